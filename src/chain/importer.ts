@@ -1,0 +1,140 @@
+// `flashnode import`: executes an RLP chain file block by block into the archive. Each block is
+// verified, then committed in one atomic write, so an interrupted import resumes from the last
+// committed block.
+import { readFileSync } from "node:fs";
+import { type Block, createBlockFromBytesArray } from "@ethereumjs/block";
+import { type Input, RLP } from "@ethereumjs/rlp";
+import { BlockExecutor } from "../exec/blockExecutor.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
+import type { ChainSpec } from "./genesis.ts";
+
+export class ImportError extends Error {
+  readonly code = "IMPORT_FAILED";
+}
+
+export type ImportProgress = (p: {
+  readonly number: number;
+  readonly last: number;
+  readonly gas: bigint;
+  readonly elapsedMs: number;
+}) => void;
+
+export type ImportResult = {
+  readonly imported: number;
+  readonly skipped: number;
+  readonly head: number;
+  readonly gas: bigint;
+  readonly elapsedMs: number;
+};
+
+/** Splits a file of concatenated RLP blocks into their raw list values. */
+export function* readRlpBlocks(bytes: Uint8Array): Generator<Uint8Array[]> {
+  let rest = bytes;
+  while (rest.length > 0) {
+    let decoded: { data: Input; remainder: Uint8Array };
+    try {
+      decoded = RLP.decode(rest, true) as unknown as { data: Input; remainder: Uint8Array };
+    } catch (e) {
+      throw new ImportError(`chain file is not valid RLP at byte ${bytes.length - rest.length}: ${(e as Error).message}`);
+    }
+    yield decoded.data as Uint8Array[];
+    rest = decoded.remainder;
+  }
+}
+
+function decodeBlock(spec: ChainSpec, raw: Uint8Array[], position: number): Block {
+  try {
+    return createBlockFromBytesArray(raw as unknown as Parameters<typeof createBlockFromBytesArray>[0], {
+      common: spec.common,
+      setHardfork: true,
+    });
+  } catch (e) {
+    throw new ImportError(`block #${position} of the chain file cannot be decoded: ${(e as Error).message}`);
+  }
+}
+
+/** Writes the genesis block if the archive is empty; checks it matches otherwise. */
+export async function ensureGenesis(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
+  const executor = await BlockExecutor.open(spec, store);
+  const config = JSON.stringify(spec.genesisJson);
+  if (store.headNumber() === undefined) {
+    const { write } = await executor.genesis();
+    store.writeBlock(write);
+    store.setChainConfig(config);
+  } else if (store.chainConfig() !== config) {
+    throw new ImportError(
+      "the datadir holds a chain from a different genesis; use another --datadir or remove this one",
+    );
+  }
+  return executor;
+}
+
+export async function importChain(opts: {
+  readonly spec: ChainSpec;
+  readonly store: ChainStore;
+  readonly chainFile: string;
+  readonly onProgress?: ImportProgress;
+}): Promise<ImportResult> {
+  const { spec, store } = opts;
+  const executor = await ensureGenesis(spec, store);
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(opts.chainFile);
+  } catch (e) {
+    throw new ImportError(`cannot read chain file ${opts.chainFile}: ${(e as Error).message}`);
+  }
+  const raws = [...readRlpBlocks(bytes)];
+  const started = performance.now();
+  let imported = 0;
+  let skipped = 0;
+  let gas = 0n;
+  const last = raws.length === 0 ? 0 : Number(decodeBlock(spec, raws[raws.length - 1]!, raws.length).header.number);
+  for (let i = 0; i < raws.length; i++) {
+    const block = decodeBlock(spec, raws[i]!, i + 1);
+    const number = Number(block.header.number);
+    const head = store.headNumber() ?? -1;
+    if (number <= head) {
+      const stored = store.canonicalHash(number);
+      if (stored === undefined || !equalBytes(stored, block.hash())) {
+        throw new ImportError(
+          `the archive holds a different block ${number} (${stored === undefined ? "none" : bytesToHex(stored)}) than the chain file (${bytesToHex(block.hash())})`,
+        );
+      }
+      skipped++;
+      continue;
+    }
+    const write = await executor.execute(block);
+    store.writeBlock(write);
+    imported++;
+    gas += block.header.gasUsed;
+    opts.onProgress?.({ number, last, gas, elapsedMs: performance.now() - started });
+  }
+  return {
+    imported,
+    skipped,
+    head: store.headNumber() ?? 0,
+    gas,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/** Applies the safe/finalized hashes of an engine_forkchoiceUpdated request (hive's headfcu.json). */
+export function applyForkchoiceFile(store: ChainStore, path: string): { safe: number; finalized: number } {
+  let params: { safeBlockHash?: string; finalizedBlockHash?: string };
+  try {
+    const json = JSON.parse(readFileSync(path, "utf8")) as { params?: unknown[] };
+    params = (json.params?.[0] ?? {}) as typeof params;
+  } catch (e) {
+    throw new ImportError(`cannot read forkchoice file ${path}: ${(e as Error).message}`);
+  }
+  const resolve = (label: string, hash: string | undefined): number => {
+    if (hash === undefined) throw new ImportError(`forkchoice file has no ${label}BlockHash`);
+    const number = store.blockNumber(hexToBytes(hash));
+    if (number === undefined) throw new ImportError(`forkchoice ${label} block ${hash} is not in the archive`);
+    return number;
+  };
+  const fc = { safe: resolve("safe", params.safeBlockHash), finalized: resolve("finalized", params.finalizedBlockHash) };
+  store.setForkchoice(fc);
+  return fc;
+}

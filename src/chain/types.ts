@@ -1,0 +1,73 @@
+// Domain shapes shared by the store, execution and RPC layers (bytes and bigints, never hex).
+
+export type Log = {
+  readonly address: Uint8Array;
+  readonly topics: readonly Uint8Array[];
+  readonly data: Uint8Array;
+};
+
+/** Everything needed to render a receipt without re-reading the block or recovering senders. */
+export type ReceiptRecord = {
+  readonly type: number;
+  /** 1/0 post-Byzantium; undefined when `root` is set. */
+  readonly status: number | undefined;
+  /** Post-transaction state root, pre-Byzantium only. */
+  readonly root: Uint8Array | undefined;
+  readonly cumulativeGasUsed: bigint;
+  readonly gasUsed: bigint;
+  readonly effectiveGasPrice: bigint;
+  readonly from: Uint8Array;
+  readonly to: Uint8Array | undefined;
+  readonly contractAddress: Uint8Array | undefined;
+  readonly transactionHash: Uint8Array;
+  readonly logsBloom: Uint8Array;
+  readonly logs: readonly Log[];
+  /** Type-3 transactions only. */
+  readonly blobGasUsed: bigint | undefined;
+  readonly blobGasPrice: bigint | undefined;
+};
+
+/** The receipts of one block plus the block fields every receipt and log carries. */
+export type BlockReceipts = {
+  readonly blockNumber: number;
+  readonly blockHash: Uint8Array;
+  readonly blockTimestamp: bigint;
+  readonly receipts: readonly ReceiptRecord[];
+};
+
+export type AccountRecord = {
+  readonly nonce: bigint;
+  readonly balance: bigint;
+  /** undefined for an account without code. */
+  readonly codeHash: Uint8Array | undefined;
+};
+
+export type AccountChange = {
+  readonly address: Uint8Array;
+  readonly before: AccountRecord | undefined;
+  readonly after: AccountRecord | undefined;
+};
+
+export type StorageChange = {
+  readonly address: Uint8Array;
+  readonly slot: Uint8Array;
+  /** Values with leading zeros trimmed; empty = zero. */
+  readonly before: Uint8Array;
+  readonly after: Uint8Array;
+};
+
+/** One sealed block, exactly as it is committed: the unit of one atomic write. */
+export type BlockWrite = {
+  readonly number: number;
+  readonly hash: Uint8Array;
+  readonly headerRlp: Uint8Array;
+  readonly bodyRlp: Uint8Array;
+  readonly timestamp: bigint;
+  readonly transactionHashes: readonly Uint8Array[];
+  readonly receipts: readonly ReceiptRecord[];
+  readonly accountChanges: readonly AccountChange[];
+  readonly storageChanges: readonly StorageChange[];
+  readonly code: ReadonlyMap<string, Uint8Array>;
+  /** New trie nodes (and other state-root bookkeeping), keyed by their DB key. */
+  readonly trieNodes: ReadonlyMap<string, Uint8Array>;
+};

@@ -1,0 +1,219 @@
+// Executes blocks with the EVM library on top of the archive and turns each into one BlockWrite:
+// header, body, receipts and the exact state diff, verified against the block's own roots.
+import type { Block, BlockHeader } from "@ethereumjs/block";
+import { createBlockHeaderFromRLP } from "@ethereumjs/block";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { type Input, RLP } from "@ethereumjs/rlp";
+import { Caches, CacheType } from "@ethereumjs/statemanager";
+import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
+import { createVM, type RunBlockResult, runBlock, type VM } from "@ethereumjs/vm";
+import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";
+import type { AccountChange, AccountRecord, BlockWrite, StorageChange } from "../chain/types.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
+import { keccak256 } from "./crypto.ts";
+import { buildReceipts } from "./receipts.ts";
+import { RecordingStateManager } from "./recordingStateManager.ts";
+import { BufferedTrieDb } from "./trieDb.ts";
+import { validateHeader } from "./validateHeader.ts";
+
+/** A block refused by import: names the block and what did not match. Nothing of it is stored. */
+export class BlockRejectedError extends Error {
+  readonly code = "BLOCK_REJECTED";
+  constructor(
+    readonly blockNumber: bigint,
+    readonly blockHash: string,
+    readonly reason: string,
+  ) {
+    super(`block ${blockNumber} (${blockHash}) rejected: ${reason}`);
+  }
+}
+
+function toRecord(account: Account | undefined): AccountRecord | undefined {
+  if (account === undefined) return undefined;
+  return {
+    nonce: account.nonce,
+    balance: account.balance,
+    codeHash: equalBytes(account.codeHash, KECCAK256_NULL) ? undefined : account.codeHash,
+  };
+}
+
+function sameAccount(a: AccountRecord | undefined, b: AccountRecord | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.nonce !== b.nonce || a.balance !== b.balance) return false;
+  if (a.codeHash === undefined || b.codeHash === undefined) return a.codeHash === b.codeHash;
+  return equalBytes(a.codeHash, b.codeHash);
+}
+
+export class BlockExecutor {
+  private constructor(
+    readonly spec: ChainSpec,
+    private readonly store: ChainStore,
+    private readonly trieDb: BufferedTrieDb,
+    private readonly state: RecordingStateManager,
+    private readonly vm: VM,
+  ) {}
+
+  /** Positions the executor on the archive's head state (or an empty state for a new archive). */
+  static async open(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
+    const trieDb = new BufferedTrieDb(store);
+    const trie = new MerklePatriciaTrie({
+      db: trieDb,
+      useKeyHashing: true,
+      valueEncoding: "view",
+      common: spec.common,
+    });
+    const caches = new Caches({
+      account: { type: CacheType.LRU, size: 200_000 },
+      storage: { type: CacheType.LRU, size: 200_000 },
+      code: { type: CacheType.LRU, size: 20_000 },
+    });
+    const state = new RecordingStateManager({ common: spec.common, trie, caches }, keccak256);
+    const head = store.headNumber();
+    if (head !== undefined) {
+      const header = BlockExecutor.storedHeader(spec, store, head);
+      await state.setStateRoot(header.stateRoot);
+    }
+    const vm = await createVM({
+      common: spec.common.copy(),
+      stateManager: state,
+      blockchain: {
+        getBlock: async (number: number) => {
+          const hash = store.canonicalHash(number);
+          if (hash === undefined) throw new Error(`block ${number} not found`);
+          return { hash: () => hash };
+        },
+        // Blocks enter the archive through the importer/sequencer, never through the VM.
+        putBlock: async () => {},
+        shallowCopy() {
+          return this;
+        },
+      },
+      setHardfork: true,
+    });
+    return new BlockExecutor(spec, store, trieDb, state, vm);
+  }
+
+  static storedHeader(spec: ChainSpec, store: ChainStore, number: number): BlockHeader {
+    const hash = store.canonicalHash(number);
+    const rlp = hash === undefined ? undefined : store.headerRlp(number, hash);
+    if (hash === undefined || rlp === undefined) throw new Error(`archive has no header for block ${number}`);
+    return createBlockHeaderFromRLP(rlp, { common: spec.common, setHardfork: true });
+  }
+
+  /** Builds the genesis state from the allocations; the block and its write. */
+  async genesis(): Promise<{ block: Block; write: BlockWrite }> {
+    this.state.resetRecording();
+    await this.state.checkpoint();
+    for (const [hex, acct] of this.spec.alloc) {
+      const address = new Address(Buffer.from(hex, "hex"));
+      await this.state.putAccount(address, new Account(acct.nonce, acct.balance));
+      if (acct.code.length > 0) await this.state.putCode(address, acct.code);
+      for (const [slot, value] of acct.storage) {
+        const key = new Uint8Array(32);
+        key.set(slot.subarray(Math.max(0, slot.length - 32)), 32 - Math.min(32, slot.length));
+        await this.state.putStorage(address, key, trimLeadingZeros(value));
+      }
+    }
+    await this.state.commit();
+    const stateRoot = await this.state.getStateRoot();
+    const block = genesisBlock(this.spec, stateRoot);
+    return { block, write: await this.collectWrite(block, undefined) };
+  }
+
+  /** Executes a block on top of the archive head and verifies every root it commits to. */
+  async execute(block: Block): Promise<BlockWrite> {
+    const number = block.header.number;
+    const hash = bytesToHex(block.hash());
+    const reject = (reason: string): never => {
+      this.trieDb.discardPending();
+      throw new BlockRejectedError(number, hash, reason);
+    };
+    const head = this.store.headNumber();
+    if (head === undefined) return reject("archive has no genesis");
+    if (number !== BigInt(head) + 1n) return reject(`expected block ${head + 1} next (archive head is ${head})`);
+    const parent = BlockExecutor.storedHeader(this.spec, this.store, head);
+    const headerProblem = validateHeader(block, parent);
+    if (headerProblem !== undefined) return reject(headerProblem);
+
+    this.state.resetRecording();
+    let result: RunBlockResult;
+    try {
+      result = await runBlock(this.vm, {
+        block,
+        generate: true,
+        skipHeaderValidation: true,
+        clearCache: false,
+      });
+    } catch (e) {
+      await this.resetState(parent.stateRoot);
+      return reject(`execution failed: ${(e as Error).message}`);
+    }
+    const h = block.header;
+    const mismatch = (what: string, want: Uint8Array | bigint, got: Uint8Array | bigint) =>
+      `${what} mismatch: header has ${typeof want === "bigint" ? want : bytesToHex(want)}, execution gives ${typeof got === "bigint" ? got : bytesToHex(got)}`;
+    let problem: string | undefined;
+    if (result.gasUsed !== h.gasUsed) problem = mismatch("gas used", h.gasUsed, result.gasUsed);
+    else if (!equalBytes(result.receiptsRoot, h.receiptTrie))
+      problem = mismatch("receipts root", h.receiptTrie, result.receiptsRoot);
+    else if (!equalBytes(result.logsBloom, h.logsBloom)) problem = mismatch("logs bloom", h.logsBloom, result.logsBloom);
+    else if (!equalBytes(result.stateRoot, h.stateRoot)) problem = mismatch("state root", h.stateRoot, result.stateRoot);
+    else if (h.requestsHash !== undefined && result.requestsHash !== undefined && !equalBytes(h.requestsHash, result.requestsHash))
+      problem = mismatch("requests hash", h.requestsHash, result.requestsHash);
+    if (problem !== undefined) {
+      await this.resetState(parent.stateRoot);
+      return reject(problem);
+    }
+    return this.collectWrite(block, result);
+  }
+
+  /** After a refused block: forget its state so the executor is back on the parent. */
+  private async resetState(parentRoot: Uint8Array): Promise<void> {
+    this.trieDb.discardPending();
+    this.state.clearCaches();
+    await this.state.setStateRoot(parentRoot, true);
+  }
+
+  private async collectWrite(block: Block, result: RunBlockResult | undefined): Promise<BlockWrite> {
+    const accountChanges: AccountChange[] = [];
+    const storageChanges: StorageChange[] = [];
+    const slots = new Map(this.state.touchedSlots);
+    for (const [hex, address] of this.state.wipedAccounts) {
+      for (const slot of this.store.currentStorageSlots(address)) {
+        slots.set(hex + bytesToUnprefixedHex(slot), { address, slot });
+      }
+    }
+    for (const address of this.state.touchedAccounts.values()) {
+      const before = this.store.currentAccount(address);
+      const after = toRecord(await this.state.getAccount(new Address(address)));
+      if (!sameAccount(before, after)) accountChanges.push({ address, before, after });
+    }
+    for (const { address, slot } of slots.values()) {
+      const before = this.store.currentStorage(address, slot);
+      const addr = new Address(address);
+      const exists = (await this.state.getAccount(addr)) !== undefined;
+      const after = exists ? trimLeadingZeros(await this.state.getStorage(addr, slot)) : new Uint8Array(0);
+      if (!equalBytes(before, after)) storageChanges.push({ address, slot, before, after });
+    }
+    const common = commonAt(this.spec, block.header.number, block.header.timestamp);
+    const receipts = result === undefined ? [] : buildReceipts(block, result, common);
+    return {
+      number: Number(block.header.number),
+      hash: block.hash(),
+      headerRlp: block.header.serialize(),
+      bodyRlp: bodyRlp(block),
+      timestamp: block.header.timestamp,
+      transactionHashes: block.transactions.map((tx) => tx.hash()),
+      receipts,
+      accountChanges,
+      storageChanges,
+      code: new Map(this.state.newCode),
+      trieNodes: this.trieDb.takePending(),
+    };
+  }
+}
+
+/** Block body as stored: the block RLP's list without its header. */
+function bodyRlp(block: Block): Uint8Array {
+  return RLP.encode(block.raw().slice(1) as Input);
+}

@@ -1,0 +1,225 @@
+// The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
+import type {
+  AccountRecord,
+  BlockReceipts,
+  BlockWrite,
+} from "../chain/types.ts";
+import { decodeAccount, decodeReceipts, encodeAccount, encodeReceipts } from "./codec.ts";
+import {
+  accountChangeKey,
+  accountHistoryKey,
+  blockKey,
+  readTxLocation,
+  readU64,
+  storageChangeKey,
+  storageHistoryKey,
+  storageKey,
+  txLocation,
+  u64Key,
+} from "./keys.ts";
+import type { KvEnv, KvTable } from "./lmdb.ts";
+import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
+
+const EMPTY = new Uint8Array(0);
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+const MAX_U64_KEY = new Uint8Array(8).fill(0xff);
+
+export type Forkchoice = { readonly safe: number | undefined; readonly finalized: number | undefined };
+
+/** Read access to blocks, receipts and transaction locations. */
+export type ChainReader = {
+  /** Number of the newest sealed block; undefined for an empty archive. */
+  headNumber(): number | undefined;
+  canonicalHash(number: number): Uint8Array | undefined;
+  /** Number of a stored block by hash (canonical or not). */
+  blockNumber(hash: Uint8Array): number | undefined;
+  headerRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
+  bodyRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
+  receipts(number: number, hash: Uint8Array): BlockReceipts | undefined;
+  transactionLocation(hash: Uint8Array): { number: number; index: number } | undefined;
+  forkchoice(): Forkchoice;
+  chainConfig(): string | undefined;
+};
+
+/** State at the end of a given block, read from plain state and history; never from the trie. */
+export type StateReader = {
+  account(address: Uint8Array, block: number): AccountRecord | undefined;
+  /** Value with leading zeros trimmed (empty = zero). */
+  storage(address: Uint8Array, slot: Uint8Array, block: number): Uint8Array;
+  code(codeHash: Uint8Array): Uint8Array | undefined;
+};
+
+export type ChainStore = ChainReader &
+  StateReader & {
+    readonly env: KvEnv;
+    /** Current-state storage slots of an account (for storage wipes). */
+    currentStorageSlots(address: Uint8Array): Uint8Array[];
+    currentAccount(address: Uint8Array): AccountRecord | undefined;
+    currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
+    trieNode(key: Uint8Array): Uint8Array | undefined;
+    writeBlock(block: BlockWrite): void;
+    setForkchoice(fc: Forkchoice): void;
+    setChainConfig(json: string): void;
+  };
+
+export class SchemaMismatchError extends Error {
+  readonly code = "SCHEMA_MISMATCH";
+}
+
+function metaGet(meta: KvTable, key: string): Uint8Array | undefined {
+  return meta.get(utf8.encode(key));
+}
+
+function metaNumber(meta: KvTable, key: string): number | undefined {
+  const v = metaGet(meta, key);
+  return v === undefined ? undefined : readU64(v);
+}
+
+export function createChainStore(env: KvEnv): ChainStore {
+  const t = {
+    meta: env.table("meta"),
+    canonical: env.table("canonical"),
+    blockNumbers: env.table("blockNumbers"),
+    headers: env.table("headers"),
+    bodies: env.table("bodies"),
+    receipts: env.table("receipts"),
+    txLookup: env.table("txLookup"),
+    accounts: env.table("accounts"),
+    storage: env.table("storage"),
+    code: env.table("code"),
+    accountChangeSets: env.table("accountChangeSets"),
+    storageChangeSets: env.table("storageChangeSets"),
+    accountHistory: env.table("accountHistory"),
+    storageHistory: env.table("storageHistory"),
+    trieNodes: env.table("trieNodes"),
+  };
+
+  const version = metaNumber(t.meta, META_KEYS.schemaVersion);
+  if (version === undefined) {
+    if (!env.readOnly) {
+      env.writeAtomically(() => t.meta.put(utf8.encode(META_KEYS.schemaVersion), u64Key(SCHEMA_VERSION)));
+    }
+  } else if (version !== SCHEMA_VERSION) {
+    throw new SchemaMismatchError(
+      `datadir ${env.path} has archive schema version ${version}; this flashnode reads version ${SCHEMA_VERSION}`,
+    );
+  }
+
+  const headNumber = () => metaNumber(t.meta, META_KEYS.head);
+
+  function currentAccount(address: Uint8Array): AccountRecord | undefined {
+    const v = t.accounts.getFast(address);
+    return v === undefined ? undefined : decodeAccount(v);
+  }
+
+  function currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    return t.storage.get(storageKey(address, slot)) ?? EMPTY;
+  }
+
+  return {
+    env,
+    headNumber,
+    canonicalHash: (number) => t.canonical.get(u64Key(number)),
+    blockNumber(hash) {
+      const v = t.blockNumbers.getFast(hash);
+      return v === undefined ? undefined : readU64(v);
+    },
+    headerRlp: (number, hash) => t.headers.get(blockKey(number, hash)),
+    bodyRlp: (number, hash) => t.bodies.get(blockKey(number, hash)),
+    receipts(number, hash) {
+      const v = t.receipts.getFast(blockKey(number, hash));
+      return v === undefined ? undefined : decodeReceipts(v, number, hash);
+    },
+    transactionLocation(hash) {
+      const v = t.txLookup.getFast(hash);
+      return v === undefined ? undefined : readTxLocation(v);
+    },
+    forkchoice: () => ({
+      safe: metaNumber(t.meta, META_KEYS.safe),
+      finalized: metaNumber(t.meta, META_KEYS.finalized),
+    }),
+    chainConfig() {
+      const v = metaGet(t.meta, META_KEYS.chainConfig);
+      return v === undefined ? undefined : utf8Decoder.decode(v);
+    },
+
+    account(address, block) {
+      const head = headNumber();
+      if (head === undefined || block >= head) return currentAccount(address);
+      // The first change after `block` holds the value the account had at the end of `block`.
+      const hit = t.accountHistory.first(
+        accountHistoryKey(address, block + 1),
+        accountHistoryKey(address, Number.MAX_SAFE_INTEGER),
+      );
+      if (hit === undefined) return currentAccount(address);
+      return hit.value.length === 0 ? undefined : decodeAccount(hit.value);
+    },
+    storage(address, slot, block) {
+      const head = headNumber();
+      if (head === undefined || block >= head) return currentStorage(address, slot);
+      const start = storageHistoryKey(address, slot, block + 1);
+      const end = new Uint8Array(60);
+      end.set(start.subarray(0, 52), 0);
+      end.set(MAX_U64_KEY, 52);
+      const hit = t.storageHistory.first(start, end);
+      if (hit === undefined) return currentStorage(address, slot);
+      return hit.value;
+    },
+    code: (codeHash) => t.code.get(codeHash),
+
+    currentAccount,
+    currentStorage,
+    currentStorageSlots(address) {
+      const start = storageKey(address, new Uint8Array(32));
+      const end = storageKey(address, new Uint8Array(32).fill(0xff));
+      const slots: Uint8Array[] = [];
+      for (const { key } of t.storage.range(start, end)) slots.push(key.slice(20, 52));
+      const last = t.storage.get(end);
+      if (last !== undefined) slots.push(end.slice(20, 52));
+      return slots;
+    },
+    trieNode: (key) => t.trieNodes.get(key),
+
+    writeBlock(b) {
+      env.writeAtomically(() => {
+        const key = blockKey(b.number, b.hash);
+        const numberKey = u64Key(b.number);
+        t.headers.put(key, b.headerRlp);
+        t.bodies.put(key, b.bodyRlp);
+        t.receipts.put(key, encodeReceipts(b.timestamp, b.receipts));
+        t.canonical.put(numberKey, b.hash);
+        t.blockNumbers.put(b.hash, numberKey);
+        b.transactionHashes.forEach((h, i) => t.txLookup.put(h, txLocation(b.number, i)));
+        for (const c of b.accountChanges) {
+          t.accountChangeSets.put(accountChangeKey(b.number, c.address), EMPTY);
+          t.accountHistory.put(
+            accountHistoryKey(c.address, b.number),
+            c.before === undefined ? EMPTY : encodeAccount(c.before),
+          );
+          if (c.after === undefined) t.accounts.remove(c.address);
+          else t.accounts.put(c.address, encodeAccount(c.after));
+        }
+        for (const c of b.storageChanges) {
+          t.storageChangeSets.put(storageChangeKey(b.number, c.address, c.slot), EMPTY);
+          t.storageHistory.put(storageHistoryKey(c.address, c.slot, b.number), c.before);
+          const k = storageKey(c.address, c.slot);
+          if (c.after.length === 0) t.storage.remove(k);
+          else t.storage.put(k, c.after);
+        }
+        for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
+        for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
+        t.meta.put(utf8.encode(META_KEYS.head), numberKey);
+      });
+    },
+    setForkchoice(fc) {
+      env.writeAtomically(() => {
+        if (fc.safe !== undefined) t.meta.put(utf8.encode(META_KEYS.safe), u64Key(fc.safe));
+        if (fc.finalized !== undefined) t.meta.put(utf8.encode(META_KEYS.finalized), u64Key(fc.finalized));
+      });
+    },
+    setChainConfig(json) {
+      env.writeAtomically(() => t.meta.put(utf8.encode(META_KEYS.chainConfig), utf8.encode(json)));
+    },
+  };
+}

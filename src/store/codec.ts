@@ -1,0 +1,112 @@
+// Value encodings of the archive tables. RLP because it is compact for the mostly-small integers
+// and byte strings involved, and the EVM library already ships a fast codec.
+import { RLP } from "@ethereumjs/rlp";
+import type { AccountRecord, BlockReceipts, Log, ReceiptRecord } from "../chain/types.ts";
+import { bigIntToBytes, bytesToBigInt } from "../util/hex.ts";
+
+type Nested = Uint8Array | Nested[];
+const EMPTY = new Uint8Array(0);
+
+function num(n: bigint | number): Uint8Array {
+  return bigIntToBytes(BigInt(n));
+}
+
+function asBytes(value: Nested | undefined): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new Error("corrupt record: expected bytes");
+  return value;
+}
+
+function asList(value: Nested | undefined): Nested[] {
+  if (!Array.isArray(value)) throw new Error("corrupt record: expected list");
+  return value;
+}
+
+export function encodeAccount(account: AccountRecord): Uint8Array {
+  return RLP.encode([num(account.nonce), num(account.balance), account.codeHash ?? EMPTY]);
+}
+
+export function decodeAccount(bytes: Uint8Array): AccountRecord {
+  const [nonce, balance, codeHash] = asList(RLP.decode(bytes) as Nested);
+  const hash = asBytes(codeHash);
+  return {
+    nonce: bytesToBigInt(asBytes(nonce)),
+    balance: bytesToBigInt(asBytes(balance)),
+    codeHash: hash.length === 0 ? undefined : hash,
+  };
+}
+
+function encodeLog(log: Log): Nested {
+  return [log.address, [...log.topics], log.data];
+}
+
+function decodeLog(item: Nested): Log {
+  const [address, topics, data] = asList(item);
+  return { address: asBytes(address), topics: asList(topics).map(asBytes), data: asBytes(data) };
+}
+
+function encodeReceipt(r: ReceiptRecord): Nested {
+  return [
+    num(r.type),
+    r.root ?? EMPTY,
+    r.status === undefined ? EMPTY : num(r.status + 1), // +1 so status 0 is not the empty string
+    num(r.cumulativeGasUsed),
+    num(r.gasUsed),
+    num(r.effectiveGasPrice),
+    r.from,
+    r.to ?? EMPTY,
+    r.contractAddress ?? EMPTY,
+    r.transactionHash,
+    r.logsBloom,
+    r.logs.map(encodeLog),
+    r.blobGasUsed === undefined ? EMPTY : num(r.blobGasUsed + 1n),
+    r.blobGasPrice === undefined ? EMPTY : num(r.blobGasPrice + 1n),
+  ];
+}
+
+function optional(bytes: Uint8Array): Uint8Array | undefined {
+  return bytes.length === 0 ? undefined : bytes;
+}
+
+function optionalPlusOne(bytes: Uint8Array): bigint | undefined {
+  return bytes.length === 0 ? undefined : bytesToBigInt(bytes) - 1n;
+}
+
+function decodeReceipt(item: Nested): ReceiptRecord {
+  const f = asList(item).map((x, i) => (i === 11 ? x : asBytes(x)));
+  const status = optionalPlusOne(f[2] as Uint8Array);
+  return {
+    type: Number(bytesToBigInt(f[0] as Uint8Array)),
+    root: optional(f[1] as Uint8Array),
+    status: status === undefined ? undefined : Number(status),
+    cumulativeGasUsed: bytesToBigInt(f[3] as Uint8Array),
+    gasUsed: bytesToBigInt(f[4] as Uint8Array),
+    effectiveGasPrice: bytesToBigInt(f[5] as Uint8Array),
+    from: f[6] as Uint8Array,
+    to: optional(f[7] as Uint8Array),
+    contractAddress: optional(f[8] as Uint8Array),
+    transactionHash: f[9] as Uint8Array,
+    logsBloom: f[10] as Uint8Array,
+    logs: asList(f[11]).map(decodeLog),
+    blobGasUsed: optionalPlusOne(f[12] as Uint8Array),
+    blobGasPrice: optionalPlusOne(f[13] as Uint8Array),
+  };
+}
+
+/** Receipts of one block, with the block timestamp logs carry. */
+export function encodeReceipts(timestamp: bigint, receipts: readonly ReceiptRecord[]): Uint8Array {
+  return RLP.encode([num(timestamp), receipts.map(encodeReceipt)]);
+}
+
+export function decodeReceipts(
+  bytes: Uint8Array,
+  blockNumber: number,
+  blockHash: Uint8Array,
+): BlockReceipts {
+  const [timestamp, list] = asList(RLP.decode(bytes) as Nested);
+  return {
+    blockNumber,
+    blockHash,
+    blockTimestamp: bytesToBigInt(asBytes(timestamp)),
+    receipts: asList(list).map(decodeReceipt),
+  };
+}

@@ -1,0 +1,102 @@
+// The only file that imports the storage engine. Opens one LMDB environment per datadir with a
+// named database per table of tables.ts.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Database, open, type RootDatabase } from "lmdb";
+import { TABLES, type TableName } from "./tables.ts";
+
+export type KvTable = {
+  get(key: Uint8Array): Uint8Array | undefined;
+  /** Zero-copy read: the returned buffer is only valid until the next read on any table. */
+  getFast(key: Uint8Array): Uint8Array | undefined;
+  put(key: Uint8Array, value: Uint8Array): void;
+  remove(key: Uint8Array): void;
+  /** First entry with start <= key < end, if any. */
+  first(start: Uint8Array, end: Uint8Array): { key: Uint8Array; value: Uint8Array } | undefined;
+  /** Last entry with start <= key < end, if any. */
+  last(start: Uint8Array, end: Uint8Array): { key: Uint8Array; value: Uint8Array } | undefined;
+  range(start: Uint8Array, end: Uint8Array): Iterable<{ key: Uint8Array; value: Uint8Array }>;
+  entryCount(): number;
+};
+
+export type KvEnv = {
+  readonly path: string;
+  readonly readOnly: boolean;
+  table(name: TableName): KvTable;
+  /** Runs `fn` in one write transaction: all its puts commit together or not at all. */
+  writeAtomically<T>(fn: () => T): T;
+  sizeOnDisk(): number;
+  close(): Promise<void>;
+};
+
+export type OpenOptions = { readonly readOnly?: boolean; readonly noSync?: boolean };
+
+function wrap(db: Database<Buffer, Buffer>): KvTable {
+  return {
+    get: (key) => db.getBinary(key as Buffer) ?? undefined,
+    getFast: (key) => db.getBinaryFast(key as Buffer) ?? undefined,
+    put: (key, value) => {
+      db.putSync(key as Buffer, value as Buffer);
+    },
+    remove: (key) => {
+      db.removeSync(key as Buffer);
+    },
+    first: (start, end) => {
+      for (const e of db.getRange({ start: start as Buffer, end: end as Buffer, limit: 1 })) return e;
+      return undefined;
+    },
+    last: (start, end) => {
+      // Reverse scans start inclusive at `end`, which this contract excludes.
+      for (const e of db.getRange({ start: end as Buffer, end: start as Buffer, reverse: true })) {
+        if (Buffer.compare(e.key, end) >= 0) continue;
+        return Buffer.compare(e.key, start) >= 0 ? e : undefined;
+      }
+      return undefined;
+    },
+    range: (start, end) => db.getRange({ start: start as Buffer, end: end as Buffer }),
+    entryCount: () => (db.getStats() as { entryCount: number }).entryCount,
+  };
+}
+
+export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
+  const path = join(datadir, "archive");
+  const readOnly = options.readOnly ?? false;
+  if (!readOnly) mkdirSync(path, { recursive: true });
+  const root: RootDatabase = open({
+    path,
+    maxDbs: 64,
+    readOnly,
+    compression: false,
+    noSync: options.noSync ?? false,
+    // A reader never has to wait for the writer to grow the map.
+    mapSize: 64 * 1024 * 1024 * 1024,
+  });
+  const tables = new Map<TableName, KvTable>();
+  for (const [name, def] of Object.entries(TABLES) as [TableName, { id: number; name: string }][]) {
+    const db = root.openDB<Buffer, Buffer>({
+      name: `${def.id}:${def.name}`,
+      keyEncoding: "binary",
+      encoding: "binary",
+    });
+    tables.set(name, wrap(db));
+  }
+  return {
+    path,
+    readOnly,
+    table(name) {
+      const t = tables.get(name);
+      if (t === undefined) throw new Error(`unknown table ${name}`);
+      return t;
+    },
+    writeAtomically(fn) {
+      return root.transactionSync(fn);
+    },
+    sizeOnDisk() {
+      const stats = root.getStats() as { lastPageNumber: number; pageSize: number };
+      return (stats.lastPageNumber + 1) * stats.pageSize;
+    },
+    async close() {
+      await root.close();
+    },
+  };
+}
