@@ -1,0 +1,184 @@
+// Stored blocks decoded into plain views for the RPC layer (which never sees the EVM library).
+import { type BlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { RLP } from "@ethereumjs/rlp";
+import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import { keccak256 } from "../exec/crypto.ts";
+import { bytesToBigInt } from "../util/hex.ts";
+
+export type HeaderView = {
+  readonly hash: Uint8Array;
+  readonly parentHash: Uint8Array;
+  readonly uncleHash: Uint8Array;
+  readonly coinbase: Uint8Array;
+  readonly stateRoot: Uint8Array;
+  readonly transactionsTrie: Uint8Array;
+  readonly receiptTrie: Uint8Array;
+  readonly logsBloom: Uint8Array;
+  readonly difficulty: bigint;
+  readonly number: bigint;
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly timestamp: bigint;
+  readonly extraData: Uint8Array;
+  readonly mixHash: Uint8Array;
+  readonly nonce: Uint8Array;
+  readonly baseFeePerGas: bigint | undefined;
+  readonly withdrawalsRoot: Uint8Array | undefined;
+  readonly blobGasUsed: bigint | undefined;
+  readonly excessBlobGas: bigint | undefined;
+  readonly parentBeaconBlockRoot: Uint8Array | undefined;
+  readonly requestsHash: Uint8Array | undefined;
+};
+
+export type AccessListView = ReadonlyArray<{ address: Uint8Array; storageKeys: readonly Uint8Array[] }>;
+
+export type AuthorizationView = {
+  readonly chainId: bigint;
+  readonly address: Uint8Array;
+  readonly nonce: bigint;
+  readonly yParity: bigint;
+  readonly r: bigint;
+  readonly s: bigint;
+};
+
+export type TransactionView = {
+  readonly type: number;
+  readonly hash: Uint8Array;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  readonly to: Uint8Array | undefined;
+  readonly value: bigint;
+  readonly input: Uint8Array;
+  /** Set for typed transactions and EIP-155 protected legacy ones. */
+  readonly chainId: bigint | undefined;
+  readonly gasPrice: bigint | undefined;
+  readonly maxFeePerGas: bigint | undefined;
+  readonly maxPriorityFeePerGas: bigint | undefined;
+  readonly maxFeePerBlobGas: bigint | undefined;
+  readonly accessList: AccessListView | undefined;
+  readonly blobVersionedHashes: readonly Uint8Array[] | undefined;
+  readonly authorizationList: readonly AuthorizationView[] | undefined;
+  readonly v: bigint;
+  readonly r: bigint;
+  readonly s: bigint;
+};
+
+export type WithdrawalView = {
+  readonly index: bigint;
+  readonly validatorIndex: bigint;
+  readonly address: Uint8Array;
+  readonly amount: bigint;
+};
+
+export type BlockView = {
+  readonly header: HeaderView;
+  readonly size: number;
+  readonly transactions: readonly TransactionView[];
+  readonly uncleHashes: readonly Uint8Array[];
+  readonly withdrawals: readonly WithdrawalView[] | undefined;
+};
+
+function headerView(h: BlockHeader): HeaderView {
+  return {
+    hash: h.hash(),
+    parentHash: h.parentHash,
+    uncleHash: h.uncleHash,
+    coinbase: h.coinbase.bytes,
+    stateRoot: h.stateRoot,
+    transactionsTrie: h.transactionsTrie,
+    receiptTrie: h.receiptTrie,
+    logsBloom: h.logsBloom,
+    difficulty: h.difficulty,
+    number: h.number,
+    gasLimit: h.gasLimit,
+    gasUsed: h.gasUsed,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    mixHash: h.mixHash,
+    nonce: h.nonce,
+    baseFeePerGas: h.baseFeePerGas,
+    withdrawalsRoot: h.withdrawalsRoot,
+    blobGasUsed: h.blobGasUsed,
+    excessBlobGas: h.excessBlobGas,
+    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+    requestsHash: h.requestsHash,
+  };
+}
+
+function transactionView(tx: TypedTransaction): TransactionView {
+  const t = tx as TypedTransaction & {
+    gasPrice?: bigint;
+    maxFeePerGas?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    maxFeePerBlobGas?: bigint;
+    accessList?: [Uint8Array, Uint8Array[]][];
+    blobVersionedHashes?: Uint8Array[];
+    authorizationList?: Uint8Array[][];
+    chainId?: bigint;
+  };
+  // A legacy transaction's chain id lives in v (EIP-155: v = 2·id + 35/36); 27/28 = unprotected.
+  const v = tx.v ?? 0n;
+  const legacyChainId = v >= 35n ? (v - 35n) / 2n : undefined;
+  return {
+    type: tx.type,
+    hash: tx.hash(),
+    nonce: tx.nonce,
+    gasLimit: tx.gasLimit,
+    to: tx.to?.bytes,
+    value: tx.value,
+    input: tx.data,
+    chainId: tx.type === 0 ? legacyChainId : t.chainId,
+    gasPrice: t.gasPrice,
+    maxFeePerGas: t.maxFeePerGas,
+    maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+    maxFeePerBlobGas: t.maxFeePerBlobGas,
+    accessList: t.accessList?.map(([address, storageKeys]) => ({ address, storageKeys })),
+    blobVersionedHashes: t.blobVersionedHashes,
+    authorizationList: t.authorizationList?.map((a) => ({
+      chainId: bytesToBigInt(a[0]!),
+      address: a[1]!,
+      nonce: bytesToBigInt(a[2]!),
+      yParity: bytesToBigInt(a[3]!),
+      r: bytesToBigInt(a[4]!),
+      s: bytesToBigInt(a[5]!),
+    })),
+    v: tx.v ?? 0n,
+    r: tx.r ?? 0n,
+    s: tx.s ?? 0n,
+  };
+}
+
+/** Byte length of an RLP list header for a payload of `length` bytes. */
+function listPrefixLength(length: number): number {
+  if (length < 56) return 1;
+  let bytes = 0;
+  for (let n = length; n > 0; n = Math.floor(n / 256)) bytes++;
+  return 1 + bytes;
+}
+
+export function decodeHeader(common: Common, headerRlp: Uint8Array): HeaderView {
+  return headerView(createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true }));
+}
+
+export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint8Array): BlockView {
+  const header = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
+  const body = RLP.decode(bodyRlp) as unknown as [Uint8Array[], Uint8Array[][], Uint8Array[][]?];
+  const txs = body[0].map((raw) => transactionView(createTxFromBlockBodyData(raw, { common: header.common })));
+  const first = bodyRlp[0]!;
+  const bodyPayload = bodyRlp.length - (first <= 0xf7 ? 1 : 1 + first - 0xf7);
+  const payload = headerRlp.length + bodyPayload;
+  const uncleHashes = body[1].map((raw) => keccak256(RLP.encode(raw)));
+  return {
+    header: headerView(header),
+    size: listPrefixLength(payload) + payload,
+    transactions: txs,
+    uncleHashes,
+    withdrawals: body[2]?.map((w) => ({
+      index: bytesToBigInt(w[0]!),
+      validatorIndex: bytesToBigInt(w[1]!),
+      address: w[2]!,
+      amount: bytesToBigInt(w[3]!),
+    })),
+  };
+}

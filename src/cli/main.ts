@@ -1,0 +1,50 @@
+// Process entry: picks the command, runs it, turns known errors into one clear line.
+import { IMPORT_HELP, importCommand } from "./importCommand.ts";
+import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
+import { UsageError } from "./args.ts";
+import { VERSION } from "../version.ts";
+
+const HELP = `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
+
+Usage:
+  flashnode dev      [flags]   local chain: sequencer, 200 ms flashblocks, RPC (what \`npm start\` runs)
+  flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
+  flashnode serve    --datadir D [--host H] [--port P]
+  flashnode --help | <command> --help
+
+${IMPORT_HELP}
+${SERVE_HELP}`;
+
+const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
+  import: { run: importCommand, help: IMPORT_HELP },
+  serve: { run: serveCommand, help: SERVE_HELP },
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(HELP);
+    return;
+  }
+  if (name === "--version") {
+    console.log(VERSION);
+    return;
+  }
+  const command = commands[name];
+  if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(command.help);
+    return;
+  }
+  await command.run(rest);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (e) {
+  const err = e as Error & { code?: unknown };
+  // Known, operator-facing errors carry a string code: print the message alone.
+  if (typeof err.code === "string") console.error(`flashnode: ${err.message}`);
+  else console.error(err);
+  process.exitCode = 1;
+}

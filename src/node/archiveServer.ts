@@ -1,0 +1,63 @@
+// Composition root of `flashnode serve`: a read-only archive behind the JSON-RPC server.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Server } from "node:http";
+import { decodeBlock, decodeHeader } from "../chain/blockView.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import type { RpcBackend } from "../rpc/backend.ts";
+import { createDispatcher } from "../rpc/dispatch.ts";
+import { createMethods } from "../rpc/methods.ts";
+import { createRpcServer, listen } from "../rpc/server.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { CLIENT_VERSION } from "../version.ts";
+
+export class DatadirError extends Error {
+  readonly code = "DATADIR";
+}
+
+export type RunningServer = {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+};
+
+export async function startArchiveServer(opts: {
+  readonly datadir: string;
+  readonly host: string;
+  readonly port: number;
+}): Promise<RunningServer> {
+  if (!existsSync(join(opts.datadir, "archive"))) {
+    throw new DatadirError(`no archive in ${opts.datadir}: run \`flashnode import\` first`);
+  }
+  const env = openKvEnv(opts.datadir, { readOnly: true });
+  const store = createChainStore(env);
+  const config = store.chainConfig();
+  if (config === undefined || store.headNumber() === undefined) {
+    await env.close();
+    throw new DatadirError(`the archive in ${opts.datadir} holds no chain yet`);
+  }
+  const spec = await chainSpecFromGenesis(JSON.parse(config));
+  const backend: RpcBackend = {
+    chainId: spec.chainId,
+    chain: store,
+    state: store,
+    decoder: {
+      header: (rlp) => decodeHeader(spec.common, rlp),
+      block: (headerRlp, bodyRlp) => decodeBlock(spec.common, headerRlp, bodyRlp),
+    },
+    clientVersion: CLIENT_VERSION,
+  };
+  const dispatcher = createDispatcher(createMethods(backend));
+  const server = createRpcServer({ dispatcher });
+  const { url } = await listen(server, opts.host, opts.port);
+  return {
+    url,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await env.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, optional, required } from "../method.ts";
+import { parseAddress, parseBlockSelector } from "../params.ts";
+import { resolveStateBlock } from "../resolveBlock.ts";
+import { bytesToHex, quantity } from "../../util/hex.ts";
+
+/** eth_getBalance(address, block = latest) → wei. */
+export function getBalance(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseAddress), optional(parseBlockSelector)],
+    handler: ([address, selector]) => {
+      const block = resolveStateBlock(backend.chain, selector);
+      return quantity(backend.state.account(address, block.number)?.balance ?? 0n);
+    },
+  });
+}
+
+/** eth_getTransactionCount(address, block = latest) → nonce. */
+export function getTransactionCount(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseAddress), optional(parseBlockSelector)],
+    handler: ([address, selector]) => {
+      const block = resolveStateBlock(backend.chain, selector);
+      return quantity(backend.state.account(address, block.number)?.nonce ?? 0n);
+    },
+  });
+}
+
+/** eth_getCode(address, block = latest) → bytecode ("0x" for none). */
+export function getCode(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseAddress), optional(parseBlockSelector)],
+    handler: ([address, selector]) => {
+      const block = resolveStateBlock(backend.chain, selector);
+      const codeHash = backend.state.account(address, block.number)?.codeHash;
+      if (codeHash === undefined) return "0x";
+      return bytesToHex(backend.state.code(codeHash) ?? new Uint8Array(0));
+    },
+  });
+}

@@ -1,0 +1,18 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, optional, required } from "../method.ts";
+import { decodeStorageKey, parseAddress, parseBlockSelector, parseStorageKeyString } from "../params.ts";
+import { resolveStateBlock } from "../resolveBlock.ts";
+import { storageWord } from "./storageWord.ts";
+
+/** eth_getStorageAt(address, slot, block = latest) → 32-byte word. */
+export function getStorageAt(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseAddress), required(parseStorageKeyString), optional(parseBlockSelector)],
+    handler: ([address, key, selector]) => {
+      // geth resolves the block before it decodes the key: an unknown block wins over a bad key.
+      const block = resolveStateBlock(backend.chain, selector);
+      const slot = decodeStorageKey(key);
+      return storageWord(backend.state.storage(address, slot, block.number));
+    },
+  });
+}

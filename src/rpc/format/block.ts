@@ -1,0 +1,140 @@
+// Blocks and transactions as geth's RPCMarshalBlock / RPCTransaction render them.
+import type { BlockView, HeaderView, TransactionView } from "../../chain/blockView.ts";
+import { array, data, dataOrNull, object, qty } from "./json.ts";
+
+export type TxContext = {
+  readonly blockHash: Uint8Array;
+  readonly blockNumber: bigint;
+  readonly blockTimestamp: bigint;
+  readonly baseFeePerGas: bigint | undefined;
+  readonly index: number;
+  readonly from: Uint8Array;
+};
+
+/** What a 1559-style transaction paid per gas in its block (geth: gasPrice of a mined tx). */
+function paidGasPrice(tx: TransactionView, baseFee: bigint | undefined): bigint {
+  if (tx.maxFeePerGas === undefined || tx.maxPriorityFeePerGas === undefined) return tx.gasPrice ?? 0n;
+  if (baseFee === undefined) return tx.maxFeePerGas;
+  const price = baseFee + tx.maxPriorityFeePerGas;
+  return price < tx.maxFeePerGas ? price : tx.maxFeePerGas;
+}
+
+export function transactionJson(tx: TransactionView, ctx: TxContext): string {
+  const typed = tx.type !== 0;
+  return object([
+    ["blockHash", data(ctx.blockHash)],
+    ["blockNumber", qty(ctx.blockNumber)],
+    ["blockTimestamp", qty(ctx.blockTimestamp)],
+    ["from", data(ctx.from)],
+    ["gas", qty(tx.gasLimit)],
+    ["gasPrice", qty(paidGasPrice(tx, ctx.baseFeePerGas))],
+    ["maxFeePerGas", tx.maxFeePerGas === undefined ? undefined : qty(tx.maxFeePerGas)],
+    ["maxPriorityFeePerGas", tx.maxPriorityFeePerGas === undefined ? undefined : qty(tx.maxPriorityFeePerGas)],
+    ["maxFeePerBlobGas", tx.maxFeePerBlobGas === undefined ? undefined : qty(tx.maxFeePerBlobGas)],
+    ["hash", data(tx.hash)],
+    ["input", data(tx.input)],
+    ["nonce", qty(tx.nonce)],
+    ["to", dataOrNull(tx.to)],
+    ["transactionIndex", qty(ctx.index)],
+    ["value", qty(tx.value)],
+    ["type", qty(tx.type)],
+    [
+      "accessList",
+      tx.accessList === undefined
+        ? undefined
+        : array(tx.accessList, (e) =>
+            object([
+              ["address", data(e.address)],
+              ["storageKeys", array(e.storageKeys, data)],
+            ]),
+          ),
+    ],
+    ["chainId", tx.chainId === undefined ? undefined : qty(tx.chainId)],
+    ["blobVersionedHashes", tx.blobVersionedHashes === undefined ? undefined : array(tx.blobVersionedHashes, data)],
+    [
+      "authorizationList",
+      tx.authorizationList === undefined
+        ? undefined
+        : array(tx.authorizationList, (a) =>
+            object([
+              ["chainId", qty(a.chainId)],
+              ["address", data(a.address)],
+              ["nonce", qty(a.nonce)],
+              ["yParity", qty(a.yParity)],
+              ["r", qty(a.r)],
+              ["s", qty(a.s)],
+            ]),
+          ),
+    ],
+    ["v", qty(tx.v)],
+    ["r", qty(tx.r)],
+    ["s", qty(tx.s)],
+    ["yParity", typed ? qty(tx.v) : undefined],
+  ]);
+}
+
+function headerFields(h: HeaderView): Array<readonly [string, string | undefined]> {
+  return [
+    ["baseFeePerGas", h.baseFeePerGas === undefined ? undefined : qty(h.baseFeePerGas)],
+    ["blobGasUsed", h.blobGasUsed === undefined ? undefined : qty(h.blobGasUsed)],
+    ["difficulty", qty(h.difficulty)],
+    ["excessBlobGas", h.excessBlobGas === undefined ? undefined : qty(h.excessBlobGas)],
+    ["extraData", data(h.extraData)],
+    ["gasLimit", qty(h.gasLimit)],
+    ["gasUsed", qty(h.gasUsed)],
+    ["hash", data(h.hash)],
+    ["logsBloom", data(h.logsBloom)],
+    ["miner", data(h.coinbase)],
+    ["mixHash", data(h.mixHash)],
+    ["nonce", data(h.nonce)],
+    ["number", qty(h.number)],
+    ["parentBeaconBlockRoot", h.parentBeaconBlockRoot === undefined ? undefined : data(h.parentBeaconBlockRoot)],
+    ["parentHash", data(h.parentHash)],
+    ["receiptsRoot", data(h.receiptTrie)],
+    ["requestsHash", h.requestsHash === undefined ? undefined : data(h.requestsHash)],
+    ["sha3Uncles", data(h.uncleHash)],
+  ];
+}
+
+/**
+ * `senders` are the transactions' senders, in order (taken from stored receipts: recovering
+ * them from signatures on every read would dominate the cost).
+ */
+export function blockJson(block: BlockView, fullTransactions: boolean, senders: readonly Uint8Array[]): string {
+  const h = block.header;
+  const txs = fullTransactions
+    ? array(block.transactions, (tx, index) =>
+        transactionJson(tx, {
+          blockHash: h.hash,
+          blockNumber: h.number,
+          blockTimestamp: h.timestamp,
+          baseFeePerGas: h.baseFeePerGas,
+          index,
+          from: senders[index]!,
+        }),
+      )
+    : array(block.transactions, (tx) => data(tx.hash));
+  return object([
+    ...headerFields(h),
+    ["size", qty(block.size)],
+    ["stateRoot", data(h.stateRoot)],
+    ["timestamp", qty(h.timestamp)],
+    ["transactions", txs],
+    ["transactionsRoot", data(h.transactionsTrie)],
+    ["uncles", array(block.uncleHashes, data)],
+    [
+      "withdrawals",
+      block.withdrawals === undefined
+        ? undefined
+        : array(block.withdrawals, (w) =>
+            object([
+              ["index", qty(w.index)],
+              ["validatorIndex", qty(w.validatorIndex)],
+              ["address", data(w.address)],
+              ["amount", qty(w.amount)],
+            ]),
+          ),
+    ],
+    ["withdrawalsRoot", h.withdrawalsRoot === undefined ? undefined : data(h.withdrawalsRoot)],
+  ]);
+}

@@ -1,0 +1,71 @@
+// Receipts exactly as geth marshals them (field set and order of its MarshalReceipt).
+import type { BlockReceipts, Log, ReceiptRecord } from "../../chain/types.ts";
+import { array, data, dataOrNull, object, qty } from "./json.ts";
+
+export type ReceiptContext = {
+  readonly blockHash: Uint8Array;
+  readonly blockNumber: number;
+  readonly blockTimestamp: bigint;
+  readonly transactionIndex: number;
+  /** Index in the block of this receipt's first log. */
+  readonly firstLogIndex: number;
+};
+
+function logJson(log: Log, r: ReceiptRecord, ctx: ReceiptContext, i: number): string {
+  return object([
+    ["address", data(log.address)],
+    ["topics", array(log.topics, data)],
+    ["data", data(log.data)],
+    ["blockNumber", qty(ctx.blockNumber)],
+    ["transactionHash", data(r.transactionHash)],
+    ["transactionIndex", qty(ctx.transactionIndex)],
+    ["blockHash", data(ctx.blockHash)],
+    ["blockTimestamp", qty(ctx.blockTimestamp)],
+    ["logIndex", qty(ctx.firstLogIndex + i)],
+    ["removed", "false"],
+  ]);
+}
+
+export function receiptJson(r: ReceiptRecord, ctx: ReceiptContext): string {
+  return object([
+    ["blobGasPrice", r.blobGasPrice === undefined ? undefined : qty(r.blobGasPrice)],
+    ["blobGasUsed", r.blobGasUsed === undefined ? undefined : qty(r.blobGasUsed)],
+    ["blockHash", data(ctx.blockHash)],
+    ["blockNumber", qty(ctx.blockNumber)],
+    ["contractAddress", dataOrNull(r.contractAddress)],
+    ["cumulativeGasUsed", qty(r.cumulativeGasUsed)],
+    ["effectiveGasPrice", qty(r.effectiveGasPrice)],
+    ["from", data(r.from)],
+    ["gasUsed", qty(r.gasUsed)],
+    ["logs", array(r.logs, (log, i) => logJson(log, r, ctx, i))],
+    ["logsBloom", data(r.logsBloom)],
+    ["root", r.root === undefined ? undefined : data(r.root)],
+    ["status", r.root === undefined ? qty(r.status ?? 0) : undefined],
+    ["to", dataOrNull(r.to)],
+    ["transactionHash", data(r.transactionHash)],
+    ["transactionIndex", qty(ctx.transactionIndex)],
+    ["type", qty(r.type)],
+  ]);
+}
+
+/** Index of the first log of receipt `index` within its block. */
+export function firstLogIndex(receipts: readonly ReceiptRecord[], index: number): number {
+  let n = 0;
+  for (let i = 0; i < index; i++) n += receipts[i]!.logs.length;
+  return n;
+}
+
+export function blockReceiptsJson(block: BlockReceipts): string {
+  let logIndex = 0;
+  return array(block.receipts, (r, i) => {
+    const json = receiptJson(r, {
+      blockHash: block.blockHash,
+      blockNumber: block.blockNumber,
+      blockTimestamp: block.blockTimestamp,
+      transactionIndex: i,
+      firstLogIndex: logIndex,
+    });
+    logIndex += r.logs.length;
+    return json;
+  });
+}

@@ -1,0 +1,34 @@
+// Replays every execution-apis `.io` fixture over HTTP against the imported fixture chain and
+// compares the answers with JSON equality.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type RunningServer, startArchiveServer } from "../../src/node/archiveServer.ts";
+import { importFixtureChain, ioCases, rpc } from "../utils/fixtures.ts";
+
+const cases = ioCases();
+let server: RunningServer;
+
+describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
+  before(async () => {
+    const datadir = importFixtureChain("conformance");
+    server = await startArchiveServer({ datadir, host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test("fixtures are present", () => {
+    assert.ok(cases.length >= 46, `expected the 46 fixtures, found ${cases.length}`);
+  });
+
+  for (const c of cases) {
+    test(c.file, async () => {
+      const actual = await rpc(server.url, c.request);
+      assert.deepEqual(actual, JSON.parse(c.response), c.comment);
+    });
+  }
+
+  after(() => {
+    console.log(`conformance: ${cases.length} execution-apis fixtures replayed`);
+  });
+});

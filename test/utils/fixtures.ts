@@ -1,0 +1,88 @@
+// The execution-apis conformance chain shipped in ../shared, and helpers to import it.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = join(ROOT, "bin/flashnode.js");
+
+function findFixtures(): string {
+  const candidates = [
+    process.env.FLASHNODE_FIXTURES,
+    join(ROOT, "../shared/fixtures/execution-apis"),
+    "/work/shared/fixtures/execution-apis",
+  ];
+  for (const c of candidates) if (c !== undefined && existsSync(join(c, "chain.rlp"))) return c;
+  throw new Error("execution-apis fixtures not found (set FLASHNODE_FIXTURES)");
+}
+
+export const FIXTURES = findFixtures();
+export const GENESIS = join(FIXTURES, "genesis.json");
+export const CHAIN_RLP = join(FIXTURES, "chain.rlp");
+export const FORKCHOICE = join(FIXTURES, "headfcu.json");
+
+export function tempDatadir(label: string): string {
+  return mkdtempSync(join(tmpdir(), `flashnode-${label}-`));
+}
+
+export type CliResult = { status: number | null; stdout: string; stderr: string };
+
+export function runCli(args: string[]): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
+export function importFixtureChain(label: string): string {
+  const datadir = tempDatadir(label);
+  const r = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, "--forkchoice", FORKCHOICE, CHAIN_RLP]);
+  if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return datadir;
+}
+
+export type IoCase = { file: string; request: string; response: string; comment: string };
+
+/** Every request/response pair of the `.io` files under tests/. */
+export function ioCases(): IoCase[] {
+  const dir = join(FIXTURES, "tests");
+  const out: IoCase[] = [];
+  for (const method of readdirSync(dir).sort()) {
+    for (const name of readdirSync(join(dir, method)).sort()) {
+      if (!name.endsWith(".io")) continue;
+      const file = `${method}/${name}`;
+      const lines = readFileSync(join(dir, method, name), "utf8").split("\n");
+      const comment = lines.filter((l) => l.startsWith("//")).join(" ");
+      let request: string | undefined;
+      for (const line of lines) {
+        if (line.startsWith(">> ")) request = line.slice(3);
+        else if (line.startsWith("<< ")) {
+          if (request === undefined) throw new Error(`${file}: response without request`);
+          out.push({ file, request, response: line.slice(3), comment });
+          request = undefined;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+export async function rpc(url: string, body: unknown): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return JSON.parse(await res.text());
+}
+
+/** One call; returns `result` or throws with the JSON-RPC error. */
+export async function call(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = (await rpc(url, { jsonrpc: "2.0", id: 1, method, params })) as {
+    result?: unknown;
+    error?: { code: number; message: string };
+  };
+  if (res.error !== undefined) throw Object.assign(new Error(res.error.message), { rpcCode: res.error.code });
+  return res.result;
+}
