@@ -3,7 +3,7 @@
 // walking the trie.
 import type { Account, Address } from "@ethereumjs/util";
 import { MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
 
@@ -43,7 +43,7 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     this.touch(address);
-    const slot = key.slice();
+    const slot = copyBytes(key);
     this.touchedSlots.set(bytesToUnprefixedHex(address.bytes) + bytesToUnprefixedHex(slot), {
       address: address.bytes,
       slot,
@@ -58,7 +58,7 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
     this.touch(address);
-    if (value.length > 0) this.newCode.set(bytesToUnprefixedHex(this.hash(value)), value.slice());
+    if (value.length > 0) this.newCode.set(bytesToUnprefixedHex(this.hash(value)), copyBytes(value));
     return super.putCode(address, value);
   }
 

@@ -19,6 +19,7 @@ import {
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
+import { copyBytes } from "../util/hex.ts";
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
@@ -128,7 +129,8 @@ export function createChainStore(env: KvEnv): ChainStore {
     headerRlp: (number, hash) => t.headers.get(blockKey(number, hash)),
     bodyRlp: (number, hash) => t.bodies.get(blockKey(number, hash)),
     receipts(number, hash) {
-      const v = t.receipts.getFast(blockKey(number, hash));
+      // A copy: the decoded records keep views into these bytes.
+      const v = t.receipts.get(blockKey(number, hash));
       return v === undefined ? undefined : decodeReceipts(v, number, hash);
     },
     transactionLocation(hash) {
@@ -174,9 +176,9 @@ export function createChainStore(env: KvEnv): ChainStore {
       const start = storageKey(address, new Uint8Array(32));
       const end = storageKey(address, new Uint8Array(32).fill(0xff));
       const slots: Uint8Array[] = [];
-      for (const { key } of t.storage.range(start, end)) slots.push(key.slice(20, 52));
+      for (const { key } of t.storage.range(start, end)) slots.push(copyBytes(key, 20, 52));
       const last = t.storage.get(end);
-      if (last !== undefined) slots.push(end.slice(20, 52));
+      if (last !== undefined) slots.push(copyBytes(end, 20, 52));
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),

@@ -2,7 +2,7 @@
 // and byte strings involved, and the EVM library already ships a fast codec.
 import { RLP } from "@ethereumjs/rlp";
 import type { AccountRecord, BlockReceipts, Log, ReceiptRecord } from "../chain/types.ts";
-import { bigIntToBytes, bytesToBigInt } from "../util/hex.ts";
+import { bigIntToBytes, bytesToBigInt, copyBytes } from "../util/hex.ts";
 
 type Nested = Uint8Array | Nested[];
 const EMPTY = new Uint8Array(0);
@@ -31,7 +31,8 @@ export function decodeAccount(bytes: Uint8Array): AccountRecord {
   return {
     nonce: bytesToBigInt(asBytes(nonce)),
     balance: bytesToBigInt(asBytes(balance)),
-    codeHash: hash.length === 0 ? undefined : hash,
+    // Copied: callers may decode from a zero-copy buffer that the next read overwrites.
+    codeHash: hash.length === 0 ? undefined : copyBytes(hash),
   };
 }
 

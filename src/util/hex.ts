@@ -105,3 +105,11 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * A copy that owns its memory. (`Buffer#slice` is a view, unlike `Uint8Array#slice`, and
+ * storage-engine buffers are reused between reads.)
+ */
+export function copyBytes(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, start, end);
+}
