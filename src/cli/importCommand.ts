@@ -16,11 +16,13 @@ the last committed block.
   --datadir DIR       archive directory                               env FLASHNODE_DATADIR
   --forkchoice FILE   engine_forkchoiceUpdated JSON: sets safe/finalized  env FLASHNODE_FORKCHOICE
   --no-sync           skip fsync per block (faster; a power loss may lose recent blocks)
+  --progress-interval MS  without a TTY, print a progress line at most every MS ms
+                      (default 1000; 0 = after every block)       env FLASHNODE_PROGRESS_INTERVAL
 `;
 
-function progressPrinter(): ImportProgress {
+function progressPrinter(intervalMs: number): ImportProgress {
   const tty = process.stderr.isTTY === true;
-  let lastLine = 0;
+  let lastLine = Number.NEGATIVE_INFINITY;
   return ({ number, last, gas, elapsedMs }) => {
     const mgas = Number(gas) / 1e6 / Math.max(elapsedMs / 1000, 1e-9);
     if (tty) {
@@ -30,7 +32,7 @@ function progressPrinter(): ImportProgress {
         `\r[${"#".repeat(done)}${" ".repeat(width - done)}] block ${number}/${last}  ${mgas.toFixed(1)} Mgas/s`,
       );
       if (number === last) process.stderr.write("\n");
-    } else if (performance.now() - lastLine > 1000 || number === last) {
+    } else if (performance.now() - lastLine >= intervalMs || number === last) {
       lastLine = performance.now();
       process.stderr.write(`imported block ${number}/${last} (${mgas.toFixed(1)} Mgas/s)\n`);
     }
@@ -43,7 +45,12 @@ export async function importCommand(argv: string[]): Promise<void> {
     datadir: { type: "string" },
     forkchoice: { type: "string" },
     "no-sync": { type: "boolean" },
+    "progress-interval": { type: "string" },
   });
+  const interval = Number(stringFlag(args, "progress-interval") ?? "1000");
+  if (!Number.isFinite(interval) || interval < 0) {
+    throw new UsageError("--progress-interval must be a number of milliseconds >= 0");
+  }
   const genesis = stringFlag(args, "genesis");
   const datadir = stringFlag(args, "datadir");
   const chainFile = args.positionals[0];
@@ -54,7 +61,7 @@ export async function importCommand(argv: string[]): Promise<void> {
   const env = openKvEnv(datadir, { noSync: args.values["no-sync"] === true });
   const store = createChainStore(env);
   try {
-    const result = await importChain({ spec, store, chainFile, onProgress: progressPrinter() });
+    const result = await importChain({ spec, store, chainFile, onProgress: progressPrinter(interval) });
     const seconds = result.elapsedMs / 1000;
     const mgas = Number(result.gas) / 1e6 / Math.max(seconds, 1e-9);
     console.log(
