@@ -8,8 +8,30 @@ import { readFileSync, writeFileSync } from "node:fs";
 const lockPath = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(lockPath, "utf8"));
 const packages = lock.packages;
-const osNames = ["android", "darwin", "freebsd", "linux", "netbsd", "openbsd", "sunos", "win32", "aix", "openharmony"];
-const cpuNames = ["arm64", "x64", "ia32", "arm", "riscv64", "s390x", "ppc64", "loong64", "mips64el", "wasm32"];
+const osNames = [
+  "android",
+  "darwin",
+  "freebsd",
+  "linux",
+  "netbsd",
+  "openbsd",
+  "sunos",
+  "win32",
+  "aix",
+  "openharmony",
+];
+const cpuNames = [
+  "arm64",
+  "x64",
+  "ia32",
+  "arm",
+  "riscv64",
+  "s390x",
+  "ppc64",
+  "loong64",
+  "mips64el",
+  "wasm32",
+];
 let added = 0;
 for (const [path, entry] of Object.entries(packages)) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {
@@ -28,6 +50,8 @@ for (const [path, entry] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lock-platforms: ${added} placeholder entries added`);

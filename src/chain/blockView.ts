@@ -31,7 +31,10 @@ export type HeaderView = {
   readonly requestsHash: Uint8Array | undefined;
 };
 
-export type AccessListView = ReadonlyArray<{ address: Uint8Array; storageKeys: readonly Uint8Array[] }>;
+export type AccessListView = ReadonlyArray<{
+  address: Uint8Array;
+  storageKeys: readonly Uint8Array[];
+}>;
 
 export type AuthorizationView = {
   readonly chainId: bigint;
@@ -164,7 +167,9 @@ export function decodeHeader(common: Common, headerRlp: Uint8Array): HeaderView 
 export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint8Array): BlockView {
   const header = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
   const body = RLP.decode(bodyRlp) as unknown as [Uint8Array[], Uint8Array[][], Uint8Array[][]?];
-  const txs = body[0].map((raw) => transactionView(createTxFromBlockBodyData(raw, { common: header.common })));
+  const txs = body[0].map((raw) =>
+    transactionView(createTxFromBlockBodyData(raw, { common: header.common })),
+  );
   const first = bodyRlp[0]!;
   const bodyPayload = bodyRlp.length - (first <= 0xf7 ? 1 : 1 + first - 0xf7);
   const payload = headerRlp.length + bodyPayload;

@@ -1,7 +1,7 @@
 // The geth genesis format: fork schedule (Homestead … Osaka, BPO1/BPO2, blobSchedule), header
 // fields and allocations, turned into the EVM library's Common and a genesis header.
 import { readFileSync } from "node:fs";
-import { createBlock, type Block } from "@ethereumjs/block";
+import { type Block, createBlock } from "@ethereumjs/block";
 import { type Common, createCommonFromGethGenesis, type GethGenesis } from "@ethereumjs/common";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { nativeCrypto } from "../exec/crypto.ts";
@@ -56,7 +56,10 @@ function parseAlloc(raw: RawAlloc): Map<string, GenesisAccount> {
     if (!/^[0-9a-f]{40}$/.test(hex)) throw new GenesisError(`genesis: bad alloc address ${addr}`);
     const storage: [Uint8Array, Uint8Array][] = [];
     for (const [slot, value] of Object.entries(acct.storage ?? {})) {
-      storage.push([bytesOf(slot, `storage slot of ${addr}`), bytesOf(value, `storage of ${addr}`)]);
+      storage.push([
+        bytesOf(slot, `storage slot of ${addr}`),
+        bytesOf(value, `storage of ${addr}`),
+      ]);
     }
     out.set(hex, {
       balance: quantityOf(acct.balance, `balance of ${addr}`),
@@ -75,11 +78,16 @@ type BlobScheduleEntry = { target: number; max: number; baseFeeUpdateFraction: n
  * library's blobSchedule import does not set; without them the first BPO block fails.
  */
 function bpoParams(genesis: GethGenesis): Record<string, Record<string, number>> {
-  const schedule = (genesis.config as { blobSchedule?: Record<string, BlobScheduleEntry> }).blobSchedule ?? {};
+  const schedule =
+    (genesis.config as { blobSchedule?: Record<string, BlobScheduleEntry> }).blobSchedule ?? {};
   const out: Record<string, Record<string, number>> = {};
   for (const [fork, entry] of Object.entries(schedule)) {
     if (!fork.startsWith("bpo")) continue;
-    out[fork] = { target: entry.target, max: entry.max, blobGasPriceUpdateFraction: entry.baseFeeUpdateFraction };
+    out[fork] = {
+      target: entry.target,
+      max: entry.max,
+      blobGasPriceUpdateFraction: entry.baseFeeUpdateFraction,
+    };
   }
   return out;
 }
@@ -141,7 +149,12 @@ export function genesisBlock(spec: ChainSpec, stateRoot: Uint8Array): Block {
     coinbase: bytesOf(g.coinbase ?? `0x${"00".repeat(20)}`, "coinbase"),
     stateRoot,
     ...(common.isActivatedEIP(1559)
-      ? { baseFeePerGas: quantityOf(g.baseFeePerGas ?? common.param("initialBaseFee"), "baseFeePerGas") }
+      ? {
+          baseFeePerGas: quantityOf(
+            g.baseFeePerGas ?? common.param("initialBaseFee"),
+            "baseFeePerGas",
+          ),
+        }
       : {}),
     ...(common.isActivatedEIP(4895) ? { withdrawalsRoot: KECCAK256_RLP } : {}),
     ...(common.isActivatedEIP(4844)

@@ -36,7 +36,9 @@ export function* readRlpBlocks(bytes: Uint8Array): Generator<Uint8Array[]> {
     try {
       decoded = RLP.decode(rest, true) as unknown as { data: Input; remainder: Uint8Array };
     } catch (e) {
-      throw new ImportError(`chain file is not valid RLP at byte ${bytes.length - rest.length}: ${(e as Error).message}`);
+      throw new ImportError(
+        `chain file is not valid RLP at byte ${bytes.length - rest.length}: ${(e as Error).message}`,
+      );
     }
     yield decoded.data as Uint8Array[];
     rest = decoded.remainder;
@@ -45,12 +47,17 @@ export function* readRlpBlocks(bytes: Uint8Array): Generator<Uint8Array[]> {
 
 function decodeBlock(spec: ChainSpec, raw: Uint8Array[], position: number): Block {
   try {
-    return createBlockFromBytesArray(raw as unknown as Parameters<typeof createBlockFromBytesArray>[0], {
-      common: spec.common,
-      setHardfork: true,
-    });
+    return createBlockFromBytesArray(
+      raw as unknown as Parameters<typeof createBlockFromBytesArray>[0],
+      {
+        common: spec.common,
+        setHardfork: true,
+      },
+    );
   } catch (e) {
-    throw new ImportError(`block #${position} of the chain file cannot be decoded: ${(e as Error).message}`);
+    throw new ImportError(
+      `block #${position} of the chain file cannot be decoded: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -89,7 +96,10 @@ export async function importChain(opts: {
   let imported = 0;
   let skipped = 0;
   let gas = 0n;
-  const last = raws.length === 0 ? 0 : Number(decodeBlock(spec, raws[raws.length - 1]!, raws.length).header.number);
+  const last =
+    raws.length === 0
+      ? 0
+      : Number(decodeBlock(spec, raws[raws.length - 1]!, raws.length).header.number);
   for (let i = 0; i < raws.length; i++) {
     const block = decodeBlock(spec, raws[i]!, i + 1);
     const number = Number(block.header.number);
@@ -120,7 +130,10 @@ export async function importChain(opts: {
 }
 
 /** Applies the safe/finalized hashes of an engine_forkchoiceUpdated request (hive's headfcu.json). */
-export function applyForkchoiceFile(store: ChainStore, path: string): { safe: number; finalized: number } {
+export function applyForkchoiceFile(
+  store: ChainStore,
+  path: string,
+): { safe: number; finalized: number } {
   let params: { safeBlockHash?: string; finalizedBlockHash?: string };
   try {
     const json = JSON.parse(readFileSync(path, "utf8")) as { params?: unknown[] };
@@ -131,10 +144,14 @@ export function applyForkchoiceFile(store: ChainStore, path: string): { safe: nu
   const resolve = (label: string, hash: string | undefined): number => {
     if (hash === undefined) throw new ImportError(`forkchoice file has no ${label}BlockHash`);
     const number = store.blockNumber(hexToBytes(hash));
-    if (number === undefined) throw new ImportError(`forkchoice ${label} block ${hash} is not in the archive`);
+    if (number === undefined)
+      throw new ImportError(`forkchoice ${label} block ${hash} is not in the archive`);
     return number;
   };
-  const fc = { safe: resolve("safe", params.safeBlockHash), finalized: resolve("finalized", params.finalizedBlockHash) };
+  const fc = {
+    safe: resolve("safe", params.safeBlockHash),
+    finalized: resolve("finalized", params.finalizedBlockHash),
+  };
   store.setForkchoice(fc);
   return fc;
 }

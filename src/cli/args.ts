@@ -5,7 +5,10 @@ export class UsageError extends Error {
   readonly code = "USAGE";
 }
 
-export type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+export type FlagSpec = Record<
+  string,
+  { type: "string" | "boolean"; multiple?: boolean; short?: string }
+>;
 
 export type ParsedArgs = {
   readonly values: Record<string, string | boolean | string[] | undefined>;
@@ -16,7 +19,11 @@ function envName(flag: string): string {
   return `FLASHNODE_${flag.replace(/-/g, "_").toUpperCase()}`;
 }
 
-export function parseFlags(argv: string[], spec: FlagSpec, env: NodeJS.ProcessEnv = process.env): ParsedArgs {
+export function parseFlags(
+  argv: string[],
+  spec: FlagSpec,
+  env: NodeJS.ProcessEnv = process.env,
+): ParsedArgs {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
@@ -29,7 +36,13 @@ export function parseFlags(argv: string[], spec: FlagSpec, env: NodeJS.ProcessEn
     const fromEnv = env[envName(flag)];
     if (fromEnv === undefined || fromEnv === "") continue;
     if (def.type === "boolean") values[flag] = fromEnv === "1" || fromEnv.toLowerCase() === "true";
-    else values[flag] = def.multiple ? fromEnv.split(",").map((s) => s.trim()).filter(Boolean) : fromEnv;
+    else
+      values[flag] = def.multiple
+        ? fromEnv
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : fromEnv;
   }
   return { values, positionals: parsed.positionals };
 }
@@ -43,6 +56,7 @@ export function portFlag(args: ParsedArgs, name: string, fallback: number): numb
   const v = stringFlag(args, name);
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--${name} must be a port number (0-65535), got ${v}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--${name} must be a port number (0-65535), got ${v}`);
   return n;
 }

@@ -61,7 +61,12 @@ export async function importCommand(argv: string[]): Promise<void> {
   const env = openKvEnv(datadir, { noSync: args.values["no-sync"] === true });
   const store = createChainStore(env);
   try {
-    const result = await importChain({ spec, store, chainFile, onProgress: progressPrinter(interval) });
+    const result = await importChain({
+      spec,
+      store,
+      chainFile,
+      onProgress: progressPrinter(interval),
+    });
     const seconds = result.elapsedMs / 1000;
     const mgas = Number(result.gas) / 1e6 / Math.max(seconds, 1e-9);
     console.log(

@@ -1,21 +1,25 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
+
+import { VERSION } from "../version.ts";
+import { UsageError } from "./args.ts";
+import { DEV_HELP, devCommand } from "./devCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
 import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
-import { UsageError } from "./args.ts";
-import { VERSION } from "../version.ts";
 
 const HELP = `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
 
 Usage:
-  flashnode dev      [flags]   local chain: sequencer, 200 ms flashblocks, RPC (what \`npm start\` runs)
+  flashnode dev      [flags]   local node (what \`npm start\` runs): serves the bundled sample chain
   flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
   flashnode serve    --datadir D [--host H] [--port P]
   flashnode --help | <command> --help
 
+${DEV_HELP}
 ${IMPORT_HELP}
 ${SERVE_HELP}`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
+  dev: { run: devCommand, help: DEV_HELP },
   import: { run: importCommand, help: IMPORT_HELP },
   serve: { run: serveCommand, help: SERVE_HELP },
 };

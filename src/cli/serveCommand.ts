@@ -25,7 +25,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     port: portFlag(args, "port", 8545),
   });
   console.log(`flashnode serving ${datadir}`);
-  console.log(`  JSON-RPC (public): ${running.url}/`);
+  console.log(`  JSON-RPC (public): ${running.url}`);
   const stop = () => {
     void running.close().then(() => process.exit(0));
   };

@@ -97,7 +97,8 @@ export class BlockExecutor {
   static storedHeader(spec: ChainSpec, store: ChainStore, number: number): BlockHeader {
     const hash = store.canonicalHash(number);
     const rlp = hash === undefined ? undefined : store.headerRlp(number, hash);
-    if (hash === undefined || rlp === undefined) throw new Error(`archive has no header for block ${number}`);
+    if (hash === undefined || rlp === undefined)
+      throw new Error(`archive has no header for block ${number}`);
     return createBlockHeaderFromRLP(rlp, { common: spec.common, setHardfork: true });
   }
 
@@ -131,7 +132,8 @@ export class BlockExecutor {
     };
     const head = this.store.headNumber();
     if (head === undefined) return reject("archive has no genesis");
-    if (number !== BigInt(head) + 1n) return reject(`expected block ${head + 1} next (archive head is ${head})`);
+    if (number !== BigInt(head) + 1n)
+      return reject(`expected block ${head + 1} next (archive head is ${head})`);
     const parent = BlockExecutor.storedHeader(this.spec, this.store, head);
     const headerProblem = validateHeader(block, parent);
     if (headerProblem !== undefined) return reject(headerProblem);
@@ -156,9 +158,15 @@ export class BlockExecutor {
     if (result.gasUsed !== h.gasUsed) problem = mismatch("gas used", h.gasUsed, result.gasUsed);
     else if (!equalBytes(result.receiptsRoot, h.receiptTrie))
       problem = mismatch("receipts root", h.receiptTrie, result.receiptsRoot);
-    else if (!equalBytes(result.logsBloom, h.logsBloom)) problem = mismatch("logs bloom", h.logsBloom, result.logsBloom);
-    else if (!equalBytes(result.stateRoot, h.stateRoot)) problem = mismatch("state root", h.stateRoot, result.stateRoot);
-    else if (h.requestsHash !== undefined && result.requestsHash !== undefined && !equalBytes(h.requestsHash, result.requestsHash))
+    else if (!equalBytes(result.logsBloom, h.logsBloom))
+      problem = mismatch("logs bloom", h.logsBloom, result.logsBloom);
+    else if (!equalBytes(result.stateRoot, h.stateRoot))
+      problem = mismatch("state root", h.stateRoot, result.stateRoot);
+    else if (
+      h.requestsHash !== undefined &&
+      result.requestsHash !== undefined &&
+      !equalBytes(h.requestsHash, result.requestsHash)
+    )
       problem = mismatch("requests hash", h.requestsHash, result.requestsHash);
     if (problem !== undefined) {
       await this.resetState(parent.stateRoot);
@@ -174,7 +182,10 @@ export class BlockExecutor {
     await this.state.setStateRoot(parentRoot, true);
   }
 
-  private async collectWrite(block: Block, result: RunBlockResult | undefined): Promise<BlockWrite> {
+  private async collectWrite(
+    block: Block,
+    result: RunBlockResult | undefined,
+  ): Promise<BlockWrite> {
     const accountChanges: AccountChange[] = [];
     const storageChanges: StorageChange[] = [];
     const slots = new Map(this.state.touchedSlots);
@@ -192,7 +203,9 @@ export class BlockExecutor {
       const before = this.store.currentStorage(address, slot);
       const addr = new Address(address);
       const exists = (await this.state.getAccount(addr)) !== undefined;
-      const after = exists ? trimLeadingZeros(await this.state.getStorage(addr, slot)) : new Uint8Array(0);
+      const after = exists
+        ? trimLeadingZeros(await this.state.getStorage(addr, slot))
+        : new Uint8Array(0);
       if (!equalBytes(before, after)) storageChanges.push({ address, slot, before, after });
     }
     const common = commonAt(this.spec, block.header.number, block.header.timestamp);

@@ -7,7 +7,9 @@ import secp256k1 from "secp256k1";
 import { padLeft } from "../util/hex.ts";
 
 export function keccak256(data: Uint8Array): Uint8Array {
-  return createKeccakHash("keccak256").update(Buffer.from(data.buffer, data.byteOffset, data.length)).digest();
+  return createKeccakHash("keccak256")
+    .update(Buffer.from(data.buffer, data.byteOffset, data.length))
+    .digest();
 }
 
 /** Returns the 64-byte uncompressed public key (no 0x04 prefix), as the EVM library expects. */
@@ -26,6 +28,5 @@ export function ecrecover(
   const publicKey = secp256k1.ecdsaRecover(signature, Number(recovery), msgHash, false);
   return publicKey.subarray(1);
 }
-
 
 export const nativeCrypto: CustomCrypto = { keccak256, ecrecover };

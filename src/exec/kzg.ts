@@ -20,7 +20,8 @@ const h = bytesToHex;
 export const nativeKzg: KZG = {
   blobToKzgCommitment: (blob) => h(ready().blobToKzgCommitment(b(blob))),
   computeBlobProof: (blob, commitment) => h(ready().computeBlobKzgProof(b(blob), b(commitment))),
-  verifyProof: (commitment, z, y, proof) => ready().verifyKzgProof(b(commitment), b(z), b(y), b(proof)),
+  verifyProof: (commitment, z, y, proof) =>
+    ready().verifyKzgProof(b(commitment), b(z), b(y), b(proof)),
   verifyBlobProofBatch: (blobs, commitments, proofs) =>
     ready().verifyBlobKzgProofBatch(blobs.map(b), commitments.map(b), proofs.map(b)),
   computeCells: (blob) => ready().computeCells(b(blob)).map(h),

@@ -20,13 +20,18 @@ function effectiveGasPrice(tx: AnyTx, baseFee: bigint | undefined): bigint {
   return (tx as { gasPrice: bigint }).gasPrice;
 }
 
-export function buildReceipts(block: Block, result: RunBlockResult, common: Common): ReceiptRecord[] {
+export function buildReceipts(
+  block: Block,
+  result: RunBlockResult,
+  common: Common,
+): ReceiptRecord[] {
   const out: ReceiptRecord[] = [];
   let previousCumulative = 0n;
   const blobGasPrice = common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined;
   block.transactions.forEach((tx, i) => {
     const receipt = result.receipts[i];
-    if (receipt === undefined) throw new Error(`missing receipt ${i} of block ${block.header.number}`);
+    if (receipt === undefined)
+      throw new Error(`missing receipt ${i} of block ${block.header.number}`);
     const from = tx.getSenderAddress().bytes;
     const cumulative = receipt.cumulativeBlockGasUsed;
     const logs: Log[] = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }));
@@ -41,7 +46,8 @@ export function buildReceipts(block: Block, result: RunBlockResult, common: Comm
       effectiveGasPrice: effectiveGasPrice(tx, block.header.baseFeePerGas),
       from,
       to: tx.to?.bytes,
-      contractAddress: tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)) : undefined,
+      contractAddress:
+        tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)) : undefined,
       transactionHash: tx.hash(),
       logsBloom: receipt.bitvector,
       logs,

@@ -1,8 +1,9 @@
 // A Merkle state manager that remembers which accounts and slots a block touched, so the block's
 // state diff (for plain state, change sets and history) can be read off after execution without
 // walking the trie.
-import type { Account, Address } from "@ethereumjs/util";
+
 import { MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import type { Account, Address } from "@ethereumjs/util";
 import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
@@ -58,7 +59,8 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
     this.touch(address);
-    if (value.length > 0) this.newCode.set(bytesToUnprefixedHex(this.hash(value)), copyBytes(value));
+    if (value.length > 0)
+      this.newCode.set(bytesToUnprefixedHex(this.hash(value)), copyBytes(value));
     return super.putCode(address, value);
   }
 

@@ -11,11 +11,13 @@ export function validateHeader(block: Block, parent: BlockHeader): string | unde
   if (!equalBytes(h.parentHash, parent.hash())) {
     return `parent hash ${bytesToHex(h.parentHash)} is not the archive head ${bytesToHex(parent.hash())}`;
   }
-  if (h.number !== parent.number + 1n) return `number ${h.number} does not follow parent ${parent.number}`;
+  if (h.number !== parent.number + 1n)
+    return `number ${h.number} does not follow parent ${parent.number}`;
   if (h.timestamp <= parent.timestamp) {
     return `timestamp ${h.timestamp} is not after the parent's ${parent.timestamp}`;
   }
-  if (h.extraData.length > MAX_EXTRA_DATA) return `extra data is ${h.extraData.length} bytes (max 32)`;
+  if (h.extraData.length > MAX_EXTRA_DATA)
+    return `extra data is ${h.extraData.length} bytes (max 32)`;
   try {
     h.validateGasLimit(parent);
   } catch (e) {

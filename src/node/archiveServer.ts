@@ -1,7 +1,7 @@
 // Composition root of `flashnode serve`: a read-only archive behind the JSON-RPC server.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Server } from "node:http";
+import { join } from "node:path";
 import { decodeBlock, decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { RpcBackend } from "../rpc/backend.ts";

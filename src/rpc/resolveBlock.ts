@@ -9,7 +9,10 @@ import type { BlockSelector } from "./params.ts";
 export type ResolvedBlock = { readonly number: number; readonly hash: Uint8Array };
 
 /** Resolves a selector; undefined means "no such block" (unknown number or hash). */
-export function resolveBlock(chain: ChainReader, selector: BlockSelector): ResolvedBlock | undefined {
+export function resolveBlock(
+  chain: ChainReader,
+  selector: BlockSelector,
+): ResolvedBlock | undefined {
   const head = chain.headNumber();
   if (head === undefined) throw new ServerError("archive is empty");
   let number: number;
@@ -18,7 +21,10 @@ export function resolveBlock(chain: ChainReader, selector: BlockSelector): Resol
       const n = chain.blockNumber(selector.hash);
       if (n === undefined) return undefined;
       const canonical = chain.canonicalHash(n);
-      if (selector.requireCanonical && (canonical === undefined || !equalBytes(canonical, selector.hash))) {
+      if (
+        selector.requireCanonical &&
+        (canonical === undefined || !equalBytes(canonical, selector.hash))
+      ) {
         throw new ServerError("hash is not currently canonical");
       }
       return { number: n, hash: selector.hash };
@@ -51,7 +57,10 @@ export function resolveBlock(chain: ChainReader, selector: BlockSelector): Resol
 }
 
 /** For state reads: an unknown block is an error, as in geth. */
-export function resolveStateBlock(chain: ChainReader, selector: BlockSelector | undefined): ResolvedBlock {
+export function resolveStateBlock(
+  chain: ChainReader,
+  selector: BlockSelector | undefined,
+): ResolvedBlock {
   const sel: BlockSelector = selector ?? { kind: "tag", tag: "latest" };
   const block = resolveBlock(chain, sel);
   if (block === undefined) {

@@ -158,16 +158,24 @@ function fieldOf(key: string): number {
       return F_RESULT;
   }
   if (key.length < 2 || key.length > 7) return F_NONE;
-  let folded = "";
+  const folded = goFold(key);
+  return folded === key ? F_NONE : fieldOf(folded);
+}
+
+/**
+ * Folds an ASCII key the way Go's encoding/json matches struct fields (bytes.EqualFold):
+ * ASCII case plus the two non-ASCII letters that fold into ASCII (U+212A K, U+017F ſ).
+ */
+export function goFold(key: string): string {
+  let out = "";
   for (let i = 0; i < key.length; i++) {
     const c = key.charCodeAt(i);
-    if (c >= 0x41 && c <= 0x5a) folded += String.fromCharCode(c + 32);
-    else if (c === 0x212a) folded += "k";
-    else if (c === 0x17f) folded += "s";
-    else if (c < 0x80) folded += key[i];
-    else return F_NONE;
+    if (c >= 0x41 && c <= 0x5a) out += String.fromCharCode(c + 32);
+    else if (c === 0x212a) out += "k";
+    else if (c === 0x17f) out += "s";
+    else out += key[i];
   }
-  return folded === key ? F_NONE : fieldOf(folded);
+  return out;
 }
 
 function decodeString(s: string, start: number, end: number): string {
@@ -214,12 +222,21 @@ export function scanEnvelope(s: string, i: number, depth: number, out: Envelope)
 
 // Characters Go's encoding/json escapes (HTML-safe by default), plus lone surrogates,
 // which Go would have decoded to U+FFFD.
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+function needsGoEscape(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === BACKSLASH || c === 0x3c || c === 0x3e || c === 0x26) {
+      return true;
+    }
+    if (c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+}
 const HEX = "0123456789abcdef";
 
 /** A JSON string literal exactly as Go's json.Marshal writes it. */
 export function goJsonString(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
+  if (!needsGoEscape(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

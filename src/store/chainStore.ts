@@ -1,9 +1,6 @@
 // The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
-import type {
-  AccountRecord,
-  BlockReceipts,
-  BlockWrite,
-} from "../chain/types.ts";
+import type { AccountRecord, BlockReceipts, BlockWrite } from "../chain/types.ts";
+import { copyBytes } from "../util/hex.ts";
 import { decodeAccount, decodeReceipts, encodeAccount, encodeReceipts } from "./codec.ts";
 import {
   accountChangeKey,
@@ -19,14 +16,16 @@ import {
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
-import { copyBytes } from "../util/hex.ts";
 
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 const MAX_U64_KEY = new Uint8Array(8).fill(0xff);
 
-export type Forkchoice = { readonly safe: number | undefined; readonly finalized: number | undefined };
+export type Forkchoice = {
+  readonly safe: number | undefined;
+  readonly finalized: number | undefined;
+};
 
 /** Read access to blocks, receipts and transaction locations. */
 export type ChainReader = {
@@ -99,7 +98,9 @@ export function createChainStore(env: KvEnv): ChainStore {
   const version = metaNumber(t.meta, META_KEYS.schemaVersion);
   if (version === undefined) {
     if (!env.readOnly) {
-      env.writeAtomically(() => t.meta.put(utf8.encode(META_KEYS.schemaVersion), u64Key(SCHEMA_VERSION)));
+      env.writeAtomically(() =>
+        t.meta.put(utf8.encode(META_KEYS.schemaVersion), u64Key(SCHEMA_VERSION)),
+      );
     }
   } else if (version !== SCHEMA_VERSION) {
     throw new SchemaMismatchError(
@@ -192,7 +193,8 @@ export function createChainStore(env: KvEnv): ChainStore {
         t.receipts.put(key, encodeReceipts(b.timestamp, b.receipts));
         t.canonical.put(numberKey, b.hash);
         t.blockNumbers.put(b.hash, numberKey);
-        b.transactionHashes.forEach((h, i) => t.txLookup.put(h, txLocation(b.number, i)));
+        for (const [i, h] of b.transactionHashes.entries())
+          t.txLookup.put(h, txLocation(b.number, i));
         for (const c of b.accountChanges) {
           t.accountChangeSets.put(accountChangeKey(b.number, c.address), EMPTY);
           t.accountHistory.put(
@@ -217,7 +219,8 @@ export function createChainStore(env: KvEnv): ChainStore {
     setForkchoice(fc) {
       env.writeAtomically(() => {
         if (fc.safe !== undefined) t.meta.put(utf8.encode(META_KEYS.safe), u64Key(fc.safe));
-        if (fc.finalized !== undefined) t.meta.put(utf8.encode(META_KEYS.finalized), u64Key(fc.finalized));
+        if (fc.finalized !== undefined)
+          t.meta.put(utf8.encode(META_KEYS.finalized), u64Key(fc.finalized));
       });
     },
     setChainConfig(json) {

@@ -21,9 +21,17 @@ export function writeU64(out: Uint8Array, offset: number, n: number): void {
 
 export function readU64(bytes: Uint8Array, offset = 0): number {
   const hi =
-    ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+    ((bytes[offset]! << 24) |
+      (bytes[offset + 1]! << 16) |
+      (bytes[offset + 2]! << 8) |
+      bytes[offset + 3]!) >>>
+    0;
   const lo =
-    ((bytes[offset + 4]! << 24) | (bytes[offset + 5]! << 16) | (bytes[offset + 6]! << 8) | bytes[offset + 7]!) >>> 0;
+    ((bytes[offset + 4]! << 24) |
+      (bytes[offset + 5]! << 16) |
+      (bytes[offset + 6]! << 8) |
+      bytes[offset + 7]!) >>>
+    0;
   return hi * 0x1_0000_0000 + lo;
 }
 
@@ -52,7 +60,11 @@ export function accountHistoryKey(address: Uint8Array, number: number): Uint8Arr
 }
 
 /** address ‖ slot ‖ number: storage history. */
-export function storageHistoryKey(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
+export function storageHistoryKey(
+  address: Uint8Array,
+  slot: Uint8Array,
+  number: number,
+): Uint8Array {
   const out = new Uint8Array(60);
   out.set(address, 0);
   out.set(slot, 20);
@@ -69,7 +81,11 @@ export function accountChangeKey(number: number, address: Uint8Array): Uint8Arra
 }
 
 /** number ‖ address ‖ slot: storage change set. */
-export function storageChangeKey(number: number, address: Uint8Array, slot: Uint8Array): Uint8Array {
+export function storageChangeKey(
+  number: number,
+  address: Uint8Array,
+  slot: Uint8Array,
+): Uint8Array {
   const out = new Uint8Array(60);
   writeU64(out, 0, number);
   out.set(address, 8);

@@ -42,7 +42,8 @@ function wrap(db: Database<Buffer, Buffer>): KvTable {
       db.removeSync(key as Buffer);
     },
     first: (start, end) => {
-      for (const e of db.getRange({ start: start as Buffer, end: end as Buffer, limit: 1 })) return e;
+      for (const e of db.getRange({ start: start as Buffer, end: end as Buffer, limit: 1 }))
+        return e;
       return undefined;
     },
     last: (start, end) => {

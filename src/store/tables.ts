@@ -5,21 +5,58 @@
 export type TableDef = { readonly id: number; readonly name: string; readonly layout: string };
 
 export const TABLES = {
-  meta: { id: 1, name: "meta", layout: "utf8 key → value (schema version, chain config, head, forkchoice)" },
+  meta: {
+    id: 1,
+    name: "meta",
+    layout: "utf8 key → value (schema version, chain config, head, forkchoice)",
+  },
   canonical: { id: 2, name: "canonical", layout: "number u64 → block hash (32)" },
   blockNumbers: { id: 3, name: "blockNumbers", layout: "block hash (32) → number u64" },
   headers: { id: 4, name: "headers", layout: "number u64 ‖ hash (32) → header RLP" },
-  bodies: { id: 5, name: "bodies", layout: "number u64 ‖ hash (32) → body RLP [txs, uncles, withdrawals?]" },
-  receipts: { id: 6, name: "receipts", layout: "number u64 ‖ hash (32) → stored receipts (codec.ts)" },
+  bodies: {
+    id: 5,
+    name: "bodies",
+    layout: "number u64 ‖ hash (32) → body RLP [txs, uncles, withdrawals?]",
+  },
+  receipts: {
+    id: 6,
+    name: "receipts",
+    layout: "number u64 ‖ hash (32) → stored receipts (codec.ts)",
+  },
   txLookup: { id: 7, name: "txLookup", layout: "tx hash (32) → number u64 ‖ tx index u32" },
   accounts: { id: 8, name: "accounts", layout: "address (20) → account (codec.ts), current state" },
-  storage: { id: 9, name: "storage", layout: "address (20) ‖ slot (32) → value, leading zeros trimmed; zero = absent" },
+  storage: {
+    id: 9,
+    name: "storage",
+    layout: "address (20) ‖ slot (32) → value, leading zeros trimmed; zero = absent",
+  },
   code: { id: 10, name: "code", layout: "code hash (32) → bytecode" },
-  accountChangeSets: { id: 11, name: "accountChangeSets", layout: "number u64 ‖ address (20) → (empty): accounts changed by the block" },
-  storageChangeSets: { id: 12, name: "storageChangeSets", layout: "number u64 ‖ address (20) ‖ slot (32) → (empty): slots changed by the block" },
-  accountHistory: { id: 13, name: "accountHistory", layout: "address (20) ‖ number u64 → account before that block changed it (empty = absent)" },
-  storageHistory: { id: 14, name: "storageHistory", layout: "address (20) ‖ slot (32) ‖ number u64 → value before that block changed it (empty = zero)" },
-  trieNodes: { id: 15, name: "trieNodes", layout: "node hash (32) → trie node RLP; only for computing state roots, never read by RPC" },
+  accountChangeSets: {
+    id: 11,
+    name: "accountChangeSets",
+    layout: "number u64 ‖ address (20) → (empty): accounts changed by the block",
+  },
+  storageChangeSets: {
+    id: 12,
+    name: "storageChangeSets",
+    layout: "number u64 ‖ address (20) ‖ slot (32) → (empty): slots changed by the block",
+  },
+  accountHistory: {
+    id: 13,
+    name: "accountHistory",
+    layout: "address (20) ‖ number u64 → account before that block changed it (empty = absent)",
+  },
+  storageHistory: {
+    id: 14,
+    name: "storageHistory",
+    layout:
+      "address (20) ‖ slot (32) ‖ number u64 → value before that block changed it (empty = zero)",
+  },
+  trieNodes: {
+    id: 15,
+    name: "trieNodes",
+    layout: "node hash (32) → trie node RLP; only for computing state roots, never read by RPC",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;

@@ -30,16 +30,28 @@ test("account and storage reads at every block equal the state trie at that bloc
   const head = store.headNumber()!;
   const accounts = new Map<string, Uint8Array>();
   const slots = new Map<string, { address: Uint8Array; slot: Uint8Array }>();
-  for (const { key } of env.table("accountChangeSets").range(new Uint8Array(0), new Uint8Array(28).fill(255))) {
+  for (const { key } of env
+    .table("accountChangeSets")
+    .range(new Uint8Array(0), new Uint8Array(28).fill(255))) {
     accounts.set(bytesToHex(key.subarray(8)), key.slice(8));
   }
-  for (const { key } of env.table("storageChangeSets").range(new Uint8Array(0), new Uint8Array(60).fill(255))) {
+  for (const { key } of env
+    .table("storageChangeSets")
+    .range(new Uint8Array(0), new Uint8Array(60).fill(255))) {
     slots.set(bytesToHex(key.subarray(8)), { address: key.slice(8, 28), slot: key.slice(28) });
     assert.ok(readU64(key) <= head);
   }
-  assert.ok(accounts.size > 10 && slots.size > 50, `chain exercises state (${accounts.size} accounts, ${slots.size} slots)`);
+  assert.ok(
+    accounts.size > 10 && slots.size > 50,
+    `chain exercises state (${accounts.size} accounts, ${slots.size} slots)`,
+  );
 
-  const trie = new MerklePatriciaTrie({ db: new BufferedTrieDb(store), useKeyHashing: true, valueEncoding: "view", common: spec.common });
+  const trie = new MerklePatriciaTrie({
+    db: new BufferedTrieDb(store),
+    useKeyHashing: true,
+    valueEncoding: "view",
+    common: spec.common,
+  });
   const state = new MerkleStateManager({ trie, common: spec.common });
   let checked = 0;
   for (let n = 0; n <= head; n++) {
@@ -48,18 +60,36 @@ test("account and storage reads at every block equal the state trie at that bloc
     for (const address of accounts.values()) {
       const fromTrie = await state.getAccount(new Address(address));
       const fromArchive = store.account(address, n);
-      assert.equal(fromArchive === undefined, fromTrie === undefined, `existence of ${bytesToHex(address)} at ${n}`);
+      assert.equal(
+        fromArchive === undefined,
+        fromTrie === undefined,
+        `existence of ${bytesToHex(address)} at ${n}`,
+      );
       if (fromTrie === undefined || fromArchive === undefined) continue;
-      assert.equal(fromArchive.balance, fromTrie.balance, `balance of ${bytesToHex(address)} at ${n}`);
+      assert.equal(
+        fromArchive.balance,
+        fromTrie.balance,
+        `balance of ${bytesToHex(address)} at ${n}`,
+      );
       assert.equal(fromArchive.nonce, fromTrie.nonce, `nonce of ${bytesToHex(address)} at ${n}`);
-      const trieCode = equalBytes(fromTrie.codeHash, KECCAK256_NULL) ? undefined : fromTrie.codeHash;
-      assert.equal(fromArchive.codeHash && bytesToHex(fromArchive.codeHash), trieCode && bytesToHex(trieCode), `code of ${bytesToHex(address)} at ${n}`);
+      const trieCode = equalBytes(fromTrie.codeHash, KECCAK256_NULL)
+        ? undefined
+        : fromTrie.codeHash;
+      assert.equal(
+        fromArchive.codeHash && bytesToHex(fromArchive.codeHash),
+        trieCode && bytesToHex(trieCode),
+        `code of ${bytesToHex(address)} at ${n}`,
+      );
       checked++;
     }
     for (const { address, slot } of slots.values()) {
       const fromTrie = trimLeadingZeros(await state.getStorage(new Address(address), slot));
       const fromArchive = store.storage(address, slot, n);
-      assert.equal(bytesToHex(fromArchive), bytesToHex(fromTrie), `slot ${bytesToHex(slot)} of ${bytesToHex(address)} at ${n}`);
+      assert.equal(
+        bytesToHex(fromArchive),
+        bytesToHex(fromTrie),
+        `slot ${bytesToHex(slot)} of ${bytesToHex(address)} at ${n}`,
+      );
       checked++;
     }
   }

@@ -8,7 +8,15 @@ import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import { TABLES, type TableName } from "../../src/store/tables.ts";
 import { bytesToHex } from "../../src/util/hex.ts";
-import { BIN, CHAIN_RLP, FORKCHOICE, GENESIS, importFixtureChain, runCli, tempDatadir } from "../utils/fixtures.ts";
+import {
+  BIN,
+  CHAIN_RLP,
+  FORKCHOICE,
+  GENESIS,
+  importFixtureChain,
+  runCli,
+  tempDatadir,
+} from "../utils/fixtures.ts";
 
 type Snapshot = Map<TableName, Map<string, string>>;
 
@@ -17,7 +25,9 @@ async function snapshot(datadir: string): Promise<Snapshot> {
   const out: Snapshot = new Map();
   for (const name of Object.keys(TABLES) as TableName[]) {
     const rows = new Map<string, string>();
-    for (const { key, value } of env.table(name).range(new Uint8Array(0), new Uint8Array(80).fill(255))) {
+    for (const { key, value } of env
+      .table(name)
+      .range(new Uint8Array(0), new Uint8Array(80).fill(255))) {
       rows.set(bytesToHex(key), bytesToHex(value));
     }
     out.set(name, rows);
@@ -31,7 +41,17 @@ function importAndKill(datadir: string, target: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [BIN, "import", "--genesis", GENESIS, "--datadir", datadir, "--progress-interval", "0", CHAIN_RLP],
+      [
+        BIN,
+        "import",
+        "--genesis",
+        GENESIS,
+        "--datadir",
+        datadir,
+        "--progress-interval",
+        "0",
+        CHAIN_RLP,
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     let stderr = "";
@@ -42,7 +62,8 @@ function importAndKill(datadir: string, target: number): Promise<void> {
     });
     child.on("exit", (code, signal) => {
       if (signal === "SIGKILL") resolve();
-      else reject(new Error(`import ended (${code}) before block ${target} was reached: ${stderr}`));
+      else
+        reject(new Error(`import ended (${code}) before block ${target} was reached: ${stderr}`));
     });
   });
 }
@@ -60,25 +81,47 @@ test("import survives SIGKILL at several points and resumes to identical results
     const env = openKvEnv(datadir, { readOnly: true });
     const store = createChainStore(env);
     const head = store.headNumber();
-    assert.ok(head !== undefined && head >= target && head <= refHead, `head ${head} after kill at ${target}`);
+    assert.ok(
+      head !== undefined && head >= target && head <= refHead,
+      `head ${head} after kill at ${target}`,
+    );
     for (let n = 0; n <= head; n++) {
       const hash = store.canonicalHash(n);
       assert.ok(hash !== undefined, `canonical hash of ${n}`);
       const key = bytesToHex(hash);
-      assert.equal(key, reference.get("canonical")!.get(bytesToHex(new Uint8Array([0, 0, 0, 0, 0, 0, 0, n]))));
+      assert.equal(
+        key,
+        reference.get("canonical")!.get(bytesToHex(new Uint8Array([0, 0, 0, 0, 0, 0, 0, n]))),
+      );
       const blockKey = `0x${n.toString(16).padStart(16, "0")}${key.slice(2)}`;
       for (const table of ["headers", "bodies", "receipts"] as const) {
         const stored = env.table(table).get(Buffer.from(blockKey.slice(2), "hex"));
-        assert.equal(stored && bytesToHex(stored), reference.get(table)!.get(blockKey), `${table} of block ${n}`);
+        assert.equal(
+          stored && bytesToHex(stored),
+          reference.get(table)!.get(blockKey),
+          `${table} of block ${n}`,
+        );
       }
     }
     assert.equal(store.canonicalHash(head + 1), undefined, "nothing past the head");
     await env.close();
 
     // Resuming finishes the chain with the same bytes in every table.
-    const resumed = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, "--forkchoice", FORKCHOICE, CHAIN_RLP]);
+    const resumed = runCli([
+      "import",
+      "--genesis",
+      GENESIS,
+      "--datadir",
+      datadir,
+      "--forkchoice",
+      FORKCHOICE,
+      CHAIN_RLP,
+    ]);
     assert.equal(resumed.status, 0, resumed.stderr);
-    assert.match(resumed.stdout, new RegExp(`imported ${refHead - head} blocks \\(${head} already present\\)`));
+    assert.match(
+      resumed.stdout,
+      new RegExp(`imported ${refHead - head} blocks \\(${head} already present\\)`),
+    );
     const after = await snapshot(datadir);
     for (const [table, rows] of reference) {
       assert.deepEqual(after.get(table), rows, `table ${table} after resuming from ${head}`);

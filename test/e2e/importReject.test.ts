@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createBlockFromBytesArray, createBlock } from "@ethereumjs/block";
+import { createBlock, createBlockFromBytesArray } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
 import { chainSpecFromFile } from "../../src/chain/genesis.ts";
 import { readRlpBlocks } from "../../src/chain/importer.ts";
@@ -18,7 +18,10 @@ async function chainWithBadBlock(
 ): Promise<{ file: string; badHash: string }> {
   const spec = await chainSpecFromFile(GENESIS);
   const raws = [...readRlpBlocks(readFileSync(CHAIN_RLP))].slice(0, bad);
-  const original = createBlockFromBytesArray(raws[bad - 1] as never, { common: spec.common, setHardfork: true });
+  const original = createBlockFromBytesArray(raws[bad - 1] as never, {
+    common: spec.common,
+    setHardfork: true,
+  });
   const json = original.toJSON();
   const header = { ...json.header } as Record<string, unknown>;
   corrupt(header);
@@ -33,8 +36,16 @@ async function chainWithBadBlock(
 }
 
 for (const variant of [
-  { name: "state root", bad: 6, corrupt: (h: Record<string, unknown>) => (h.stateRoot = `0x${"11".repeat(32)}`) },
-  { name: "receipts root", bad: 9, corrupt: (h: Record<string, unknown>) => (h.receiptTrie = `0x${"22".repeat(32)}`) },
+  {
+    name: "state root",
+    bad: 6,
+    corrupt: (h: Record<string, unknown>) => (h.stateRoot = `0x${"11".repeat(32)}`),
+  },
+  {
+    name: "receipts root",
+    bad: 9,
+    corrupt: (h: Record<string, unknown>) => (h.receiptTrie = `0x${"22".repeat(32)}`),
+  },
   { name: "gas used", bad: 4, corrupt: (h: Record<string, unknown>) => (h.gasUsed = "0x5209") },
 ]) {
   test(`a block with a wrong ${variant.name} is refused and nothing of it is stored`, async () => {
@@ -42,7 +53,12 @@ for (const variant of [
     const datadir = tempDatadir("reject");
     const r = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, file]);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, new RegExp(`block ${variant.bad} \\(${badHash}\\) rejected: ${variant.name} mismatch: header has (0x[0-9a-f]+|\\d+), execution gives (0x[0-9a-f]+|\\d+)`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `block ${variant.bad} \\(${badHash}\\) rejected: ${variant.name} mismatch: header has (0x[0-9a-f]+|\\d+), execution gives (0x[0-9a-f]+|\\d+)`,
+      ),
+    );
     const env = openKvEnv(datadir, { readOnly: true });
     const store = createChainStore(env);
     assert.equal(store.headNumber(), variant.bad - 1);

@@ -37,7 +37,16 @@ export function runCli(args: string[]): CliResult {
 /** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
 export function importFixtureChain(label: string): string {
   const datadir = tempDatadir(label);
-  const r = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, "--forkchoice", FORKCHOICE, CHAIN_RLP]);
+  const r = runCli([
+    "import",
+    "--genesis",
+    GENESIS,
+    "--datadir",
+    datadir,
+    "--forkchoice",
+    FORKCHOICE,
+    CHAIN_RLP,
+  ]);
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}${r.stdout}`);
   return datadir;
 }
@@ -83,6 +92,7 @@ export async function call(url: string, method: string, params: unknown[] = []):
     result?: unknown;
     error?: { code: number; message: string };
   };
-  if (res.error !== undefined) throw Object.assign(new Error(res.error.message), { rpcCode: res.error.code });
+  if (res.error !== undefined)
+    throw Object.assign(new Error(res.error.message), { rpcCode: res.error.code });
   return res.result;
 }

@@ -1,8 +1,8 @@
+import { bytesToHex, quantity } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector } from "../params.ts";
 import { resolveStateBlock } from "../resolveBlock.ts";
-import { bytesToHex, quantity } from "../../util/hex.ts";
 
 /** eth_getBalance(address, block = latest) → wei. */
 export function getBalance(backend: RpcBackend) {

@@ -4,13 +4,19 @@ import { defineMethod, RawJson, required } from "../method.ts";
 import { parseBlockNumberOnly, parseBool, parseHash32 } from "../params.ts";
 import { type ResolvedBlock, resolveBlock } from "../resolveBlock.ts";
 
-function renderBlock(backend: RpcBackend, block: ResolvedBlock | undefined, full: boolean): RawJson | null {
+function renderBlock(
+  backend: RpcBackend,
+  block: ResolvedBlock | undefined,
+  full: boolean,
+): RawJson | null {
   if (block === undefined) return null;
   const headerRlp = backend.chain.headerRlp(block.number, block.hash);
   const bodyRlp = backend.chain.bodyRlp(block.number, block.hash);
   if (headerRlp === undefined || bodyRlp === undefined) return null;
   const view = backend.decoder.block(headerRlp, bodyRlp);
-  const senders = full ? (backend.chain.receipts(block.number, block.hash)?.receipts.map((r) => r.from) ?? []) : [];
+  const senders = full
+    ? (backend.chain.receipts(block.number, block.hash)?.receipts.map((r) => r.from) ?? [])
+    : [];
   return new RawJson(blockJson(view, full, senders));
 }
 
@@ -18,7 +24,8 @@ function renderBlock(backend: RpcBackend, block: ResolvedBlock | undefined, full
 export function getBlockByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), required(parseBool)],
-    handler: ([selector, full]) => renderBlock(backend, resolveBlock(backend.chain, selector), full),
+    handler: ([selector, full]) =>
+      renderBlock(backend, resolveBlock(backend.chain, selector), full),
   });
 }
 
@@ -27,6 +34,10 @@ export function getBlockByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32), required(parseBool)],
     handler: ([hash, full]) =>
-      renderBlock(backend, resolveBlock(backend.chain, { kind: "hash", hash, requireCanonical: false }), full),
+      renderBlock(
+        backend,
+        resolveBlock(backend.chain, { kind: "hash", hash, requireCanonical: false }),
+        full,
+      ),
   });
 }

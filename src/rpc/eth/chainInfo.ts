@@ -1,7 +1,7 @@
+import { quantity } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { ServerError } from "../errors.ts";
 import { defineMethod } from "../method.ts";
-import { quantity } from "../../util/hex.ts";
 
 function head(backend: RpcBackend): number {
   const n = backend.chain.headNumber();

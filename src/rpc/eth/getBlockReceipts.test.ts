@@ -17,18 +17,32 @@ describe("eth_getBlockReceipts", () => {
 
   test("every selector form returns the same receipts as the per-transaction method", async () => {
     for (let n = 0; n <= 54; n++) {
-      const receipts = (await call(server.url, "eth_getBlockReceipts", [`0x${n.toString(16)}`])) as Receipt[];
-      const block = (await call(server.url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])) as {
+      const receipts = (await call(server.url, "eth_getBlockReceipts", [
+        `0x${n.toString(16)}`,
+      ])) as Receipt[];
+      const block = (await call(server.url, "eth_getBlockByNumber", [
+        `0x${n.toString(16)}`,
+        false,
+      ])) as {
         hash: string;
         transactions: string[];
       };
       assert.equal(receipts.length, block.transactions.length, `block ${n}`);
       assert.deepEqual(await call(server.url, "eth_getBlockReceipts", [block.hash]), receipts);
-      assert.deepEqual(await call(server.url, "eth_getBlockReceipts", [{ blockHash: block.hash }]), receipts);
-      assert.deepEqual(await call(server.url, "eth_getBlockReceipts", [{ blockNumber: `0x${n.toString(16)}` }]), receipts);
+      assert.deepEqual(
+        await call(server.url, "eth_getBlockReceipts", [{ blockHash: block.hash }]),
+        receipts,
+      );
+      assert.deepEqual(
+        await call(server.url, "eth_getBlockReceipts", [{ blockNumber: `0x${n.toString(16)}` }]),
+        receipts,
+      );
       let logIndex = 0;
       for (const [i, r] of receipts.entries()) {
-        assert.deepEqual(await call(server.url, "eth_getTransactionReceipt", [block.transactions[i]]), r);
+        assert.deepEqual(
+          await call(server.url, "eth_getTransactionReceipt", [block.transactions[i]]),
+          r,
+        );
         assert.equal(r.blockHash, block.hash);
         assert.equal(r.transactionIndex, `0x${i.toString(16)}`);
         for (const log of r.logs) assert.equal(log.logIndex, `0x${(logIndex++).toString(16)}`);
@@ -58,7 +72,12 @@ describe("eth_getBlockReceipts", () => {
       [[{}], "invalid argument 0: must specify either BlockHash or BlockNumber"],
     ];
     for (const [params, message] of cases) {
-      const r = (await rpc(server.url, { jsonrpc: "2.0", id: 1, method: "eth_getBlockReceipts", params })) as {
+      const r = (await rpc(server.url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_getBlockReceipts",
+        params,
+      })) as {
         error: unknown;
       };
       assert.deepEqual(r.error, { code: -32602, message }, JSON.stringify(params));

@@ -1,6 +1,11 @@
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
-import { decodeStorageKey, parseAddress, parseBlockSelector, parseStorageKeyString } from "../params.ts";
+import {
+  decodeStorageKey,
+  parseAddress,
+  parseBlockSelector,
+  parseStorageKeyString,
+} from "../params.ts";
 import { resolveStateBlock } from "../resolveBlock.ts";
 import { storageWord } from "./storageWord.ts";
 

@@ -19,9 +19,14 @@ describe("eth_getStorageValues", () => {
 
   test("answers each slot as eth_getStorageAt does, at any block", async () => {
     for (const block of ["latest", "0x5", "0x20", undefined]) {
-      const params: unknown[] = [{ [CONTRACT]: [SLOT0, SLOT1], "0xc1cadaffffffffffffffffffffffffffffffffff": [SLOT0] }];
+      const params: unknown[] = [
+        { [CONTRACT]: [SLOT0, SLOT1], "0xc1cadaffffffffffffffffffffffffffffffffff": [SLOT0] },
+      ];
       if (block !== undefined) params.push(block);
-      const result = (await call(server.url, "eth_getStorageValues", params)) as Record<string, string[]>;
+      const result = (await call(server.url, "eth_getStorageValues", params)) as Record<
+        string,
+        string[]
+      >;
       const at = block ?? "latest";
       assert.deepEqual(result, {
         [CONTRACT]: [
@@ -40,10 +45,19 @@ describe("eth_getStorageValues", () => {
       [[{ [CONTRACT]: [] }], -32602, "empty request"],
       [[{ [CONTRACT]: tooMany }], -38026, "too many slots (max 1024)"],
       [[{ [CONTRACT]: [SLOT0] }, "0x99"], -32000, "header not found"],
-      [[{ [CONTRACT]: ["0x01"] }], -32602, "invalid argument 0: hex string has length 2, want 64 for common.Hash"],
+      [
+        [{ [CONTRACT]: ["0x01"] }],
+        -32602,
+        "invalid argument 0: hex string has length 2, want 64 for common.Hash",
+      ],
     ];
     for (const [params, code, message] of cases) {
-      const r = (await rpc(server.url, { jsonrpc: "2.0", id: 1, method: "eth_getStorageValues", params })) as {
+      const r = (await rpc(server.url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_getStorageValues",
+        params,
+      })) as {
         error: unknown;
       };
       assert.deepEqual(r.error, { code, message }, JSON.stringify(params).slice(0, 80));

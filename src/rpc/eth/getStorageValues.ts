@@ -1,9 +1,9 @@
+import { bytesToHex } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { InvalidParamsError, RpcError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector, parseHash32 } from "../params.ts";
 import { resolveStateBlock } from "../resolveBlock.ts";
-import { bytesToHex } from "../../util/hex.ts";
 import { storageWord } from "./storageWord.ts";
 
 /** geth's cap on the total number of slots in one call. */
@@ -28,7 +28,9 @@ function parseRequest(raw: unknown): StorageRequest {
   for (const [key, slots] of Object.entries(raw)) {
     const address = parseAddress(key);
     if (!Array.isArray(slots)) {
-      throw new InvalidParamsError("json: cannot unmarshal non-array into Go value of type []common.Hash");
+      throw new InvalidParamsError(
+        "json: cannot unmarshal non-array into Go value of type []common.Hash",
+      );
     }
     out.push([address, slots.map(parseHash32)]);
   }

@@ -13,10 +13,12 @@ export type TxContext = {
 
 /** What a 1559-style transaction paid per gas in its block (geth: gasPrice of a mined tx). */
 function paidGasPrice(tx: TransactionView, baseFee: bigint | undefined): bigint {
-  if (tx.maxFeePerGas === undefined || tx.maxPriorityFeePerGas === undefined) return tx.gasPrice ?? 0n;
+  if (tx.maxFeePerGas === undefined || tx.maxPriorityFeePerGas === undefined)
+    return tx.gasPrice ?? 0n;
   if (baseFee === undefined) return tx.maxFeePerGas;
   const price = baseFee + tx.maxPriorityFeePerGas;
-  return price < tx.maxFeePerGas ? price : tx.maxFeePerGas;
+  if (price < tx.maxFeePerGas) return price;
+  return tx.maxFeePerGas;
 }
 
 export function transactionJson(tx: TransactionView, ctx: TxContext): string {
@@ -29,7 +31,10 @@ export function transactionJson(tx: TransactionView, ctx: TxContext): string {
     ["gas", qty(tx.gasLimit)],
     ["gasPrice", qty(paidGasPrice(tx, ctx.baseFeePerGas))],
     ["maxFeePerGas", tx.maxFeePerGas === undefined ? undefined : qty(tx.maxFeePerGas)],
-    ["maxPriorityFeePerGas", tx.maxPriorityFeePerGas === undefined ? undefined : qty(tx.maxPriorityFeePerGas)],
+    [
+      "maxPriorityFeePerGas",
+      tx.maxPriorityFeePerGas === undefined ? undefined : qty(tx.maxPriorityFeePerGas),
+    ],
     ["maxFeePerBlobGas", tx.maxFeePerBlobGas === undefined ? undefined : qty(tx.maxFeePerBlobGas)],
     ["hash", data(tx.hash)],
     ["input", data(tx.input)],
@@ -50,7 +55,10 @@ export function transactionJson(tx: TransactionView, ctx: TxContext): string {
           ),
     ],
     ["chainId", tx.chainId === undefined ? undefined : qty(tx.chainId)],
-    ["blobVersionedHashes", tx.blobVersionedHashes === undefined ? undefined : array(tx.blobVersionedHashes, data)],
+    [
+      "blobVersionedHashes",
+      tx.blobVersionedHashes === undefined ? undefined : array(tx.blobVersionedHashes, data),
+    ],
     [
       "authorizationList",
       tx.authorizationList === undefined
@@ -88,7 +96,10 @@ function headerFields(h: HeaderView): Array<readonly [string, string | undefined
     ["mixHash", data(h.mixHash)],
     ["nonce", data(h.nonce)],
     ["number", qty(h.number)],
-    ["parentBeaconBlockRoot", h.parentBeaconBlockRoot === undefined ? undefined : data(h.parentBeaconBlockRoot)],
+    [
+      "parentBeaconBlockRoot",
+      h.parentBeaconBlockRoot === undefined ? undefined : data(h.parentBeaconBlockRoot),
+    ],
     ["parentHash", data(h.parentHash)],
     ["receiptsRoot", data(h.receiptTrie)],
     ["requestsHash", h.requestsHash === undefined ? undefined : data(h.requestsHash)],
@@ -100,7 +111,11 @@ function headerFields(h: HeaderView): Array<readonly [string, string | undefined
  * `senders` are the transactions' senders, in order (taken from stored receipts: recovering
  * them from signatures on every read would dominate the cost).
  */
-export function blockJson(block: BlockView, fullTransactions: boolean, senders: readonly Uint8Array[]): string {
+export function blockJson(
+  block: BlockView,
+  fullTransactions: boolean,
+  senders: readonly Uint8Array[],
+): string {
   const h = block.header;
   const txs = fullTransactions
     ? array(block.transactions, (tx, index) =>

@@ -1,0 +1,296 @@
+// JSON-RPC 2.0 envelope handling with geth's semantics (rpc/json.go, rpc/handler.go,
+// rpc/server.go): raw id echo, notifications, batches, limits, timeouts.
+
+import {
+  encodeRpcError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  RpcError,
+  ServerError,
+  toRpcError,
+} from "./errors.ts";
+import {
+  BATCH_REQUEST_LIMIT,
+  BATCH_RESPONSE_MAX_SIZE,
+  MAX_METHOD_NAME_LENGTH,
+  RPC_REQUEST_TIMEOUT_MS,
+} from "./limits.ts";
+import type { MethodDef, MethodRegistry, ParamSpec, RequestContext } from "./method.ts";
+import { RawJson } from "./method.ts";
+import { parseSubscriptionId } from "./params.ts";
+import type { Envelope } from "./wire.ts";
+import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
+
+export type DispatcherOptions = {
+  /** Max calls per batch (0: unlimited). */
+  readonly batchRequestLimit?: number;
+  /** Max summed result/error bytes per batch (0: unlimited). */
+  readonly batchResponseMaxSize?: number;
+  /** Per request (whole batch) time limit; 0 disables. */
+  readonly requestTimeoutMs?: number;
+  /**
+   * false (default): geth's HTTP behaviour, `*_subscribe` → "notifications not supported",
+   * `*_unsubscribe` → "subscription not found". true: looked up in the registry (WebSocket).
+   */
+  readonly subscriptions?: boolean;
+};
+
+export type Dispatcher = {
+  /** The response body, or undefined when nothing is to be sent (notifications, empty body). */
+  handle(body: string, ctx: RequestContext): Promise<string | undefined>;
+};
+
+const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}';
+const EMPTY_BATCH = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}';
+const INVALID_REQUEST = '"error":{"code":-32600,"message":"invalid request"}';
+const TIMED_OUT = '"error":{"code":-32002,"message":"request timed out"}';
+const TOO_LARGE = '"error":{"code":-32003,"message":"response too large"}';
+const NOTIFICATIONS_UNSUPPORTED = new RpcError(-32601, "notifications not supported");
+const UNSUBSCRIBE_PARAMS: readonly ParamSpec<unknown>[] = [
+  { parse: parseSubscriptionId, optional: false },
+];
+const TIMEOUT = Symbol("timeout");
+
+function newEnvelope(): Envelope {
+  return { version: "", id: undefined, method: "", paramsKey: undefined, hasResultOrError: false };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function hasValidId(env: Envelope): boolean {
+  const c = env.id?.charCodeAt(0);
+  return c !== undefined && c !== 0x7b && c !== 0x5b;
+}
+
+function isNotification(env: Envelope): boolean {
+  return env.version === "2.0" && env.id === undefined && env.method !== "";
+}
+
+function isCall(env: Envelope): boolean {
+  return env.version === "2.0" && env.method !== "" && hasValidId(env);
+}
+
+/** Messages geth's handler drops without answering: responses and subscription pushes. */
+function isIgnored(env: Envelope): boolean {
+  if (env.version !== "2.0") return false;
+  if (isNotification(env)) return env.method.endsWith("_subscription");
+  return (
+    env.method === "" && hasValidId(env) && env.hasResultOrError && env.paramsKey === undefined
+  );
+}
+
+/** `{"jsonrpc":"2.0","id":…,<tail>}`; geth omits `id` when the message had none. */
+function wrap(id: string | undefined, tail: string): string {
+  return id === undefined ? `{"jsonrpc":"2.0",${tail}}` : `{"jsonrpc":"2.0","id":${id},${tail}}`;
+}
+
+function errorTail(e: unknown): string {
+  return `"error":${encodeRpcError(toRpcError(e))}`;
+}
+
+/** Bytes geth counts towards the batch response limit: the result or error JSON. */
+function payloadSize(tail: string): number {
+  return Buffer.byteLength(tail) - (tail.charCodeAt(1) === 0x72 ? 9 : 8);
+}
+
+/** geth parsePositionalArguments. */
+function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[] {
+  if (raw !== undefined && raw !== null && !Array.isArray(raw)) {
+    throw new InvalidParamsError("non-array args");
+  }
+  const given = raw === undefined || raw === null ? 0 : (raw as unknown[]).length;
+  const args: unknown[] = new Array(specs.length);
+  for (let i = 0; i < given; i++) {
+    const spec = specs[i];
+    if (spec === undefined) {
+      throw new InvalidParamsError(`too many arguments, want at most ${specs.length}`);
+    }
+    const value = (raw as unknown[])[i];
+    if (spec.optional && value === null) continue;
+    try {
+      args[i] = spec.parse(value);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      throw new InvalidParamsError(`invalid argument ${i}: ${message}`);
+    }
+  }
+  for (let i = given; i < specs.length; i++) {
+    if (!specs[i]!.optional)
+      throw new InvalidParamsError(`missing value for required argument ${i}`);
+  }
+  return args;
+}
+
+function resultTail(result: unknown): string {
+  if (result instanceof RawJson) return `"result":${result.json}`;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result);
+  } catch (e) {
+    return errorTail(new InternalError(e instanceof Error ? e.message : String(e)));
+  }
+  return `"result":${json ?? "null"}`;
+}
+
+function withTimeout(work: Promise<string>, ms: number): Promise<string | typeof TIMEOUT> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(TIMEOUT), ms);
+    work.then((tail) => {
+      clearTimeout(timer);
+      resolve(tail);
+    });
+  });
+}
+
+export function createDispatcher(
+  methods: MethodRegistry,
+  options: DispatcherOptions = {},
+): Dispatcher {
+  // A Map, so names like "toString" or "__proto__" never hit Object.prototype.
+  const table = new Map<string, MethodDef>(Object.entries(methods));
+  const batchLimit = options.batchRequestLimit ?? BATCH_REQUEST_LIMIT;
+  const maxResponse = options.batchResponseMaxSize ?? BATCH_RESPONSE_MAX_SIZE;
+  const timeoutMs = options.requestTimeoutMs ?? RPC_REQUEST_TIMEOUT_MS;
+  const subscriptions = options.subscriptions ?? false;
+
+  /** geth handler.handleCall: the result or error of one call or notification. Never throws. */
+  async function callTail(env: Envelope, msg: unknown, ctx: RequestContext): Promise<string> {
+    const method = env.method;
+    if (method.length * 3 > MAX_METHOD_NAME_LENGTH) {
+      const n = utf8Length(method);
+      if (n > MAX_METHOD_NAME_LENGTH) {
+        return errorTail(
+          new InvalidRequestError(`method name too long: ${n} > ${MAX_METHOD_NAME_LENGTH}`),
+        );
+      }
+    }
+    const rawParams =
+      env.paramsKey === undefined ? undefined : (msg as Record<string, unknown>)[env.paramsKey];
+    if (!subscriptions) {
+      if (method.endsWith("_subscribe")) return errorTail(NOTIFICATIONS_UNSUPPORTED);
+      if (method.endsWith("_unsubscribe")) {
+        try {
+          parseArgs(UNSUBSCRIBE_PARAMS, rawParams);
+        } catch (e) {
+          return errorTail(e);
+        }
+        return errorTail(new ServerError("subscription not found"));
+      }
+    }
+    const def = table.get(method);
+    if (def === undefined) return errorTail(new MethodNotFoundError(method));
+    try {
+      const args = parseArgs(def.params, rawParams);
+      return resultTail(await def.handler(args, ctx));
+    } catch (e) {
+      return errorTail(e);
+    }
+  }
+
+  function run(env: Envelope, msg: unknown, ctx: RequestContext, ms: number) {
+    const work = callTail(env, msg, ctx);
+    return ms > 0 ? withTimeout(work, ms) : work;
+  }
+
+  async function handleSingle(body: string, start: number, msg: unknown, ctx: RequestContext) {
+    const env = newEnvelope();
+    if (isObject(msg) && scanEnvelope(body, start, 0, env) < 0) return PARSE_ERROR;
+    if (isIgnored(env)) return undefined;
+    if (isCall(env) || isNotification(env)) {
+      const tail = await run(env, msg, ctx, timeoutMs);
+      // geth writes the timeout error even for a notification (without an id).
+      if (tail === TIMEOUT) return wrap(env.id, TIMED_OUT);
+      return isNotification(env) ? undefined : wrap(env.id, tail);
+    }
+    return wrap(hasValidId(env) ? env.id : "null", INVALID_REQUEST);
+  }
+
+  async function handleBatch(body: string, start: number, msgs: unknown[], ctx: RequestContext) {
+    if (msgs.length === 0) return EMPTY_BATCH;
+    // Scan every element first: nesting depth is part of the syntax check.
+    const envs: Envelope[] = new Array(msgs.length);
+    let j = skipSpace(body, start + 1);
+    for (let k = 0; k < msgs.length; k++) {
+      const env = newEnvelope();
+      const end = isObject(msgs[k]) ? scanEnvelope(body, j, 1, env) : skipValue(body, j, 1);
+      if (end < 0) return PARSE_ERROR;
+      envs[k] = env;
+      j = skipSpace(body, skipSpace(body, end) + 1);
+    }
+    if (batchLimit > 0 && msgs.length > batchLimit) {
+      const first = envs.find(isCall);
+      const id = first === undefined ? "null" : first.id;
+      return `[${wrap(id, '"error":{"code":-32600,"message":"batch too large"}')}]`;
+    }
+    const calls: number[] = [];
+    for (let k = 0; k < msgs.length; k++) if (!isIgnored(envs[k]!)) calls.push(k);
+    if (calls.length === 0) return undefined;
+
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
+    const out: string[] = [];
+    let size = 0;
+    for (let c = 0; c < calls.length; c++) {
+      const k = calls[c]!;
+      const env = envs[k]!;
+      let tail: string | typeof TIMEOUT = INVALID_REQUEST;
+      if (isCall(env) || isNotification(env)) {
+        const left = deadline === 0 ? 0 : deadline - Date.now();
+        tail = deadline !== 0 && left <= 0 ? TIMEOUT : await run(env, msgs[k], ctx, left);
+      }
+      if (tail === TIMEOUT) {
+        // The call in progress and all later ones get the timeout error.
+        appendErrors(out, envs, calls, c, TIMED_OUT);
+        break;
+      }
+      if (isNotification(env)) continue;
+      out.push(wrap(hasValidId(env) ? env.id : "null", tail));
+      size += payloadSize(tail);
+      if (maxResponse > 0 && size > maxResponse) {
+        appendErrors(out, envs, calls, c + 1, TOO_LARGE);
+        break;
+      }
+    }
+    return out.length === 0 ? undefined : `[${out.join(",")}]`;
+  }
+
+  return {
+    async handle(body, ctx) {
+      const start = skipSpace(body, 0);
+      if (start === body.length) return undefined; // io.EOF: geth writes nothing
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        // geth's decoder reads one value and ignores what follows it.
+        const end = firstValueEnd(body, start);
+        if (end < 0) return PARSE_ERROR;
+        try {
+          parsed = JSON.parse(body.slice(start, end));
+        } catch {
+          return PARSE_ERROR;
+        }
+      }
+      return Array.isArray(parsed)
+        ? handleBatch(body, start, parsed, ctx)
+        : handleSingle(body, start, parsed, ctx);
+    },
+  };
+}
+
+/** geth batchCallBuffer.respondWithError: every remaining non-notification, raw id as is. */
+function appendErrors(
+  out: string[],
+  envs: readonly Envelope[],
+  calls: readonly number[],
+  from: number,
+  tail: string,
+): void {
+  for (let c = from; c < calls.length; c++) {
+    const env = envs[calls[c]!]!;
+    if (!isNotification(env)) out.push(wrap(env.id, tail));
+  }
+}

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  encodeRpcError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  RpcError,
+  ServerError,
+  toRpcError,
+} from "./errors.ts";
+
+describe("error classes", () => {
+  it("carry geth's codes, as static and instance fields", () => {
+    const cases: [RpcError, number, number, string][] = [
+      [new ParseError(), ParseError.code, -32700, "parse error"],
+      [new InvalidRequestError(), InvalidRequestError.code, -32600, "invalid request"],
+      [
+        new MethodNotFoundError("eth_foo"),
+        MethodNotFoundError.code,
+        -32601,
+        "the method eth_foo does not exist/is not available",
+      ],
+      [new InvalidParamsError("non-array args"), InvalidParamsError.code, -32602, "non-array args"],
+      [new InternalError(), InternalError.code, -32603, "method handler crashed"],
+      [new ServerError("header not found"), ServerError.code, -32000, "header not found"],
+      [new RequestTimeoutError(), RequestTimeoutError.code, -32002, "request timed out"],
+      [new ResponseTooLargeError(), ResponseTooLargeError.code, -32003, "response too large"],
+    ];
+    for (const [err, staticCode, code, message] of cases) {
+      assert.equal(staticCode, code);
+      assert.equal(err.code, code);
+      assert.equal(err.message, message);
+      assert.ok(err instanceof RpcError && err instanceof Error);
+      assert.equal("data" in err, false, `${err.name} must have no data`);
+    }
+    assert.equal(new InvalidRequestError("empty batch").message, "empty batch");
+  });
+
+  it("name themselves after their class", () => {
+    assert.equal(new ParseError().name, "ParseError");
+    assert.equal(new ServerError("x").name, "ServerError");
+  });
+});
+
+describe("toRpcError", () => {
+  it("keeps an RpcError's code and message, data only when set", () => {
+    assert.deepEqual(toRpcError(new InvalidParamsError("bad")), { code: -32602, message: "bad" });
+    assert.deepEqual(toRpcError(new RpcError(3, "execution reverted", "0x1234")), {
+      code: 3,
+      message: "execution reverted",
+      data: "0x1234",
+    });
+  });
+
+  it("maps plain errors to -32000 and non-errors to -32603", () => {
+    assert.deepEqual(toRpcError(new Error("header not found")), {
+      code: -32000,
+      message: "header not found",
+    });
+    assert.deepEqual(toRpcError(new TypeError("x is undefined")), {
+      code: -32000,
+      message: "x is undefined",
+    });
+    assert.deepEqual(toRpcError("boom"), { code: -32603, message: "method handler crashed" });
+    assert.deepEqual(toRpcError(undefined), { code: -32603, message: "method handler crashed" });
+  });
+});
+
+describe("encodeRpcError", () => {
+  it("writes code, message and optional data in geth's order", () => {
+    assert.equal(
+      encodeRpcError({ code: -32000, message: "header not found" }),
+      '{"code":-32000,"message":"header not found"}',
+    );
+    assert.equal(
+      encodeRpcError({ code: 3, message: "execution reverted", data: "0xab" }),
+      '{"code":3,"message":"execution reverted","data":"0xab"}',
+    );
+  });
+
+  it("escapes the message as Go's json.Marshal does", () => {
+    assert.equal(
+      encodeRpcError({ code: 1, message: 'a<b>&"\\\n\u2028\u0001' }),
+      '{"code":1,"message":"a\\u003cb\\u003e\\u0026\\"\\\\\\n\\u2028\\u0001"}',
+    );
+  });
+
+  it("drops data that cannot be serialized", () => {
+    assert.equal(encodeRpcError({ code: 1, message: "m", data: 1n }), '{"code":1,"message":"m"}');
+  });
+});

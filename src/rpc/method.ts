@@ -1,0 +1,50 @@
+// Typed method definitions: each positional parameter has a parser run at the edge, so
+// handlers receive parsed values (bigint, Uint8Array, selectors), never raw JSON.
+
+export type RequestContext = { readonly tier: "public" | "dedicated" };
+
+export type Parser<T> = (raw: unknown) => T;
+
+export type ParamSpec<T> = { readonly parse: Parser<T>; readonly optional: boolean };
+
+/** A parameter that must be present (JSON null is handed to the parser, as geth does). */
+export function required<T>(parse: Parser<T>): ParamSpec<T> {
+  return { parse, optional: false };
+}
+
+/** A geth pointer argument: missing or JSON null → undefined. */
+export function optional<T>(parse: Parser<T>): ParamSpec<T | undefined> {
+  return { parse, optional: true };
+}
+
+/** The handler's argument tuple for a parameter list. */
+export type ParamValues<P extends readonly ParamSpec<unknown>[]> = {
+  -readonly [K in keyof P]: P[K] extends ParamSpec<infer T> ? T : never;
+};
+
+/**
+ * A registered method. The handler returns a JSON-serializable value (hex strings, not
+ * bigint) or a RawJson; it may throw RpcError subclasses or plain Errors (-32000).
+ */
+export type MethodDef = {
+  readonly params: readonly ParamSpec<unknown>[];
+  readonly handler: (args: readonly unknown[], ctx: RequestContext) => unknown;
+};
+
+export type MethodRegistry = Readonly<Record<string, MethodDef>>;
+
+export function defineMethod<const P extends readonly ParamSpec<unknown>[]>(def: {
+  readonly params: P;
+  readonly handler: (args: ParamValues<P>, ctx: RequestContext) => unknown;
+}): MethodDef {
+  // The dispatcher builds `args` from `params`, so the tuple type holds at runtime.
+  return def as unknown as MethodDef;
+}
+
+/** A result already serialized as JSON, spliced into the response as is (fast path). */
+export class RawJson {
+  readonly json: string;
+  constructor(json: string) {
+    this.json = json;
+  }
+}

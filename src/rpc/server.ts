@@ -1,0 +1,266 @@
+// HTTP transport with geth's behaviour (rpc/http.go ServeHTTP/validateRequest, node/rpcstack.go
+// vhost and CORS layers): status codes and texts for transport errors, JSON-RPC errors at 200.
+
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isIP } from "node:net";
+import type { Dispatcher } from "./dispatch.ts";
+import {
+  HTTP_BODY_LIMIT,
+  HTTP_IDLE_TIMEOUT_MS,
+  HTTP_READ_HEADER_TIMEOUT_MS,
+  HTTP_READ_TIMEOUT_MS,
+} from "./limits.ts";
+import type { RequestContext } from "./method.ts";
+
+export type RpcHttpOptions = {
+  readonly dispatcher: Dispatcher;
+  /** Max body bytes (default 5 MiB). */
+  readonly bodyLimit?: number;
+  /** Context handed to every call (default: public tier). */
+  readonly context?: RequestContext;
+  /** CORS allowed origins ("*" for any); unset disables CORS, as in geth. */
+  readonly corsOrigins?: readonly string[];
+  /** Allowed Host names ("*" for any; IPs always pass); unset disables the check. */
+  readonly vhosts?: readonly string[];
+};
+
+export type RpcHttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const PUBLIC_CONTEXT: RequestContext = { tier: "public" };
+const ACCEPTED_TYPES = new Set([
+  "application/json",
+  "application/json-rpc",
+  "application/jsonrequest",
+]);
+const CORS_METHODS = new Set(["POST", "GET", "OPTIONS"]);
+
+/** Go's http.Error: plain text, message plus newline. */
+function httpError(res: ServerResponse, status: number, message: string): void {
+  const body = `${message}\n`;
+  res.writeHead(status, {
+    "content-type": "text/plain; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Go's r.ContentLength: -1 for chunked bodies, 0 when there is no body. */
+function contentLength(req: IncomingMessage): number {
+  if (req.headers["transfer-encoding"] !== undefined) return -1;
+  const header = req.headers["content-length"];
+  return header === undefined ? 0 : Number(header);
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const PARAM =
+  /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*$/;
+
+/** Media type of a Content-Type header per Go's mime.ParseMediaType; undefined if invalid. */
+export function parseMediaType(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const parts = header.split(";");
+  const type = parts[0]!.trim().toLowerCase();
+  const slash = type.indexOf("/");
+  if (slash < 0 || !TOKEN.test(type.slice(0, slash)) || !TOKEN.test(type.slice(slash + 1))) {
+    return undefined;
+  }
+  const seen = new Set<string>();
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part.trim() === "") {
+      if (i === parts.length - 1) break; // a trailing ";" is tolerated
+      return undefined;
+    }
+    const m = PARAM.exec(part);
+    if (m === null) return undefined;
+    const key = m[1]!.toLowerCase();
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+  }
+  return type;
+}
+
+function hostOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) {
+    const end = hostHeader.indexOf("]");
+    return end > 0 && hostHeader[end + 1] === ":" ? hostHeader.slice(1, end) : hostHeader;
+  }
+  const colon = hostHeader.indexOf(":");
+  return colon >= 0 && colon === hostHeader.lastIndexOf(":")
+    ? hostHeader.slice(0, colon)
+    : hostHeader;
+}
+
+/** A request handler for the JSON-RPC endpoint; mount it on any path. */
+export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
+  const limit = opts.bodyLimit ?? HTTP_BODY_LIMIT;
+  const ctx = opts.context ?? PUBLIC_CONTEXT;
+  const vhosts =
+    opts.vhosts === undefined ? undefined : new Set(opts.vhosts.map((h) => h.toLowerCase()));
+  const cors =
+    opts.corsOrigins === undefined
+      ? undefined
+      : new Set(opts.corsOrigins.map((o) => o.toLowerCase()));
+
+  function vhostAllowed(req: IncomingMessage): boolean {
+    const header = req.headers.host;
+    if (vhosts === undefined || header === undefined || header === "") return true;
+    const host = hostOf(header).toLowerCase();
+    return isIP(host) !== 0 || vhosts.has("*") || vhosts.has(host);
+  }
+
+  /** rs/cors as geth configures it; true when the preflight was answered. */
+  function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Set<string>): boolean {
+    const origin = req.headers.origin;
+    const wanted = req.headers["access-control-request-method"];
+    const originOk =
+      origin !== undefined && (allowed.has("*") || allowed.has(origin.toLowerCase()));
+    const allowOrigin = allowed.has("*") ? "*" : (origin ?? "");
+    if (req.method === "OPTIONS" && wanted !== undefined) {
+      res.setHeader(
+        "vary",
+        "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+      );
+      const method = wanted.toUpperCase();
+      if (originOk && CORS_METHODS.has(method)) {
+        res.setHeader("access-control-allow-origin", allowOrigin);
+        res.setHeader("access-control-allow-methods", method);
+        const headers = req.headers["access-control-request-headers"];
+        if (headers !== undefined) res.setHeader("access-control-allow-headers", headers);
+        res.setHeader("access-control-max-age", "600");
+      }
+      res.writeHead(204);
+      res.end();
+      return true;
+    }
+    res.setHeader("vary", "Origin");
+    if (originOk && CORS_METHODS.has(req.method ?? "")) {
+      res.setHeader("access-control-allow-origin", allowOrigin);
+    }
+    return false;
+  }
+
+  function validate(req: IncomingMessage, res: ServerResponse, length: number): boolean {
+    if (req.method === "PUT" || req.method === "DELETE") {
+      httpError(res, 405, "method not allowed");
+      return false;
+    }
+    if (length > limit) {
+      httpError(res, 413, `content length too large (${length}>${limit})`);
+      return false;
+    }
+    if (req.method === "OPTIONS") return true;
+    if (ACCEPTED_TYPES.has(parseMediaType(req.headers["content-type"]) ?? "")) return true;
+    httpError(res, 415, "invalid content type, only application/json is supported");
+    return false;
+  }
+
+  async function respond(res: ServerResponse, body: string, truncated: boolean) {
+    let out: string | undefined;
+    try {
+      out = await opts.dispatcher.handle(body, ctx);
+    } catch {
+      out = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
+    }
+    if (res.destroyed || res.writableEnded) return;
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": out === undefined ? 0 : Buffer.byteLength(out),
+    };
+    // The unread rest of a cut body makes the connection unusable for another request.
+    if (truncated) headers.connection = "close";
+    res.writeHead(200, headers);
+    res.end(out);
+  }
+
+  return (req, res) => {
+    res.on("error", () => {}); // a vanished client is not our error
+    req.on("error", () => {});
+    if (!vhostAllowed(req)) {
+      httpError(res, 403, "invalid host specified");
+      return;
+    }
+    if (cors !== undefined && applyCors(req, res, cors)) return;
+    const length = contentLength(req);
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    // Permit empty GETs for health checks (geth: load balancers).
+    if (req.method === "GET" && length === 0 && (q < 0 || q === url.length - 1)) {
+      res.writeHead(200, { "content-length": 0 });
+      res.end();
+      return;
+    }
+    if (!validate(req, res, length)) return;
+
+    // Read at most `limit` bytes, like geth's io.LimitReader: a longer chunked body is cut.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (truncated: boolean) => {
+      done = true;
+      const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      void respond(res, buf.toString("utf8"), truncated);
+    };
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      if (size + chunk.length > limit) {
+        chunks.push(chunk.subarray(0, limit - size));
+        size = limit;
+        finish(true);
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    req.on("end", () => {
+      if (!done) finish(false);
+    });
+  };
+}
+
+/** The path of a request target (origin-form, or absolute-form as sent to proxies). */
+function pathOf(url: string): string {
+  if (url.startsWith("/")) {
+    const q = url.indexOf("?");
+    return q < 0 ? url : url.slice(0, q);
+  }
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** A node:http server answering JSON-RPC on `/` (other paths: 404, as geth). */
+export function createRpcServer(opts: RpcHttpOptions): Server {
+  const handler = createRpcHandler(opts);
+  const server = createServer((req, res) => {
+    if (pathOf(req.url ?? "/") !== "/") {
+      res.writeHead(404, { "content-length": 0 });
+      res.end();
+      return;
+    }
+    handler(req, res);
+  });
+  server.headersTimeout = HTTP_READ_HEADER_TIMEOUT_MS;
+  server.requestTimeout = HTTP_READ_TIMEOUT_MS;
+  server.keepAliveTimeout = HTTP_IDLE_TIMEOUT_MS;
+  return server;
+}
+
+/** Starts listening; resolves with the base URL (port 0 picks a free port). */
+export function listen(server: Server, host: string, port: number): Promise<{ url: string }> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      const addr = server.address() as AddressInfo;
+      const h = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+      resolve({ url: `http://${h}:${addr.port}/` });
+    });
+  });
+}
