@@ -1,6 +1,6 @@
 // The execution-apis conformance chain shipped in ../shared, and helpers to import it.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,8 +23,16 @@ export const GENESIS = join(FIXTURES, "genesis.json");
 export const CHAIN_RLP = join(FIXTURES, "chain.rlp");
 export const FORKCHOICE = join(FIXTURES, "headfcu.json");
 
+const created: string[] = [];
+process.on("exit", () => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory, removed when the test process exits. */
 export function tempDatadir(label: string): string {
-  return mkdtempSync(join(tmpdir(), `flashnode-${label}-`));
+  const dir = mkdtempSync(join(tmpdir(), `flashnode-${label}-`));
+  created.push(dir);
+  return dir;
 }
 
 export type CliResult = { status: number | null; stdout: string; stderr: string };
