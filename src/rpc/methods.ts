@@ -1,13 +1,21 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
 import type { RpcBackend } from "./backend.ts";
-import { getBalance, getCode, getTransactionCount } from "./eth/accountState.ts";
-import { getBlockByHash, getBlockByNumber } from "./eth/blocks.ts";
-import { blockNumber, chainId, clientVersion, netVersion, syncing } from "./eth/chainInfo.ts";
+import { blockNumber } from "./eth/blockNumber.ts";
+import { chainId } from "./eth/chainId.ts";
+import { getBalance } from "./eth/getBalance.ts";
+import { getBlockByHash } from "./eth/getBlockByHash.ts";
+import { getBlockByNumber } from "./eth/getBlockByNumber.ts";
 import { getBlockReceipts } from "./eth/getBlockReceipts.ts";
+import { getCode } from "./eth/getCode.ts";
 import { getStorageAt } from "./eth/getStorageAt.ts";
 import { getStorageValues } from "./eth/getStorageValues.ts";
-import { getTransactionByHash, getTransactionReceipt } from "./eth/transactions.ts";
+import { getTransactionByHash } from "./eth/getTransactionByHash.ts";
+import { getTransactionCount } from "./eth/getTransactionCount.ts";
+import { getTransactionReceipt } from "./eth/getTransactionReceipt.ts";
+import { syncing } from "./eth/syncing.ts";
 import type { MethodRegistry } from "./method.ts";
+import { netVersion } from "./net/netVersion.ts";
+import { clientVersion } from "./web3/clientVersion.ts";
 
 export function createMethods(backend: RpcBackend): MethodRegistry {
   return {

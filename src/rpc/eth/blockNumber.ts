@@ -1,0 +1,16 @@
+import { quantity } from "../../util/hex.ts";
+import type { RpcBackend } from "../backend.ts";
+import { ServerError } from "../errors.ts";
+import { defineMethod } from "../method.ts";
+
+/** eth_blockNumber → newest sealed block. */
+export function blockNumber(backend: RpcBackend) {
+  return defineMethod({
+    params: [],
+    handler: () => {
+      const head = backend.chain.headNumber();
+      if (head === undefined) throw new ServerError("archive is empty");
+      return quantity(head);
+    },
+  });
+}

@@ -1,0 +1,14 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, required } from "../method.ts";
+import { parseBlockNumberOnly, parseBool } from "../params.ts";
+import { resolveBlock } from "../resolveBlock.ts";
+import { blockResult } from "./blockResult.ts";
+
+/** eth_getBlockByNumber(number|tag, fullTransactions) → block or null. */
+export function getBlockByNumber(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseBlockNumberOnly), required(parseBool)],
+    handler: ([selector, full]) =>
+      blockResult(backend, resolveBlock(backend.chain, selector), full),
+  });
+}

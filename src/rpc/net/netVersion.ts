@@ -1,0 +1,7 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod } from "../method.ts";
+
+/** net_version → chain id in decimal. */
+export function netVersion(backend: RpcBackend) {
+  return defineMethod({ params: [], handler: () => backend.chainId.toString(10) });
+}

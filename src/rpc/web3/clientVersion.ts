@@ -1,0 +1,7 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod } from "../method.ts";
+
+/** web3_clientVersion → name/version/platform. */
+export function clientVersion(backend: RpcBackend) {
+  return defineMethod({ params: [], handler: () => backend.clientVersion });
+}
