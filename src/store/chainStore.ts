@@ -37,7 +37,10 @@ export type ChainReader = {
   headerRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
   bodyRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
   receipts(number: number, hash: Uint8Array): BlockReceipts | undefined;
-  transactionLocation(hash: Uint8Array): { number: number; index: number } | undefined;
+  /** Where a transaction sits in the canonical chain. */
+  transactionLocation(
+    hash: Uint8Array,
+  ): { number: number; index: number; blockHash: Uint8Array } | undefined;
   forkchoice(): Forkchoice;
   chainConfig(): string | undefined;
 };
@@ -136,7 +139,10 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     transactionLocation(hash) {
       const v = t.txLookup.getFast(hash);
-      return v === undefined ? undefined : readTxLocation(v);
+      if (v === undefined) return undefined;
+      const location = readTxLocation(v);
+      const blockHash = t.canonical.get(u64Key(location.number));
+      return blockHash === undefined ? undefined : { ...location, blockHash };
     },
     forkchoice: () => ({
       safe: metaNumber(t.meta, META_KEYS.safe),

@@ -10,8 +10,7 @@ export function getTransactionByHash(backend: RpcBackend) {
     handler: ([hash]) => {
       const location = backend.chain.transactionLocation(hash);
       if (location === undefined) return null;
-      const blockHash = backend.chain.canonicalHash(location.number);
-      if (blockHash === undefined) return null;
+      const { blockHash } = location;
       const headerRlp = backend.chain.headerRlp(location.number, blockHash);
       const bodyRlp = backend.chain.bodyRlp(location.number, blockHash);
       const receipts = backend.chain.receipts(location.number, blockHash);

@@ -10,8 +10,7 @@ export function getTransactionReceipt(backend: RpcBackend) {
     handler: ([hash]) => {
       const location = backend.chain.transactionLocation(hash);
       if (location === undefined) return null;
-      const blockHash = backend.chain.canonicalHash(location.number);
-      if (blockHash === undefined) return null;
+      const { blockHash } = location;
       const block = backend.chain.receipts(location.number, blockHash);
       const receipt = block?.receipts[location.index];
       if (block === undefined || receipt === undefined) return null;
