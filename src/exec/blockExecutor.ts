@@ -1,14 +1,14 @@
 // Executes blocks with the EVM library on top of the archive and turns each into one BlockWrite:
 // header, body, receipts and the exact state diff, verified against the block's own roots.
-import type { Block, BlockHeader } from "@ethereumjs/block";
-import { createBlockHeaderFromRLP } from "@ethereumjs/block";
+import { type Block, type BlockHeader, createBlock, createBlockHeaderFromRLP, type HeaderData } from "@ethereumjs/block";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
 import { Caches, CacheType } from "@ethereumjs/statemanager";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
-import { createVM, type RunBlockResult, runBlock, type VM } from "@ethereumjs/vm";
+import { type BlockBuilder, buildBlock, createVM, type RunBlockResult, runBlock, type VM } from "@ethereumjs/vm";
+import type { StateDiff } from "../pending/types.ts";
 import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";
-import type { AccountChange, AccountRecord, BlockWrite, StorageChange } from "../chain/types.ts";
+import type { AccountChange, AccountRecord, BlockWrite, ReceiptRecord, StorageChange } from "../chain/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { keccak256 } from "./crypto.ts";
@@ -102,6 +102,51 @@ export class BlockExecutor {
     return createBlockHeaderFromRLP(rlp, { common: spec.common, setHardfork: true });
   }
 
+  /** The archive head as a block the builder can extend (header only: all it reads). */
+  headBlock(): Block {
+    const head = this.store.headNumber();
+    if (head === undefined) throw new Error("archive has no genesis");
+    const header = BlockExecutor.storedHeader(this.spec, this.store, head);
+    return createBlock({ header: header.toJSON() }, { common: header.common, skipConsensusFormatValidation: true });
+  }
+
+  /** Starts building the next block on the head; the recorder starts afresh. */
+  async openBuilder(headerData: HeaderData): Promise<BlockBuilder> {
+    const parentBlock = this.headBlock();
+    this.vm.common.setHardforkBy({
+      blockNumber: parentBlock.header.number + 1n,
+      timestamp: BigInt(headerData.timestamp as bigint),
+    });
+    this.state.resetRecording();
+    return buildBlock(this.vm, { parentBlock, headerData, blockOpts: { putBlockIntoBlockchain: false } });
+  }
+
+  /** The account as the block being built has it now (for pool validation). */
+  async currentAccount(address: Uint8Array): Promise<AccountRecord | undefined> {
+    return toRecord(await this.state.getAccount(new Address(address)));
+  }
+
+  /** Values of everything touched since the previous call (one flashblock's state diff). */
+  async drainDiff(): Promise<StateDiff> {
+    const t = this.state.drainRecent();
+    const accounts: [Uint8Array, AccountRecord | undefined][] = [];
+    for (const address of t.accounts.values()) {
+      accounts.push([address, toRecord(await this.state.getAccount(new Address(address)))]);
+    }
+    const storage: [Uint8Array, Uint8Array, Uint8Array][] = [];
+    for (const { address, slot } of t.slots.values()) {
+      const addr = new Address(address);
+      const exists = (await this.state.getAccount(addr)) !== undefined;
+      storage.push([address, slot, exists ? trimLeadingZeros(await this.state.getStorage(addr, slot)) : new Uint8Array(0)]);
+    }
+    return {
+      accounts,
+      storage,
+      wiped: [...t.wiped.values()],
+      code: [...t.code].map(([hash, code]) => [Buffer.from(hash, "hex"), code] as const),
+    };
+  }
+
   /** Builds the genesis state from the allocations; the block and its write. */
   async genesis(): Promise<{ block: Block; write: BlockWrite }> {
     this.state.resetRecording();
@@ -119,7 +164,7 @@ export class BlockExecutor {
     await this.state.commit();
     const stateRoot = await this.state.getStateRoot();
     const block = genesisBlock(this.spec, stateRoot);
-    return { block, write: await this.collectWrite(block, undefined) };
+    return { block, write: await this.collectWrite(block, []) };
   }
 
   /** Executes a block on top of the archive head and verifies every root it commits to. */
@@ -172,7 +217,8 @@ export class BlockExecutor {
       await this.resetState(parent.stateRoot);
       return reject(problem);
     }
-    return this.collectWrite(block, result);
+    const common = commonAt(this.spec, block.header.number, block.header.timestamp);
+    return this.collectWrite(block, buildReceipts(block, result.receipts, common));
   }
 
   /** After a refused block: forget its state so the executor is back on the parent. */
@@ -182,10 +228,8 @@ export class BlockExecutor {
     await this.state.setStateRoot(parentRoot, true);
   }
 
-  private async collectWrite(
-    block: Block,
-    result: RunBlockResult | undefined,
-  ): Promise<BlockWrite> {
+  /** The block's write: its state diff read off the recorder, with the given receipts. */
+  async collectWrite(block: Block, receipts: readonly ReceiptRecord[]): Promise<BlockWrite> {
     const accountChanges: AccountChange[] = [];
     const storageChanges: StorageChange[] = [];
     const slots = new Map(this.state.touchedSlots);
@@ -208,8 +252,6 @@ export class BlockExecutor {
         : new Uint8Array(0);
       if (!equalBytes(before, after)) storageChanges.push({ address, slot, before, after });
     }
-    const common = commonAt(this.spec, block.header.number, block.header.timestamp);
-    const receipts = result === undefined ? [] : buildReceipts(block, result, common);
     return {
       number: Number(block.header.number),
       hash: block.hash(),

@@ -8,12 +8,25 @@ import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
 
+export type Touches = {
+  readonly accounts: Map<string, Uint8Array>;
+  readonly slots: Map<string, TouchedSlot>;
+  readonly wiped: Map<string, Uint8Array>;
+  readonly code: Map<string, Uint8Array>;
+};
+
+function emptyTouches(): Touches {
+  return { accounts: new Map(), slots: new Map(), wiped: new Map(), code: new Map() };
+}
+
 export class RecordingStateManager extends MerkleStateManager {
   readonly touchedAccounts = new Map<string, Uint8Array>();
   readonly touchedSlots = new Map<string, TouchedSlot>();
   /** Accounts whose whole storage was dropped (self-destruct, deletion, creation over storage). */
   readonly wipedAccounts = new Map<string, Uint8Array>();
   readonly newCode = new Map<string, Uint8Array>();
+  /** What changed since the last drainRecent(): a flashblock's worth. */
+  private recent = emptyTouches();
 
   constructor(
     opts: MerkleStateManagerOpts,
@@ -23,12 +36,16 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   private touch(address: Address): void {
-    this.touchedAccounts.set(bytesToUnprefixedHex(address.bytes), address.bytes);
+    const hex = bytesToUnprefixedHex(address.bytes);
+    this.touchedAccounts.set(hex, address.bytes);
+    this.recent.accounts.set(hex, address.bytes);
   }
 
   private wipe(address: Address): void {
     this.touch(address);
-    this.wipedAccounts.set(bytesToUnprefixedHex(address.bytes), address.bytes);
+    const hex = bytesToUnprefixedHex(address.bytes);
+    this.wipedAccounts.set(hex, address.bytes);
+    this.recent.wiped.set(hex, address.bytes);
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
@@ -45,10 +62,9 @@ export class RecordingStateManager extends MerkleStateManager {
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     this.touch(address);
     const slot = copyBytes(key);
-    this.touchedSlots.set(bytesToUnprefixedHex(address.bytes) + bytesToUnprefixedHex(slot), {
-      address: address.bytes,
-      slot,
-    });
+    const id = bytesToUnprefixedHex(address.bytes) + bytesToUnprefixedHex(slot);
+    this.touchedSlots.set(id, { address: address.bytes, slot });
+    this.recent.slots.set(id, { address: address.bytes, slot });
     return super.putStorage(address, key, value);
   }
 
@@ -69,5 +85,13 @@ export class RecordingStateManager extends MerkleStateManager {
     this.touchedSlots.clear();
     this.wipedAccounts.clear();
     this.newCode.clear();
+    this.recent = emptyTouches();
+  }
+
+  /** What was touched since the previous call. */
+  drainRecent(): Touches {
+    const out = this.recent;
+    this.recent = emptyTouches();
+    return out;
   }
 }

@@ -1,0 +1,93 @@
+// The genesis of `flashnode dev`: every fork from block 0 up to the chosen one, the standard
+// test-mnemonic accounts prefunded, and the system contracts Cancun/Prague need (EIP-4788,
+// EIP-2935, EIP-7002, EIP-7251), whose canonical bytecode is read from the bundled
+// execution-apis genesis.
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { privateToAddress } from "@ethereumjs/util";
+import { bytesToHex } from "../util/hex.ts";
+
+export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+export const DEV_FORKS = ["cancun", "prague", "osaka"] as const;
+export type DevFork = (typeof DEV_FORKS)[number];
+
+const SAMPLE_GENESIS = resolve(dirname(fileURLToPath(import.meta.url)), "../../fixtures/execution-apis/genesis.json");
+const SYSTEM_CONTRACTS = [
+  "000f3df6d732807ef1319fb7b8bb8522d0beac02", // EIP-4788 beacon roots
+  "0000f90827f1c53a10cb7a02335b175320002935", // EIP-2935 block hashes
+  "00000961ef480eb55e80d19ad83579a64c007002", // EIP-7002 withdrawal requests
+  "0000bbddc7ce488642fb579f8b00f3a590007251", // EIP-7251 consolidations
+];
+
+export type DevAccount = { readonly address: string; readonly privateKey: string };
+
+/** The first `count` accounts of the mnemonic, at m/44'/60'/0'/0/i (as anvil and hardhat do). */
+export function devAccounts(count: number, mnemonic = DEV_MNEMONIC): DevAccount[] {
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  return Array.from({ length: count }, (_, i) => {
+    const key = root.derive(`m/44'/60'/0'/0/${i}`).privateKey;
+    if (key === null) throw new Error(`cannot derive account ${i}`);
+    return { address: bytesToHex(privateToAddress(key)), privateKey: bytesToHex(key) };
+  });
+}
+
+export type DevGenesisOptions = {
+  readonly chainId: bigint;
+  readonly fork: DevFork;
+  readonly accounts: readonly DevAccount[];
+  readonly balanceWei: bigint;
+  readonly gasLimit: bigint;
+  readonly timestamp: bigint;
+};
+
+export function devGenesis(opts: DevGenesisOptions): Record<string, unknown> {
+  const sample = JSON.parse(readFileSync(SAMPLE_GENESIS, "utf8")) as {
+    alloc: Record<string, { code: string; balance: string }>;
+    config: { blobSchedule: Record<string, unknown> };
+  };
+  const alloc: Record<string, { balance: string; code?: string }> = {};
+  for (const address of SYSTEM_CONTRACTS) {
+    const code = sample.alloc[address]?.code;
+    if (code === undefined) throw new Error(`bundled genesis lacks system contract ${address}`);
+    alloc[address] = { balance: "0x0", code };
+  }
+  for (const account of opts.accounts) alloc[account.address.slice(2)] = { balance: `0x${opts.balanceWei.toString(16)}` };
+  const forkIndex = DEV_FORKS.indexOf(opts.fork);
+  const timeForks: Record<string, number> = { shanghaiTime: 0, cancunTime: 0 };
+  if (forkIndex >= 1) timeForks.pragueTime = 0;
+  if (forkIndex >= 2) timeForks.osakaTime = 0;
+  const blobSchedule: Record<string, unknown> = {};
+  for (const f of DEV_FORKS.slice(0, forkIndex + 1)) blobSchedule[f] = sample.config.blobSchedule[f];
+  return {
+    config: {
+      chainId: Number(opts.chainId),
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      mergeNetsplitBlock: 0,
+      terminalTotalDifficulty: 0,
+      ...timeForks,
+      depositContractAddress: "0x0000000000000000000000000000000000000000",
+      blobSchedule,
+    },
+    nonce: "0x0",
+    timestamp: `0x${opts.timestamp.toString(16)}`,
+    extraData: "0x",
+    gasLimit: `0x${opts.gasLimit.toString(16)}`,
+    difficulty: "0x0",
+    mixHash: `0x${"00".repeat(32)}`,
+    coinbase: `0x${"00".repeat(20)}`,
+    baseFeePerGas: "0x3b9aca00",
+    alloc,
+  };
+}

@@ -1,0 +1,59 @@
+// The pre-confirmed block as it crosses from the sequencer (worker thread) to the RPC thread:
+// plain data only (structured-clone friendly), one update per flashblock.
+import type { AccountRecord, ReceiptRecord } from "../chain/types.ts";
+
+/** Values written since the previous flashblock, read after its transactions executed. */
+export type StateDiff = {
+  readonly accounts: ReadonlyArray<readonly [address: Uint8Array, account: AccountRecord | undefined]>;
+  /** Values with leading zeros trimmed (empty = zero). */
+  readonly storage: ReadonlyArray<readonly [address: Uint8Array, slot: Uint8Array, value: Uint8Array]>;
+  /** Accounts whose storage was cleared; applied before `storage`. */
+  readonly wiped: readonly Uint8Array[];
+  readonly code: ReadonlyArray<readonly [codeHash: Uint8Array, code: Uint8Array]>;
+};
+
+/** The block environment, fixed at flashblock 0 (Base's `base`). */
+export type PendingBase = {
+  readonly number: number;
+  readonly parentHash: Uint8Array;
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly coinbase: Uint8Array;
+  readonly prevRandao: Uint8Array;
+  readonly parentBeaconBlockRoot: Uint8Array;
+  readonly extraData: Uint8Array;
+  readonly blobGasPrice: bigint;
+  readonly excessBlobGas: bigint;
+};
+
+export type PendingTransaction = {
+  readonly hash: Uint8Array;
+  /** EIP-2718 encoding, as it will appear in the block body. */
+  readonly raw: Uint8Array;
+};
+
+export type FlashblockUpdate = {
+  readonly kind: "flashblock";
+  readonly base: PendingBase;
+  readonly index: number;
+  readonly transactions: readonly PendingTransaction[];
+  readonly receipts: readonly ReceiptRecord[];
+  readonly diff: StateDiff;
+  /** Cumulative for the block so far. */
+  readonly gasUsed: bigint;
+  readonly logsBloom: Uint8Array;
+  /** Base wire message, JSON text, for the /flashblocks stream. */
+  readonly wireJson: string;
+  /** Time the sequencer took to build it (ms), and when it was published (epoch ms). */
+  readonly buildMs: number;
+  readonly publishedAt: number;
+};
+
+export type SealedUpdate = {
+  readonly kind: "sealed";
+  readonly number: number;
+  readonly hash: Uint8Array;
+  /** The next block's flashblock 0, published in the same message so head and pending switch together. */
+  readonly next: FlashblockUpdate;
+};

@@ -1,0 +1,277 @@
+// The block producer: every flashblock interval it executes the waiting transactions onto the
+// block being built and publishes a flashblock; every block time it seals that block into the
+// archive (one atomic write) and opens the next. All work runs through one queue, so
+// submissions, flashblocks and seals never interleave.
+import { createBlockHeader } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
+import type { BlockBuilder } from "@ethereumjs/vm";
+import type { ReceiptRecord } from "../chain/types.ts";
+import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { keccak256 } from "../exec/crypto.ts";
+import { receiptRecord } from "../exec/receipts.ts";
+import type { FlashblockUpdate, PendingBase, PendingTransaction, SealedUpdate } from "../pending/types.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToHex, hexToBytes } from "../util/hex.ts";
+import { flashblockWireJson } from "./flashblockWire.ts";
+import { TxPool, TxRejectedError } from "./txPool.ts";
+
+export type SequencerOptions = {
+  readonly blockTimeMs: number;
+  readonly flashblockIntervalMs: number;
+  readonly gasLimit: bigint;
+  readonly coinbase: Uint8Array;
+};
+
+export type SubmitResult = { readonly hash: string; readonly sender: Uint8Array; readonly nextNonce: bigint };
+
+type Building = {
+  readonly builder: BlockBuilder;
+  readonly base: PendingBase;
+  readonly payloadId: string;
+  readonly openedAt: number;
+  readonly receipts: ReceiptRecord[];
+  readonly transactions: PendingTransaction[];
+  index: number;
+};
+
+const ZERO32 = new Uint8Array(32);
+
+export class Sequencer {
+  readonly pool = new TxPool();
+  private building: Building | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly executor: BlockExecutor,
+    private readonly store: ChainStore,
+    private readonly common: Common,
+    private readonly opts: SequencerOptions,
+    private readonly publish: (update: FlashblockUpdate | SealedUpdate) => void,
+  ) {}
+
+  /** Runs `fn` after everything queued before it. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async start(): Promise<void> {
+    await this.serial(async () => {
+      this.building = await this.open();
+      this.publish(await this.flashblock(this.building, [], performance.now()));
+    });
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.queue;
+  }
+
+  submit(raw: Uint8Array): Promise<SubmitResult> {
+    return this.serial(async () => {
+      const tx = this.decode(raw);
+      const building = this.building;
+      if (building === undefined) throw new TxRejectedError("sequencer is not running");
+      let sender: Uint8Array;
+      try {
+        sender = tx.getSenderAddress().bytes;
+      } catch (e) {
+        throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
+      }
+      const account = await this.executor.currentAccount(sender);
+      const { hash } = this.pool.add(tx, raw.length, {
+        common: this.common,
+        baseFee: building.base.baseFeePerGas,
+        blockGasLimit: building.base.gasLimit,
+        account: () => account,
+      });
+      return { hash, sender, nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n) };
+    });
+  }
+
+  private decode(raw: Uint8Array): TypedTransaction {
+    try {
+      if (raw[0] === 3) return createBlob4844TxFromSerializedNetworkWrapper(raw, { common: this.common });
+      return createTxFromRLP(raw, { common: this.common });
+    } catch (e) {
+      const message = (e as Error).message;
+      if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
+      if (/type|not supported|unsupported/i.test(message)) throw new TxRejectedError("transaction type not supported");
+      throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
+    }
+  }
+
+  /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */
+  private schedule(): void {
+    if (this.stopped || this.building === undefined) return;
+    const b = this.building;
+    const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+    this.timer = setTimeout(() => {
+      void this.serial(() => this.tick()).then(
+        () => this.schedule(),
+        (e: unknown) => {
+          console.error("sequencer tick failed", e);
+          this.schedule();
+        },
+      );
+    }, Math.max(0, due - performance.now()));
+  }
+
+  private async tick(): Promise<void> {
+    const b = this.building;
+    if (b === undefined) return;
+    const started = performance.now();
+    b.index++;
+    const added = await this.executeWaiting(b);
+    const update = await this.flashblock(b, added, started);
+    if (performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 < this.opts.blockTimeMs) {
+      this.publish(update);
+      return;
+    }
+    // The last flashblock of the block, then the seal: a block holds exactly what was published.
+    this.publish(update);
+    const sealed = await this.seal(b);
+    this.building = await this.open();
+    this.publish({ ...sealed, next: await this.flashblock(this.building, [], performance.now()) });
+  }
+
+  private async executeWaiting(b: Building): Promise<PendingTransaction[]> {
+    const nonces = new Map<string, bigint>();
+    for (const sender of this.pool.senders()) {
+      nonces.set(bytesToHex(sender), (await this.executor.currentAccount(sender))?.nonce ?? 0n);
+    }
+    const txs = this.pool.takeExecutable((sender) => nonces.get(bytesToHex(sender)) ?? 0n);
+    const added: PendingTransaction[] = [];
+    for (const tx of txs) {
+      const previousCumulative = b.builder.gasUsed;
+      let result: Awaited<ReturnType<BlockBuilder["addTransaction"]>>;
+      try {
+        result = await b.builder.addTransaction(tx, { allowNoBlobs: false });
+      } catch (e) {
+        const message = (e as Error).message;
+        // Full block: the transaction waits for the next one.
+        if (/remaining gas|blob gas limit/.test(message)) this.pool.requeue(tx);
+        else console.error(`dropped ${bytesToHex(tx.hash())}: ${message}`);
+        continue;
+      }
+      // The block holds the tx without its blob sidecar; the builder keeps that form.
+      const built = (b.builder as unknown as { transactions: TypedTransaction[] }).transactions;
+      const included = built[built.length - 1]!;
+      b.receipts.push(
+        receiptRecord(included, result.receipt, {
+          baseFee: b.base.baseFeePerGas,
+          blobGasPrice: b.base.blobGasPrice,
+          previousCumulative,
+        }),
+      );
+      const pending = { hash: included.hash(), raw: included.serialize() };
+      b.transactions.push(pending);
+      added.push(pending);
+    }
+    return added;
+  }
+
+  private async open(): Promise<Building> {
+    const parent = this.executor.headBlock();
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + 1n;
+    const prevRandao = keccak256(parent.hash());
+    const builder = await this.executor.openBuilder({
+      coinbase: this.opts.coinbase,
+      timestamp,
+      gasLimit: this.opts.gasLimit,
+      mixHash: prevRandao,
+      parentBeaconBlockRoot: ZERO32,
+    });
+    const common = this.common;
+    const headerData = (builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }).headerData;
+    const excessBlobGas = headerData.excessBlobGas ?? 0n;
+    const base: PendingBase = {
+      number: Number(parent.header.number + 1n),
+      parentHash: parent.hash(),
+      timestamp,
+      gasLimit: this.opts.gasLimit,
+      baseFeePerGas: headerData.baseFeePerGas,
+      coinbase: this.opts.coinbase,
+      prevRandao,
+      parentBeaconBlockRoot: ZERO32,
+      extraData: new Uint8Array(0),
+      excessBlobGas,
+      blobGasPrice: createBlockHeader({ excessBlobGas, number: parent.header.number + 1n, timestamp }, { common }).getBlobGasPrice(),
+    };
+    // A payload id as Base's builder makes one: 8 bytes naming this build.
+    const payloadId = bytesToHex(keccak256(hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`)).subarray(0, 8));
+    return { builder, base, payloadId, openedAt: performance.now(), receipts: [], transactions: [], index: 0 };
+  }
+
+  private async flashblock(b: Building, added: PendingTransaction[], started: number): Promise<FlashblockUpdate> {
+    const diff = await this.executor.drainDiff();
+    const receiptsRoot = await b.builder.receiptTrie();
+    const logsBloom = b.builder.logsBloom();
+    const gasUsed = b.builder.gasUsed;
+    const partial = createBlockHeader(
+      {
+        parentHash: b.base.parentHash,
+        coinbase: b.base.coinbase,
+        stateRoot: ZERO32,
+        transactionsTrie: await b.builder.transactionsTrie(),
+        receiptTrie: receiptsRoot,
+        logsBloom,
+        number: BigInt(b.base.number),
+        gasLimit: b.base.gasLimit,
+        gasUsed,
+        timestamp: b.base.timestamp,
+        mixHash: b.base.prevRandao,
+        baseFeePerGas: b.base.baseFeePerGas,
+        withdrawalsRoot: KECCAK256_RLP,
+        blobGasUsed: b.builder.blobGasUsed,
+        excessBlobGas: b.base.excessBlobGas,
+        parentBeaconBlockRoot: b.base.parentBeaconBlockRoot,
+        requestsHash: SHA256_NULL,
+      },
+      { common: this.common },
+    );
+    const newReceipts = b.receipts.slice(b.receipts.length - added.length);
+    const wireJson = flashblockWireJson({
+      payloadId: b.payloadId,
+      index: b.index,
+      base: b.base,
+      transactions: added,
+      receipts: newReceipts,
+      balances: diff.accounts,
+      receiptsRoot,
+      logsBloom,
+      gasUsed,
+      blobGasUsed: b.builder.blobGasUsed,
+      partialBlockHash: partial.hash(),
+      withdrawalsRoot: KECCAK256_RLP,
+    });
+    return {
+      kind: "flashblock",
+      base: b.base,
+      index: b.index,
+      transactions: added,
+      receipts: newReceipts,
+      diff,
+      gasUsed,
+      logsBloom,
+      wireJson,
+      buildMs: performance.now() - started,
+      publishedAt: Date.now(),
+    };
+  }
+
+  private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
+    const { block } = await b.builder.build();
+    const write = await this.executor.collectWrite(block, b.receipts);
+    this.store.writeBlock(write);
+    return { kind: "sealed", number: Number(block.header.number), hash: block.hash() };
+  }
+}
