@@ -1,9 +1,11 @@
 // Stored blocks decoded into plain views for the RPC layer (which never sees the EVM library).
-import { type BlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
+import { type BlockHeader, createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
 import { keccak256 } from "../exec/crypto.ts";
+import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { bytesToBigInt } from "../util/hex.ts";
 
 export type HeaderView = {
@@ -160,6 +162,10 @@ function listPrefixLength(length: number): number {
   return 1 + bytes;
 }
 
+function stringPrefixLength(length: number): number {
+  return length === 1 ? 0 : listPrefixLength(length);
+}
+
 export function decodeHeader(common: Common, headerRlp: Uint8Array): HeaderView {
   return headerView(createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true }));
 }
@@ -185,5 +191,58 @@ export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint
       address: w[2]!,
       amount: bytesToBigInt(w[3]!),
     })),
+  };
+}
+
+export function decodeTransaction(common: Common, raw: Uint8Array): TransactionView {
+  return transactionView(createTxFromBlockBodyData(raw, { common }));
+}
+
+const ZERO32 = new Uint8Array(32);
+
+/**
+ * The pre-confirmed block as a block view. Like Base, its hash is 32 zero bytes, and so is its
+ * state root: both exist only once the block is sealed.
+ */
+export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
+  const b = p.base;
+  const header = createBlockHeader(
+    {
+      parentHash: b.parentHash,
+      coinbase: b.coinbase,
+      stateRoot: ZERO32,
+      transactionsTrie: p.transactionsRoot,
+      receiptTrie: p.receiptsRoot,
+      logsBloom: p.logsBloom,
+      number: BigInt(b.number),
+      gasLimit: b.gasLimit,
+      gasUsed: p.gasUsed,
+      timestamp: b.timestamp,
+      extraData: b.extraData,
+      mixHash: b.prevRandao,
+      baseFeePerGas: b.baseFeePerGas,
+      withdrawalsRoot: KECCAK256_RLP,
+      blobGasUsed: p.blobGasUsed,
+      excessBlobGas: b.excessBlobGas,
+      parentBeaconBlockRoot: b.parentBeaconBlockRoot,
+      requestsHash: SHA256_NULL,
+    },
+    { common, setHardfork: true },
+  );
+  const headerRlp = header.serialize();
+  let txBytes = 0;
+  for (const t of p.transactions) {
+    // Legacy transactions are RLP lists in the body; typed ones are byte strings around the envelope.
+    const isList = t.raw[0]! >= 0xc0;
+    txBytes += isList ? t.raw.length : stringPrefixLength(t.raw.length) + t.raw.length;
+  }
+  // header ‖ [txs] ‖ [] uncles ‖ [] withdrawals
+  const payload = headerRlp.length + listPrefixLength(txBytes) + txBytes + 1 + 1;
+  return {
+    header: { ...headerView(header), hash: ZERO32 },
+    size: listPrefixLength(payload) + payload,
+    transactions: p.transactions.map((t) => decodeTransaction(common, t.raw)),
+    uncleHashes: [],
+    withdrawals: [],
   };
 }

@@ -3,8 +3,8 @@
 // filter.go filterLogs): positional topics, null = wildcard, nested arrays = OR.
 
 import { InvalidParamsError, ServerError } from "../rpc/errors.ts";
-import { parseBlockNumberOnly, parseHash32 } from "../rpc/params.ts";
 import type { BlockNumberSelector } from "../rpc/params.ts";
+import { parseBlockNumberOnly, parseHash32 } from "../rpc/params.ts";
 import { goFold } from "../rpc/wire.ts";
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from "../util/hex.ts";
 import type { LogEvent } from "./types.ts";
@@ -193,7 +193,8 @@ export function parseLogFilter(raw: unknown): LogFilter {
       }
     }
   } catch (e) {
-    if (e instanceof CriteriaError) throw new InvalidParamsError(`invalid argument 1: ${e.message}`);
+    if (e instanceof CriteriaError)
+      throw new InvalidParamsError(`invalid argument 1: ${e.message}`);
     throw e;
   }
   return checkCriteria(addresses, topics, topicCounts, from, to);

@@ -22,7 +22,10 @@ export const MAX_INACTIVE_NOTIFICATIONS = 1024;
 export class SubscriptionNotFoundError extends RpcError {
   static readonly code: number = -32601;
   constructor(namespace: string, name: string) {
-    super(SubscriptionNotFoundError.code, `no ${goQuote(name)} subscription in ${namespace} namespace`);
+    super(
+      SubscriptionNotFoundError.code,
+      `no ${goQuote(name)} subscription in ${namespace} namespace`,
+    );
   }
 }
 

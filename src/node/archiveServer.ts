@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import { decodeBlock, decodeHeader } from "../chain/blockView.ts";
+import { decodeBlock, decodeHeader, decodeTransaction, pendingBlockView } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { RpcBackend } from "../rpc/backend.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
@@ -45,8 +45,13 @@ export async function startArchiveServer(opts: {
     decoder: {
       header: (rlp) => decodeHeader(spec.common, rlp),
       block: (headerRlp, bodyRlp) => decodeBlock(spec.common, headerRlp, bodyRlp),
+      transaction: (raw) => decodeTransaction(spec.common, raw),
+      pendingBlock: (block) => pendingBlockView(spec.common, block),
     },
     clientVersion: CLIENT_VERSION,
+    pending: () => undefined,
+    transactions: undefined,
+    calls: undefined,
   };
   const dispatcher = createDispatcher(createMethods(backend));
   const server = createRpcServer({ dispatcher });

@@ -42,7 +42,10 @@ export type FlashblockUpdate = {
   readonly diff: StateDiff;
   /** Cumulative for the block so far. */
   readonly gasUsed: bigint;
+  readonly blobGasUsed: bigint;
   readonly logsBloom: Uint8Array;
+  readonly receiptsRoot: Uint8Array;
+  readonly transactionsRoot: Uint8Array;
   /** Base wire message, JSON text, for the /flashblocks stream. */
   readonly wireJson: string;
   /** Time the sequencer took to build it (ms), and when it was published (epoch ms). */

@@ -1,10 +1,49 @@
-// What RPC handlers may use: read interfaces of the chain and state, never the store or the VM.
-import type { BlockView, HeaderView } from "../chain/blockView.ts";
+// What RPC handlers may use: read interfaces of the chain, state and pending block, and the
+// sequencer/call services; never the store or the VM themselves.
+import type { BlockView, HeaderView, TransactionView } from "../chain/blockView.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 
 export type BlockDecoder = {
   header(headerRlp: Uint8Array): HeaderView;
   block(headerRlp: Uint8Array, bodyRlp: Uint8Array): BlockView;
+  transaction(raw: Uint8Array): TransactionView;
+  pendingBlock(block: PendingBlock): BlockView;
+};
+
+/** Transaction intake (only `flashnode dev` has one). */
+export type TransactionSink = {
+  submit(raw: Uint8Array): Promise<{ hash: string }>;
+  /** The pool's next nonce for a sender (its contiguous run of accepted txs), if it has any. */
+  poolNonce(address: Uint8Array): bigint | undefined;
+  /** Resolves when the transaction is pre-confirmed or sealed, or with false at the deadline. */
+  waitForReceipt(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
+};
+
+export type CallRequest = {
+  readonly from: Uint8Array | undefined;
+  readonly to: Uint8Array | undefined;
+  readonly gas: bigint | undefined;
+  readonly gasPrice: bigint | undefined;
+  readonly maxFeePerGas: bigint | undefined;
+  readonly maxPriorityFeePerGas: bigint | undefined;
+  readonly value: bigint | undefined;
+  readonly data: Uint8Array | undefined;
+  readonly nonce: bigint | undefined;
+  readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }> | undefined;
+};
+
+/** Where a call runs: a sealed block's state, or the pending block over its parent. */
+export type CallTarget = { readonly number: number; readonly pending: boolean };
+
+export type CallResult =
+  | { readonly ok: true; readonly returnData: Uint8Array; readonly gasUsed: bigint }
+  | { readonly ok: false; readonly reverted: boolean; readonly returnData: Uint8Array; readonly error: string };
+
+/** EVM calls, run off the RPC thread. */
+export type CallService = {
+  call(request: CallRequest, target: CallTarget): Promise<CallResult>;
+  estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
 };
 
 export type RpcBackend = {
@@ -13,4 +52,8 @@ export type RpcBackend = {
   readonly state: StateReader;
   readonly decoder: BlockDecoder;
   readonly clientVersion: string;
+  /** The newest pre-confirmed block, if any (may trail a just-sealed head; see resolveBlock). */
+  readonly pending: () => PendingBlock | undefined;
+  readonly transactions: TransactionSink | undefined;
+  readonly calls: CallService | undefined;
 };

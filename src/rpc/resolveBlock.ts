@@ -1,70 +1,128 @@
-// The one place where a block selector becomes a block: every method that takes a block calls
-// this. Errors and not-found results follow geth: state reads fail on an unknown block, block
-// reads answer null.
-import type { ChainReader } from "../store/chainStore.ts";
-import { equalBytes } from "../util/hex.ts";
+// The one place where a block selector becomes a block or a state: every method that takes a
+// block calls this. Errors and not-found results follow geth: state reads fail on an unknown
+// block, block reads answer null. `pending` is the pre-confirmed block when one extends the
+// head, and `latest` otherwise: never null, never an error.
+import type { AccountRecord } from "../chain/types.ts";
+import { type PendingBlock, storageId } from "../pending/pendingBlock.ts";
+import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
+import type { RpcBackend } from "./backend.ts";
 import { ServerError } from "./errors.ts";
 import type { BlockSelector } from "./params.ts";
 
 export type ResolvedBlock = { readonly number: number; readonly hash: Uint8Array };
 
+export type BlockTarget =
+  | ({ readonly kind: "sealed" } & ResolvedBlock)
+  | { readonly kind: "pending"; readonly block: PendingBlock };
+
+/** State after a block (or after the pre-confirmed transactions), read without the trie. */
+export type BlockState = {
+  readonly number: number;
+  readonly pending: boolean;
+  account(address: Uint8Array): AccountRecord | undefined;
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
+  code(codeHash: Uint8Array): Uint8Array | undefined;
+};
+
+const EMPTY = new Uint8Array(0);
+const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
+
+function head(backend: RpcBackend): number {
+  const n = backend.chain.headNumber();
+  if (n === undefined) throw new ServerError("archive is empty");
+  return n;
+}
+
+/** The pre-confirmed block if it builds on the current head (a stale one is already sealed). */
+export function livePending(backend: RpcBackend): PendingBlock | undefined {
+  const p = backend.pending();
+  if (p === undefined) return undefined;
+  return p.base.number === head(backend) + 1 ? p : undefined;
+}
+
+function sealed(backend: RpcBackend, number: number): BlockTarget | undefined {
+  const hash = backend.chain.canonicalHash(number);
+  return hash === undefined ? undefined : { kind: "sealed", number, hash };
+}
+
 /** Resolves a selector; undefined means "no such block" (unknown number or hash). */
-export function resolveBlock(
-  chain: ChainReader,
-  selector: BlockSelector,
-): ResolvedBlock | undefined {
-  const head = chain.headNumber();
-  if (head === undefined) throw new ServerError("archive is empty");
-  let number: number;
+export function resolveBlockTarget(backend: RpcBackend, selector: BlockSelector): BlockTarget | undefined {
+  const chain = backend.chain;
+  const top = head(backend);
   switch (selector.kind) {
     case "hash": {
       const n = chain.blockNumber(selector.hash);
       if (n === undefined) return undefined;
       const canonical = chain.canonicalHash(n);
-      if (
-        selector.requireCanonical &&
-        (canonical === undefined || !equalBytes(canonical, selector.hash))
-      ) {
+      if (selector.requireCanonical && (canonical === undefined || !equalBytes(canonical, selector.hash))) {
         throw new ServerError("hash is not currently canonical");
       }
-      return { number: n, hash: selector.hash };
+      return { kind: "sealed", number: n, hash: selector.hash };
     }
     case "number":
-      if (selector.number > BigInt(head)) return undefined;
-      number = Number(selector.number);
-      break;
+      return selector.number > BigInt(top) ? undefined : sealed(backend, Number(selector.number));
     case "tag":
       switch (selector.tag) {
         case "earliest":
-          number = 0;
-          break;
-        // No sequencer: there is no pre-confirmed block, so pending is latest.
+          return sealed(backend, 0);
         case "latest":
-        case "pending":
-          number = head;
-          break;
+          return sealed(backend, top);
+        case "pending": {
+          const p = livePending(backend);
+          return p === undefined ? sealed(backend, top) : { kind: "pending", block: p };
+        }
         case "safe":
         case "finalized": {
           const n = chain.forkchoice()[selector.tag];
           if (n === undefined) throw new ServerError(`${selector.tag} block not found`);
-          number = n;
-          break;
+          return sealed(backend, n);
         }
       }
   }
-  const hash = chain.canonicalHash(number);
-  return hash === undefined ? undefined : { number, hash };
 }
 
-/** For state reads: an unknown block is an error, as in geth. */
-export function resolveStateBlock(
-  chain: ChainReader,
-  selector: BlockSelector | undefined,
-): ResolvedBlock {
-  const sel: BlockSelector = selector ?? { kind: "tag", tag: "latest" };
-  const block = resolveBlock(chain, sel);
-  if (block === undefined) {
+/** For methods that only take sealed blocks. */
+export function resolveBlock(backend: RpcBackend, selector: BlockSelector): ResolvedBlock | undefined {
+  const target = resolveBlockTarget(backend, selector);
+  if (target?.kind === "pending") return sealed(backend, target.block.base.number - 1) as ResolvedBlock;
+  return target;
+}
+
+function sealedState(backend: RpcBackend, number: number): BlockState {
+  const s = backend.state;
+  return {
+    number,
+    pending: false,
+    account: (address) => s.account(address, number),
+    storage: (address, slot) => s.storage(address, slot, number),
+    code: (codeHash) => s.code(codeHash),
+  };
+}
+
+function pendingState(backend: RpcBackend, p: PendingBlock): BlockState {
+  const parent = sealedState(backend, p.base.number - 1);
+  return {
+    number: p.base.number,
+    pending: true,
+    account(address) {
+      const key = bytesToUnprefixedHex(address);
+      return p.accounts.has(key) ? p.accounts.get(key) : parent.account(address);
+    },
+    storage(address, slot) {
+      const value = p.storage.get(storageId(address, slot));
+      if (value !== undefined) return value;
+      return p.wiped.has(bytesToUnprefixedHex(address)) ? EMPTY : parent.storage(address, slot);
+    },
+    code: (codeHash) => p.code.get(bytesToUnprefixedHex(codeHash)) ?? parent.code(codeHash),
+  };
+}
+
+/** For state reads: an unknown block is an error, as in geth. The block defaults to latest. */
+export function resolveState(backend: RpcBackend, selector: BlockSelector | undefined): BlockState {
+  const sel = selector ?? LATEST;
+  const target = resolveBlockTarget(backend, sel);
+  if (target === undefined) {
     throw new ServerError(sel.kind === "hash" ? "header for hash not found" : "header not found");
   }
-  return block;
+  return target.kind === "pending" ? pendingState(backend, target.block) : sealedState(backend, target.number);
 }

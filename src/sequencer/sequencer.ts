@@ -216,12 +216,13 @@ export class Sequencer {
     const receiptsRoot = await b.builder.receiptTrie();
     const logsBloom = b.builder.logsBloom();
     const gasUsed = b.builder.gasUsed;
+    const transactionsRoot = await b.builder.transactionsTrie();
     const partial = createBlockHeader(
       {
         parentHash: b.base.parentHash,
         coinbase: b.base.coinbase,
         stateRoot: ZERO32,
-        transactionsTrie: await b.builder.transactionsTrie(),
+        transactionsTrie: transactionsRoot,
         receiptTrie: receiptsRoot,
         logsBloom,
         number: BigInt(b.base.number),
@@ -261,7 +262,10 @@ export class Sequencer {
       receipts: newReceipts,
       diff,
       gasUsed,
+      blobGasUsed: b.builder.blobGasUsed,
       logsBloom,
+      receiptsRoot,
+      transactionsRoot,
       wireJson,
       buildMs: performance.now() - started,
       publishedAt: Date.now(),

@@ -1,7 +1,7 @@
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBool, parseHash32 } from "../params.ts";
-import { resolveBlock } from "../resolveBlock.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
 import { blockResult } from "./blockResult.ts";
 
 /** eth_getBlockByHash(hash, fullTransactions) → block or null. */
@@ -9,10 +9,6 @@ export function getBlockByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32), required(parseBool)],
     handler: ([hash, full]) =>
-      blockResult(
-        backend,
-        resolveBlock(backend.chain, { kind: "hash", hash, requireCanonical: false }),
-        full,
-      ),
+      blockResult(backend, resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false }), full),
   });
 }

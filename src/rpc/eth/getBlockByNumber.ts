@@ -1,14 +1,13 @@
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockNumberOnly, parseBool } from "../params.ts";
-import { resolveBlock } from "../resolveBlock.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
 import { blockResult } from "./blockResult.ts";
 
-/** eth_getBlockByNumber(number|tag, fullTransactions) → block or null. */
+/** eth_getBlockByNumber(number|tag, fullTransactions) → block or null; pending → the pre-confirmed block. */
 export function getBlockByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), required(parseBool)],
-    handler: ([selector, full]) =>
-      blockResult(backend, resolveBlock(backend.chain, selector), full),
+    handler: ([selector, full]) => blockResult(backend, resolveBlockTarget(backend, selector), full),
   });
 }

@@ -2,18 +2,19 @@ import type { RpcBackend } from "../backend.ts";
 import { blockReceiptsJson } from "../format/receipt.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
-import { resolveBlock } from "../resolveBlock.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
+import { blockReceipts } from "./blockResult.ts";
 
-/** eth_getBlockReceipts(block) → receipts, [] for an empty block, null for an unknown one. */
+/**
+ * eth_getBlockReceipts(block) → receipts, [] for an empty block, null for an unknown one.
+ * pending → the pre-confirmed receipts (block hash 32 zero bytes, as Base), or latest's.
+ */
 export function getBlockReceipts(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockSelector)],
     handler: ([selector]) => {
-      const block = resolveBlock(backend.chain, selector);
-      if (block === undefined) return null;
-      const receipts = backend.chain.receipts(block.number, block.hash);
-      if (receipts === undefined) return null;
-      return new RawJson(blockReceiptsJson(receipts));
+      const receipts = blockReceipts(backend, resolveBlockTarget(backend, selector));
+      return receipts === undefined ? null : new RawJson(blockReceiptsJson(receipts));
     },
   });
 }

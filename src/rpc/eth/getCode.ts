@@ -2,17 +2,17 @@ import { bytesToHex } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector } from "../params.ts";
-import { resolveStateBlock } from "../resolveBlock.ts";
+import { resolveState } from "../resolveBlock.ts";
 
 /** eth_getCode(address, block = latest) → bytecode ("0x" for none). */
 export function getCode(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), optional(parseBlockSelector)],
     handler: ([address, selector]) => {
-      const block = resolveStateBlock(backend.chain, selector);
-      const codeHash = backend.state.account(address, block.number)?.codeHash;
+      const state = resolveState(backend, selector);
+      const codeHash = state.account(address)?.codeHash;
       if (codeHash === undefined) return "0x";
-      return bytesToHex(backend.state.code(codeHash) ?? new Uint8Array(0));
+      return bytesToHex(state.code(codeHash) ?? new Uint8Array(0));
     },
   });
 }

@@ -6,7 +6,7 @@ import {
   parseBlockSelector,
   parseStorageKeyString,
 } from "../params.ts";
-import { resolveStateBlock } from "../resolveBlock.ts";
+import { resolveState } from "../resolveBlock.ts";
 import { storageWord } from "./storageWord.ts";
 
 /** eth_getStorageAt(address, slot, block = latest) → 32-byte word. */
@@ -15,9 +15,9 @@ export function getStorageAt(backend: RpcBackend) {
     params: [required(parseAddress), required(parseStorageKeyString), optional(parseBlockSelector)],
     handler: ([address, key, selector]) => {
       // geth resolves the block before it decodes the key: an unknown block wins over a bad key.
-      const block = resolveStateBlock(backend.chain, selector);
+      const state = resolveState(backend, selector);
       const slot = decodeStorageKey(key);
-      return storageWord(backend.state.storage(address, slot, block.number));
+      return storageWord(state.storage(address, slot));
     },
   });
 }

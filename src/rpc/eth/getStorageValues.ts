@@ -3,7 +3,7 @@ import type { RpcBackend } from "../backend.ts";
 import { InvalidParamsError, RpcError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector, parseHash32 } from "../params.ts";
-import { resolveStateBlock } from "../resolveBlock.ts";
+import { resolveState } from "../resolveBlock.ts";
 import { storageWord } from "./storageWord.ts";
 
 /** geth's cap on the total number of slots in one call. */
@@ -50,11 +50,11 @@ export function getStorageValues(backend: RpcBackend) {
         }
       }
       if (total === 0) throw new InvalidParamsError("empty request");
-      const block = resolveStateBlock(backend.chain, selector);
+      const state = resolveState(backend, selector);
       const result: Record<string, string[]> = {};
       for (const [address, slots] of request) {
         result[bytesToHex(address)] = slots.map((slot) =>
-          storageWord(backend.state.storage(address, slot, block.number)),
+          storageWord(state.storage(address, slot)),
         );
       }
       return result;

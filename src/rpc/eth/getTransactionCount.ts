@@ -2,15 +2,18 @@ import { quantity } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector } from "../params.ts";
-import { resolveStateBlock } from "../resolveBlock.ts";
+import { resolveState } from "../resolveBlock.ts";
 
 /** eth_getTransactionCount(address, block = latest) → nonce. */
 export function getTransactionCount(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), optional(parseBlockSelector)],
     handler: ([address, selector]) => {
-      const block = resolveStateBlock(backend.chain, selector);
-      return quantity(backend.state.account(address, block.number)?.nonce ?? 0n);
+      const state = resolveState(backend, selector);
+      const nonce = state.account(address)?.nonce ?? 0n;
+      // Like geth's pool nonce: transactions accepted but not yet pre-confirmed count too.
+      const pooled = state.pending ? backend.transactions?.poolNonce(address) : undefined;
+      return quantity(pooled !== undefined && pooled > nonce ? pooled : nonce);
     },
   });
 }

@@ -2,25 +2,24 @@ import type { RpcBackend } from "../backend.ts";
 import { firstLogIndex, receiptJson } from "../format/receipt.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseHash32 } from "../params.ts";
+import { locateTransaction } from "./locateTransaction.ts";
 
-/** eth_getTransactionReceipt(hash) → receipt or null. */
+/** eth_getTransactionReceipt(hash) → receipt (sealed, else pre-confirmed) or null. */
 export function getTransactionReceipt(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32)],
     handler: ([hash]) => {
-      const location = backend.chain.transactionLocation(hash);
-      if (location === undefined) return null;
-      const { blockHash } = location;
-      const block = backend.chain.receipts(location.number, blockHash);
-      const receipt = block?.receipts[location.index];
-      if (block === undefined || receipt === undefined) return null;
+      const found = locateTransaction(backend, hash);
+      const receipt = found?.receipts.receipts[found.index];
+      if (found === undefined || receipt === undefined) return null;
+      const block = found.receipts;
       return new RawJson(
         receiptJson(receipt, {
-          blockHash,
-          blockNumber: location.number,
+          blockHash: block.blockHash,
+          blockNumber: block.blockNumber,
           blockTimestamp: block.blockTimestamp,
-          transactionIndex: location.index,
-          firstLogIndex: firstLogIndex(block.receipts, location.index),
+          transactionIndex: found.index,
+          firstLogIndex: firstLogIndex(block.receipts, found.index),
         }),
       );
     },

@@ -1,0 +1,261 @@
+// WebSocket endpoints on the node's HTTP server: JSON-RPC with eth_subscribe (geth
+// rpc/websocket.go behaviour) on `/` and routed paths, and the raw flashblocks stream in Base's
+// wire format on `/flashblocks`.
+
+import type { IncomingMessage, Server } from "node:http";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import type { RawData, WebSocket } from "ws";
+import { WebSocketServer } from "ws";
+import type { DispatcherOptions } from "../rpc/dispatch.ts";
+import { createDispatcher } from "../rpc/dispatch.ts";
+import type { MethodRegistry, RequestContext } from "../rpc/method.ts";
+import type { SendLimits } from "./outbox.ts";
+import { Outbox, RPC_SEND_LIMITS, STREAM_SEND_LIMITS } from "./outbox.ts";
+import { SubscriptionSet, subscriptionMethods } from "./subscriptions.ts";
+import type { ChainFeed, FlashblockEvent, Unsubscribe } from "./types.ts";
+
+/** geth wsDefaultReadLimit (rpc/websocket.go): larger messages close the connection (1009). */
+export const WS_READ_LIMIT = 32 * 1024 * 1024;
+/** Stream clients have nothing to say; anything larger than this closes them. */
+export const STREAM_READ_LIMIT = 64 * 1024;
+/** Ping period; a client that has not answered the previous ping by the next one is cut. */
+export const WS_PING_INTERVAL_MS = 5_000;
+/** Requests of one connection in progress at once; past it, reading pauses. */
+export const WS_MAX_INFLIGHT = 64;
+export const FLASHBLOCKS_PATH = "/flashblocks";
+/** How long close() waits for close handshakes before cutting sockets. */
+const CLOSE_GRACE_MS = 1_000;
+
+const INTERNAL_ERROR =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
+const PUBLIC: RequestContext = { tier: "public" };
+
+/** The context for a JSON-RPC path; undefined rejects with 404, a number with that status. */
+export type WsRoute = (path: string) => RequestContext | number | undefined;
+
+export type WebSocketOptions = {
+  readonly feed: ChainFeed;
+  readonly methods: MethodRegistry;
+  /** Default: `/` → public tier, anything else 404. */
+  readonly route?: WsRoute;
+  readonly flashblocksPath?: string;
+  readonly maxMessageBytes?: number;
+  readonly pingIntervalMs?: number;
+  readonly maxInflight?: number;
+  readonly rpcLimits?: SendLimits;
+  readonly streamLimits?: SendLimits;
+  /** Dispatcher settings for WebSocket calls (default: no request timeout, as geth). */
+  readonly dispatcher?: Omit<DispatcherOptions, "subscriptions">;
+};
+
+export type WebSocketHandle = {
+  /** Open connections (both kinds). */
+  readonly connections: number;
+  /** Stops accepting upgrades and closes every socket. */
+  close(): Promise<void>;
+};
+
+type Connection = {
+  readonly ws: WebSocket;
+  readonly outbox: Outbox;
+  alive: boolean;
+  paused: boolean;
+};
+
+export function defaultWsRoute(path: string): RequestContext | undefined {
+  return path === "/" ? PUBLIC : undefined;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function rejectUpgrade(socket: Duplex, status: number): void {
+  const text = STATUS_CODES[status] ?? "Error";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  socket.destroy();
+}
+
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data).toString("utf8");
+}
+
+export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSocketHandle {
+  const route = opts.route ?? defaultWsRoute;
+  const streamPath = opts.flashblocksPath ?? FLASHBLOCKS_PATH;
+  const maxInflight = opts.maxInflight ?? WS_MAX_INFLIGHT;
+  const rpcLimits = opts.rpcLimits ?? RPC_SEND_LIMITS;
+  const streamLimits = opts.streamLimits ?? STREAM_SEND_LIMITS;
+  const dispatcherOptions: DispatcherOptions = {
+    requestTimeoutMs: 0,
+    ...opts.dispatcher,
+    subscriptions: true,
+  };
+  // Compression off, as geth's upgrader: flashblocks are small and sent to many clients.
+  const rpcWss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: opts.maxMessageBytes ?? WS_READ_LIMIT,
+  });
+  const streamWss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: STREAM_READ_LIMIT,
+  });
+  const connections = new Set<Connection>();
+  const streamClients = new Set<Connection>();
+  let stopStream: Unsubscribe | undefined;
+  let closed = false;
+
+  function track(ws: WebSocket, limits: SendLimits): Connection {
+    const conn: Connection = {
+      ws,
+      outbox: new Outbox(ws, limits),
+      alive: true,
+      paused: false,
+    };
+    connections.add(conn);
+    ws.on("pong", () => {
+      conn.alive = true;
+    });
+    // Errors (oversized or malformed frames) are followed by 'close'; nothing else to do.
+    ws.on("error", () => {});
+    ws.on("close", () => connections.delete(conn));
+    return conn;
+  }
+
+  // One feed listener serves every stream client; it exists only while there are clients.
+  function broadcast(ev: FlashblockEvent): void {
+    for (const conn of streamClients) conn.outbox.send(ev.json);
+  }
+
+  function onStream(ws: WebSocket): void {
+    const conn = track(ws, streamLimits);
+    streamClients.add(conn);
+    if (stopStream === undefined) stopStream = opts.feed.onFlashblock(broadcast);
+    ws.on("message", () => {
+      conn.alive = true;
+    });
+    ws.on("close", () => {
+      streamClients.delete(conn);
+      if (streamClients.size === 0 && stopStream !== undefined) {
+        stopStream();
+        stopStream = undefined;
+      }
+    });
+  }
+
+  function onRpc(ws: WebSocket, base: RequestContext): void {
+    const conn = track(ws, rpcLimits);
+    const subs = new SubscriptionSet({
+      feed: opts.feed,
+      send: (text) => conn.outbox.send(text),
+      onOverflow: () => conn.outbox.drop(),
+    });
+    const dispatcher = createDispatcher(
+      { ...opts.methods, ...subscriptionMethods(subs) },
+      dispatcherOptions,
+    );
+    let inflight = 0;
+    ws.on("message", (data) => {
+      conn.alive = true;
+      // A fresh context per message: subscriptions made by it activate after its response.
+      const ctx: RequestContext = { ...base };
+      inflight++;
+      if (inflight >= maxInflight && !conn.paused) {
+        conn.paused = true;
+        ws.pause();
+      }
+      void dispatcher
+        .handle(textOf(data), ctx)
+        .catch(() => INTERNAL_ERROR)
+        .then((out) => {
+          if (out !== undefined) conn.outbox.send(out);
+          subs.activate(ctx);
+          inflight--;
+          if (conn.paused && inflight < maxInflight) {
+            conn.paused = false;
+            ws.resume();
+          }
+        });
+    });
+    ws.on("close", () => subs.closeAll());
+  }
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => {});
+    if (closed) {
+      rejectUpgrade(socket, 503);
+      return;
+    }
+    const path = pathOf(req.url ?? "/");
+    if (path === streamPath) {
+      streamWss.handleUpgrade(req, socket, head, onStream);
+      return;
+    }
+    let ctx: RequestContext | number | undefined;
+    try {
+      ctx = route(path);
+    } catch {
+      ctx = 500;
+    }
+    if (ctx === undefined || typeof ctx === "number") {
+      rejectUpgrade(socket, ctx ?? 404);
+      return;
+    }
+    rpcWss.handleUpgrade(req, socket, head, (ws) => onRpc(ws, ctx));
+  }
+
+  // Idle deadline: each tick cuts clients that did not pong since the last one, then pings.
+  const heartbeat = setInterval(() => {
+    for (const conn of connections) {
+      // A paused reader cannot see pongs; it is alive by definition (we stopped reading).
+      if (conn.paused) continue;
+      if (!conn.alive) {
+        conn.outbox.drop();
+        continue;
+      }
+      conn.alive = false;
+      conn.ws.ping();
+    }
+  }, opts.pingIntervalMs ?? WS_PING_INTERVAL_MS);
+  heartbeat.unref();
+
+  server.on("upgrade", onUpgrade);
+
+  return {
+    get connections() {
+      return connections.size;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      server.off("upgrade", onUpgrade);
+      clearInterval(heartbeat);
+      const pending = [...connections].map(
+        (conn) =>
+          new Promise<void>((resolve) => {
+            if (conn.ws.readyState === conn.ws.CLOSED) {
+              resolve();
+              return;
+            }
+            conn.ws.once("close", () => resolve());
+            // 1001 "going away"; sockets that do not complete the handshake are cut.
+            conn.ws.close(1001, "server shutting down");
+            setTimeout(() => conn.ws.terminate(), CLOSE_GRACE_MS).unref();
+          }),
+      );
+      await Promise.all(pending);
+      stopStream?.();
+      stopStream = undefined;
+      rpcWss.close();
+      streamWss.close();
+    },
+  };
+}
