@@ -3,8 +3,8 @@ import { type BlockHeader, createBlockHeader, createBlockHeaderFromRLP } from "@
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
-import { keccak256 } from "../exec/crypto.ts";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
+import { keccak256 } from "../exec/crypto.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { bytesToBigInt } from "../util/hex.ts";
 
@@ -244,5 +244,33 @@ export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
     transactions: p.transactions.map((t) => decodeTransaction(common, t.raw)),
     uncleHashes: [],
     withdrawals: [],
+  };
+}
+
+export type FeeView = {
+  readonly baseFee: bigint | undefined;
+  readonly nextBaseFee: bigint | undefined;
+  readonly blobBaseFee: bigint | undefined;
+  readonly nextBlobBaseFee: bigint | undefined;
+  readonly gasUsed: bigint;
+  readonly gasLimit: bigint;
+  readonly blobGasUsed: bigint | undefined;
+  readonly maxBlobGas: bigint | undefined;
+};
+
+/** The fee-market facts of a block and of the block that follows it. */
+export function decodeFees(common: Common, headerRlp: Uint8Array): FeeView {
+  const h = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
+  const london = h.common.isActivatedEIP(1559);
+  const cancun = h.common.isActivatedEIP(4844);
+  return {
+    baseFee: h.baseFeePerGas,
+    nextBaseFee: london ? h.calcNextBaseFee() : undefined,
+    blobBaseFee: cancun ? h.getBlobGasPrice() : undefined,
+    nextBlobBaseFee: cancun ? h.calcNextBlobGasPrice(h.common) : undefined,
+    gasUsed: h.gasUsed,
+    gasLimit: h.gasLimit,
+    blobGasUsed: h.blobGasUsed,
+    maxBlobGas: cancun ? BigInt(h.common.getBlobGasSchedule().maxBlobGasPerBlock) : undefined,
   };
 }

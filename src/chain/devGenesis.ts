@@ -5,16 +5,19 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { privateToAddress } from "@ethereumjs/util";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { privateToAddress } from "@ethereumjs/util";
 import { bytesToHex } from "../util/hex.ts";
 
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_FORKS = ["cancun", "prague", "osaka"] as const;
 export type DevFork = (typeof DEV_FORKS)[number];
 
-const SAMPLE_GENESIS = resolve(dirname(fileURLToPath(import.meta.url)), "../../fixtures/execution-apis/genesis.json");
+const SAMPLE_GENESIS = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../../fixtures/execution-apis/genesis.json",
+);
 const SYSTEM_CONTRACTS = [
   "000f3df6d732807ef1319fb7b8bb8522d0beac02", // EIP-4788 beacon roots
   "0000f90827f1c53a10cb7a02335b175320002935", // EIP-2935 block hashes
@@ -54,13 +57,15 @@ export function devGenesis(opts: DevGenesisOptions): Record<string, unknown> {
     if (code === undefined) throw new Error(`bundled genesis lacks system contract ${address}`);
     alloc[address] = { balance: "0x0", code };
   }
-  for (const account of opts.accounts) alloc[account.address.slice(2)] = { balance: `0x${opts.balanceWei.toString(16)}` };
+  for (const account of opts.accounts)
+    alloc[account.address.slice(2)] = { balance: `0x${opts.balanceWei.toString(16)}` };
   const forkIndex = DEV_FORKS.indexOf(opts.fork);
   const timeForks: Record<string, number> = { shanghaiTime: 0, cancunTime: 0 };
   if (forkIndex >= 1) timeForks.pragueTime = 0;
   if (forkIndex >= 2) timeForks.osakaTime = 0;
   const blobSchedule: Record<string, unknown> = {};
-  for (const f of DEV_FORKS.slice(0, forkIndex + 1)) blobSchedule[f] = sample.config.blobSchedule[f];
+  for (const f of DEV_FORKS.slice(0, forkIndex + 1))
+    blobSchedule[f] = sample.config.blobSchedule[f];
   return {
     config: {
       chainId: Number(opts.chainId),

@@ -1,14 +1,33 @@
 // Executes blocks with the EVM library on top of the archive and turns each into one BlockWrite:
 // header, body, receipts and the exact state diff, verified against the block's own roots.
-import { type Block, type BlockHeader, createBlock, createBlockHeaderFromRLP, type HeaderData } from "@ethereumjs/block";
+import {
+  type Block,
+  type BlockHeader,
+  createBlock,
+  createBlockHeaderFromRLP,
+  type HeaderData,
+} from "@ethereumjs/block";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
 import { Caches, CacheType } from "@ethereumjs/statemanager";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
-import { type BlockBuilder, buildBlock, createVM, type RunBlockResult, runBlock, type VM } from "@ethereumjs/vm";
-import type { StateDiff } from "../pending/types.ts";
+import {
+  type BlockBuilder,
+  buildBlock,
+  createVM,
+  type RunBlockResult,
+  runBlock,
+  type VM,
+} from "@ethereumjs/vm";
 import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";
-import type { AccountChange, AccountRecord, BlockWrite, ReceiptRecord, StorageChange } from "../chain/types.ts";
+import type {
+  AccountChange,
+  AccountRecord,
+  BlockWrite,
+  ReceiptRecord,
+  StorageChange,
+} from "../chain/types.ts";
+import type { StateDiff } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { keccak256 } from "./crypto.ts";
@@ -107,7 +126,10 @@ export class BlockExecutor {
     const head = this.store.headNumber();
     if (head === undefined) throw new Error("archive has no genesis");
     const header = BlockExecutor.storedHeader(this.spec, this.store, head);
-    return createBlock({ header: header.toJSON() }, { common: header.common, skipConsensusFormatValidation: true });
+    return createBlock(
+      { header: header.toJSON() },
+      { common: header.common, skipConsensusFormatValidation: true },
+    );
   }
 
   /** Starts building the next block on the head; the recorder starts afresh. */
@@ -118,7 +140,11 @@ export class BlockExecutor {
       timestamp: BigInt(headerData.timestamp as bigint),
     });
     this.state.resetRecording();
-    return buildBlock(this.vm, { parentBlock, headerData, blockOpts: { putBlockIntoBlockchain: false } });
+    return buildBlock(this.vm, {
+      parentBlock,
+      headerData,
+      blockOpts: { putBlockIntoBlockchain: false },
+    });
   }
 
   /** The account as the block being built has it now (for pool validation). */
@@ -137,7 +163,11 @@ export class BlockExecutor {
     for (const { address, slot } of t.slots.values()) {
       const addr = new Address(address);
       const exists = (await this.state.getAccount(addr)) !== undefined;
-      storage.push([address, slot, exists ? trimLeadingZeros(await this.state.getStorage(addr, slot)) : new Uint8Array(0)]);
+      storage.push([
+        address,
+        slot,
+        exists ? trimLeadingZeros(await this.state.getStorage(addr, slot)) : new Uint8Array(0),
+      ]);
     }
     return {
       accounts,

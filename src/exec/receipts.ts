@@ -28,12 +28,18 @@ export type ReceiptContext = {
   readonly previousCumulative: bigint;
 };
 
-export function receiptRecord(tx: TypedTransaction, receipt: TxReceipt, ctx: ReceiptContext): ReceiptRecord {
+export function receiptRecord(
+  tx: TypedTransaction,
+  receipt: TxReceipt,
+  ctx: ReceiptContext,
+): ReceiptRecord {
   const from = tx.getSenderAddress().bytes;
   const cumulative = receipt.cumulativeBlockGasUsed;
   const logs: Log[] = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }));
   const isBlob = tx.type === 3;
-  const blobCount = isBlob ? (tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length : 0;
+  const blobCount = isBlob
+    ? (tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length
+    : 0;
   return {
     type: tx.type,
     status: "status" in receipt ? receipt.status : undefined,
@@ -43,7 +49,8 @@ export function receiptRecord(tx: TypedTransaction, receipt: TxReceipt, ctx: Rec
     effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFee),
     from,
     to: tx.to?.bytes,
-    contractAddress: tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)) : undefined,
+    contractAddress:
+      tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)) : undefined,
     transactionHash: tx.hash(),
     logsBloom: receipt.bitvector,
     logs,
@@ -56,13 +63,22 @@ export function blobGasPriceOf(block: Pick<Block, "header">, common: Common): bi
   return common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined;
 }
 
-export function buildReceipts(block: Block, receipts: readonly TxReceipt[], common: Common): ReceiptRecord[] {
+export function buildReceipts(
+  block: Block,
+  receipts: readonly TxReceipt[],
+  common: Common,
+): ReceiptRecord[] {
   const blobGasPrice = blobGasPriceOf(block, common);
   let previousCumulative = 0n;
   return block.transactions.map((tx, i) => {
     const receipt = receipts[i];
-    if (receipt === undefined) throw new Error(`missing receipt ${i} of block ${block.header.number}`);
-    const record = receiptRecord(tx, receipt, { baseFee: block.header.baseFeePerGas, blobGasPrice, previousCumulative });
+    if (receipt === undefined)
+      throw new Error(`missing receipt ${i} of block ${block.header.number}`);
+    const record = receiptRecord(tx, receipt, {
+      baseFee: block.header.baseFeePerGas,
+      blobGasPrice,
+      previousCumulative,
+    });
     previousCumulative = receipt.cumulativeBlockGasUsed;
     return record;
   });

@@ -197,6 +197,8 @@ describe("JSON-RPC over WebSocket", () => {
     const { base } = await start({ maxInflight: 1 });
     const c = await open(`${base}/`);
     c.ws.send('{"jsonrpc":"2.0","id":1,"method":"test_slow"}');
+    // Separate TCP reads: frames already read in one chunk are still delivered after pause().
+    await sleep(20);
     c.ws.send('{"jsonrpc":"2.0","id":2,"method":"test_echo","params":[2]}');
     await sleep(30);
     assert.equal(c.pending, 0);

@@ -21,7 +21,10 @@ export const WS_READ_LIMIT = 32 * 1024 * 1024;
 export const STREAM_READ_LIMIT = 64 * 1024;
 /** Ping period; a client that has not answered the previous ping by the next one is cut. */
 export const WS_PING_INTERVAL_MS = 5_000;
-/** Requests of one connection in progress at once; past it, reading pauses. */
+/**
+ * Requests of one connection in progress at once; past it, reading pauses (frames already read
+ * in the same chunk still arrive, so this bounds work per connection, not exactly).
+ */
 export const WS_MAX_INFLIGHT = 64;
 export const FLASHBLOCKS_PATH = "/flashblocks";
 /** How long close() waits for close handshakes before cutting sockets. */

@@ -2,15 +2,13 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import { decodeBlock, decodeHeader, decodeTransaction, pendingBlockView } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import type { RpcBackend } from "../rpc/backend.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { createRpcServer, listen } from "../rpc/server.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { CLIENT_VERSION } from "../version.ts";
+import { createBackend } from "./backendFactory.ts";
 
 export class DatadirError extends Error {
   readonly code = "DATADIR";
@@ -38,21 +36,7 @@ export async function startArchiveServer(opts: {
     throw new DatadirError(`the archive in ${opts.datadir} holds no chain yet`);
   }
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const backend: RpcBackend = {
-    chainId: spec.chainId,
-    chain: store,
-    state: store,
-    decoder: {
-      header: (rlp) => decodeHeader(spec.common, rlp),
-      block: (headerRlp, bodyRlp) => decodeBlock(spec.common, headerRlp, bodyRlp),
-      transaction: (raw) => decodeTransaction(spec.common, raw),
-      pendingBlock: (block) => pendingBlockView(spec.common, block),
-    },
-    clientVersion: CLIENT_VERSION,
-    pending: () => undefined,
-    transactions: undefined,
-    calls: undefined,
-  };
+  const backend = createBackend(spec, store);
   const dispatcher = createDispatcher(createMethods(backend));
   const server = createRpcServer({ dispatcher });
   const { url } = await listen(server, opts.host, opts.port);

@@ -29,7 +29,10 @@ export function storageId(address: Uint8Array, slot: Uint8Array): string {
 }
 
 /** The snapshot after one more flashblock; a flashblock 0 starts a new block. */
-export function applyFlashblock(previous: PendingBlock | undefined, u: FlashblockUpdate): PendingBlock {
+export function applyFlashblock(
+  previous: PendingBlock | undefined,
+  u: FlashblockUpdate,
+): PendingBlock {
   const fresh = previous === undefined || previous.base.number !== u.base.number || u.index === 0;
   const accounts = new Map(fresh ? undefined : previous.accounts);
   const storage = new Map(fresh ? undefined : previous.storage);
@@ -43,7 +46,8 @@ export function applyFlashblock(previous: PendingBlock | undefined, u: Flashbloc
     wiped.add(hex);
     for (const key of storage.keys()) if (key.startsWith(hex)) storage.delete(key);
   }
-  for (const [address, account] of u.diff.accounts) accounts.set(bytesToUnprefixedHex(address), account);
+  for (const [address, account] of u.diff.accounts)
+    accounts.set(bytesToUnprefixedHex(address), account);
   for (const [address, slot, value] of u.diff.storage) storage.set(storageId(address, slot), value);
   for (const [hash, bytecode] of u.diff.code) code.set(bytesToUnprefixedHex(hash), bytecode);
   const first = transactions.length - u.transactions.length;

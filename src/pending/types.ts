@@ -4,9 +4,13 @@ import type { AccountRecord, ReceiptRecord } from "../chain/types.ts";
 
 /** Values written since the previous flashblock, read after its transactions executed. */
 export type StateDiff = {
-  readonly accounts: ReadonlyArray<readonly [address: Uint8Array, account: AccountRecord | undefined]>;
+  readonly accounts: ReadonlyArray<
+    readonly [address: Uint8Array, account: AccountRecord | undefined]
+  >;
   /** Values with leading zeros trimmed (empty = zero). */
-  readonly storage: ReadonlyArray<readonly [address: Uint8Array, slot: Uint8Array, value: Uint8Array]>;
+  readonly storage: ReadonlyArray<
+    readonly [address: Uint8Array, slot: Uint8Array, value: Uint8Array]
+  >;
   /** Accounts whose storage was cleared; applied before `storage`. */
   readonly wiped: readonly Uint8Array[];
   readonly code: ReadonlyArray<readonly [codeHash: Uint8Array, code: Uint8Array]>;

@@ -1,6 +1,6 @@
 // What RPC handlers may use: read interfaces of the chain, state and pending block, and the
 // sequencer/call services; never the store or the VM themselves.
-import type { BlockView, HeaderView, TransactionView } from "../chain/blockView.ts";
+import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/blockView.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 
@@ -9,6 +9,7 @@ export type BlockDecoder = {
   block(headerRlp: Uint8Array, bodyRlp: Uint8Array): BlockView;
   transaction(raw: Uint8Array): TransactionView;
   pendingBlock(block: PendingBlock): BlockView;
+  fees(headerRlp: Uint8Array): FeeView;
 };
 
 /** Transaction intake (only `flashnode dev` has one). */
@@ -30,7 +31,9 @@ export type CallRequest = {
   readonly value: bigint | undefined;
   readonly data: Uint8Array | undefined;
   readonly nonce: bigint | undefined;
-  readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }> | undefined;
+  readonly accessList:
+    | ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }>
+    | undefined;
 };
 
 /** Where a call runs: a sealed block's state, or the pending block over its parent. */
@@ -38,7 +41,12 @@ export type CallTarget = { readonly number: number; readonly pending: boolean };
 
 export type CallResult =
   | { readonly ok: true; readonly returnData: Uint8Array; readonly gasUsed: bigint }
-  | { readonly ok: false; readonly reverted: boolean; readonly returnData: Uint8Array; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly reverted: boolean;
+      readonly returnData: Uint8Array;
+      readonly error: string;
+    };
 
 /** EVM calls, run off the RPC thread. */
 export type CallService = {

@@ -1,7 +1,11 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
 import type { RpcBackend } from "./backend.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
+import { call } from "./eth/call.ts";
 import { chainId } from "./eth/chainId.ts";
+import { estimateGas } from "./eth/estimateGas.ts";
+import { feeHistory } from "./eth/feeHistory.ts";
+import { gasPrice } from "./eth/gasPrice.ts";
 import { getBalance } from "./eth/getBalance.ts";
 import { getBlockByHash } from "./eth/getBlockByHash.ts";
 import { getBlockByNumber } from "./eth/getBlockByNumber.ts";
@@ -12,6 +16,9 @@ import { getStorageValues } from "./eth/getStorageValues.ts";
 import { getTransactionByHash } from "./eth/getTransactionByHash.ts";
 import { getTransactionCount } from "./eth/getTransactionCount.ts";
 import { getTransactionReceipt } from "./eth/getTransactionReceipt.ts";
+import { maxPriorityFeePerGas } from "./eth/maxPriorityFeePerGas.ts";
+import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
+import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
 import { syncing } from "./eth/syncing.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
@@ -34,5 +41,12 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_getBalance: getBalance(backend),
     eth_getCode: getCode(backend),
     eth_getTransactionCount: getTransactionCount(backend),
+    eth_sendRawTransaction: sendRawTransaction(backend),
+    eth_sendRawTransactionSync: sendRawTransactionSync(backend),
+    eth_call: call(backend),
+    eth_estimateGas: estimateGas(backend),
+    eth_gasPrice: gasPrice(backend),
+    eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
+    eth_feeHistory: feeHistory(backend),
   };
 }

@@ -3,8 +3,9 @@
 // block, block reads answer null. `pending` is the pre-confirmed block when one extends the
 // head, and `latest` otherwise: never null, never an error.
 import type { AccountRecord } from "../chain/types.ts";
-import { type PendingBlock, storageId } from "../pending/pendingBlock.ts";
-import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { overlayPending } from "../pending/pendingState.ts";
+import { equalBytes } from "../util/hex.ts";
 import type { RpcBackend } from "./backend.ts";
 import { ServerError } from "./errors.ts";
 import type { BlockSelector } from "./params.ts";
@@ -24,7 +25,6 @@ export type BlockState = {
   code(codeHash: Uint8Array): Uint8Array | undefined;
 };
 
-const EMPTY = new Uint8Array(0);
 const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
 
 function head(backend: RpcBackend): number {
@@ -46,7 +46,10 @@ function sealed(backend: RpcBackend, number: number): BlockTarget | undefined {
 }
 
 /** Resolves a selector; undefined means "no such block" (unknown number or hash). */
-export function resolveBlockTarget(backend: RpcBackend, selector: BlockSelector): BlockTarget | undefined {
+export function resolveBlockTarget(
+  backend: RpcBackend,
+  selector: BlockSelector,
+): BlockTarget | undefined {
   const chain = backend.chain;
   const top = head(backend);
   switch (selector.kind) {
@@ -54,7 +57,10 @@ export function resolveBlockTarget(backend: RpcBackend, selector: BlockSelector)
       const n = chain.blockNumber(selector.hash);
       if (n === undefined) return undefined;
       const canonical = chain.canonicalHash(n);
-      if (selector.requireCanonical && (canonical === undefined || !equalBytes(canonical, selector.hash))) {
+      if (
+        selector.requireCanonical &&
+        (canonical === undefined || !equalBytes(canonical, selector.hash))
+      ) {
         throw new ServerError("hash is not currently canonical");
       }
       return { kind: "sealed", number: n, hash: selector.hash };
@@ -82,9 +88,13 @@ export function resolveBlockTarget(backend: RpcBackend, selector: BlockSelector)
 }
 
 /** For methods that only take sealed blocks. */
-export function resolveBlock(backend: RpcBackend, selector: BlockSelector): ResolvedBlock | undefined {
+export function resolveBlock(
+  backend: RpcBackend,
+  selector: BlockSelector,
+): ResolvedBlock | undefined {
   const target = resolveBlockTarget(backend, selector);
-  if (target?.kind === "pending") return sealed(backend, target.block.base.number - 1) as ResolvedBlock;
+  if (target?.kind === "pending")
+    return sealed(backend, target.block.base.number - 1) as ResolvedBlock;
   return target;
 }
 
@@ -100,20 +110,10 @@ function sealedState(backend: RpcBackend, number: number): BlockState {
 }
 
 function pendingState(backend: RpcBackend, p: PendingBlock): BlockState {
-  const parent = sealedState(backend, p.base.number - 1);
   return {
     number: p.base.number,
     pending: true,
-    account(address) {
-      const key = bytesToUnprefixedHex(address);
-      return p.accounts.has(key) ? p.accounts.get(key) : parent.account(address);
-    },
-    storage(address, slot) {
-      const value = p.storage.get(storageId(address, slot));
-      if (value !== undefined) return value;
-      return p.wiped.has(bytesToUnprefixedHex(address)) ? EMPTY : parent.storage(address, slot);
-    },
-    code: (codeHash) => p.code.get(bytesToUnprefixedHex(codeHash)) ?? parent.code(codeHash),
+    ...overlayPending(p, sealedState(backend, p.base.number - 1)),
   };
 }
 
@@ -124,5 +124,7 @@ export function resolveState(backend: RpcBackend, selector: BlockSelector | unde
   if (target === undefined) {
     throw new ServerError(sel.kind === "hash" ? "header for hash not found" : "header not found");
   }
-  return target.kind === "pending" ? pendingState(backend, target.block) : sealedState(backend, target.number);
+  return target.kind === "pending"
+    ? pendingState(backend, target.block)
+    : sealedState(backend, target.number);
 }

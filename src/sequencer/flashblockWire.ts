@@ -30,11 +30,16 @@ export function flashblockWireJson(w: WireInput): string {
       type: quantity(r.type),
       status: r.status === 1,
       cumulativeGasUsed: quantity(r.cumulativeGasUsed),
-      logs: r.logs.map((l) => ({ address: bytesToHex(l.address), topics: l.topics.map(bytesToHex), data: bytesToHex(l.data) })),
+      logs: r.logs.map((l) => ({
+        address: bytesToHex(l.address),
+        topics: l.topics.map(bytesToHex),
+        data: bytesToHex(l.data),
+      })),
     };
   }
   const balances: Record<string, string> = {};
-  for (const [address, account] of w.balances) balances[bytesToHex(address)] = quantity(account?.balance ?? 0n);
+  for (const [address, account] of w.balances)
+    balances[bytesToHex(address)] = quantity(account?.balance ?? 0n);
   const message = {
     payload_id: w.payloadId,
     index: w.index,

@@ -4,14 +4,23 @@
 // submissions, flashblocks and seals never interleave.
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import {
+  createBlob4844TxFromSerializedNetworkWrapper,
+  createTxFromRLP,
+  type TypedTransaction,
+} from "@ethereumjs/tx";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import type { BlockBuilder } from "@ethereumjs/vm";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
 import { receiptRecord } from "../exec/receipts.ts";
-import type { FlashblockUpdate, PendingBase, PendingTransaction, SealedUpdate } from "../pending/types.ts";
+import type {
+  FlashblockUpdate,
+  PendingBase,
+  PendingTransaction,
+  SealedUpdate,
+} from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { flashblockWireJson } from "./flashblockWire.ts";
@@ -24,7 +33,11 @@ export type SequencerOptions = {
   readonly coinbase: Uint8Array;
 };
 
-export type SubmitResult = { readonly hash: string; readonly sender: Uint8Array; readonly nextNonce: bigint };
+export type SubmitResult = {
+  readonly hash: string;
+  readonly sender: Uint8Array;
+  readonly nextNonce: bigint;
+};
 
 type Building = {
   readonly builder: BlockBuilder;
@@ -98,12 +111,14 @@ export class Sequencer {
 
   private decode(raw: Uint8Array): TypedTransaction {
     try {
-      if (raw[0] === 3) return createBlob4844TxFromSerializedNetworkWrapper(raw, { common: this.common });
+      if (raw[0] === 3)
+        return createBlob4844TxFromSerializedNetworkWrapper(raw, { common: this.common });
       return createTxFromRLP(raw, { common: this.common });
     } catch (e) {
       const message = (e as Error).message;
       if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
-      if (/type|not supported|unsupported/i.test(message)) throw new TxRejectedError("transaction type not supported");
+      if (/type|not supported|unsupported/i.test(message))
+        throw new TxRejectedError("transaction type not supported");
       throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
     }
   }
@@ -113,15 +128,18 @@ export class Sequencer {
     if (this.stopped || this.building === undefined) return;
     const b = this.building;
     const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
-    this.timer = setTimeout(() => {
-      void this.serial(() => this.tick()).then(
-        () => this.schedule(),
-        (e: unknown) => {
-          console.error("sequencer tick failed", e);
-          this.schedule();
-        },
-      );
-    }, Math.max(0, due - performance.now()));
+    this.timer = setTimeout(
+      () => {
+        void this.serial(() => this.tick()).then(
+          () => this.schedule(),
+          (e: unknown) => {
+            console.error("sequencer tick failed", e);
+            this.schedule();
+          },
+        );
+      },
+      Math.max(0, due - performance.now()),
+    );
   }
 
   private async tick(): Promise<void> {
@@ -131,7 +149,10 @@ export class Sequencer {
     b.index++;
     const added = await this.executeWaiting(b);
     const update = await this.flashblock(b, added, started);
-    if (performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 < this.opts.blockTimeMs) {
+    if (
+      performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 <
+      this.opts.blockTimeMs
+    ) {
       this.publish(update);
       return;
     }
@@ -191,7 +212,9 @@ export class Sequencer {
       parentBeaconBlockRoot: ZERO32,
     });
     const common = this.common;
-    const headerData = (builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }).headerData;
+    const headerData = (
+      builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }
+    ).headerData;
     const excessBlobGas = headerData.excessBlobGas ?? 0n;
     const base: PendingBase = {
       number: Number(parent.header.number + 1n),
@@ -204,14 +227,33 @@ export class Sequencer {
       parentBeaconBlockRoot: ZERO32,
       extraData: new Uint8Array(0),
       excessBlobGas,
-      blobGasPrice: createBlockHeader({ excessBlobGas, number: parent.header.number + 1n, timestamp }, { common }).getBlobGasPrice(),
+      blobGasPrice: createBlockHeader(
+        { excessBlobGas, number: parent.header.number + 1n, timestamp },
+        { common },
+      ).getBlobGasPrice(),
     };
     // A payload id as Base's builder makes one: 8 bytes naming this build.
-    const payloadId = bytesToHex(keccak256(hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`)).subarray(0, 8));
-    return { builder, base, payloadId, openedAt: performance.now(), receipts: [], transactions: [], index: 0 };
+    const payloadId = bytesToHex(
+      keccak256(
+        hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
+      ).subarray(0, 8),
+    );
+    return {
+      builder,
+      base,
+      payloadId,
+      openedAt: performance.now(),
+      receipts: [],
+      transactions: [],
+      index: 0,
+    };
   }
 
-  private async flashblock(b: Building, added: PendingTransaction[], started: number): Promise<FlashblockUpdate> {
+  private async flashblock(
+    b: Building,
+    added: PendingTransaction[],
+    started: number,
+  ): Promise<FlashblockUpdate> {
     const diff = await this.executor.drainDiff();
     const receiptsRoot = await b.builder.receiptTrie();
     const logsBloom = b.builder.logsBloom();

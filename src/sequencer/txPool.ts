@@ -22,14 +22,21 @@ export type PoolContext = {
   readonly account: (address: Uint8Array) => AccountRecord | undefined;
 };
 
-type Entry = { readonly tx: TypedTransaction; readonly hash: string; readonly sender: string; readonly arrival: number };
+type Entry = {
+  readonly tx: TypedTransaction;
+  readonly hash: string;
+  readonly sender: string;
+  readonly arrival: number;
+};
 
 function feeCap(tx: TypedTransaction): bigint {
   return "maxFeePerGas" in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
 }
 
 function tipCap(tx: TypedTransaction): bigint {
-  return "maxPriorityFeePerGas" in tx ? (tx.maxPriorityFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
+  return "maxPriorityFeePerGas" in tx
+    ? (tx.maxPriorityFeePerGas as bigint)
+    : (tx as { gasPrice: bigint }).gasPrice;
 }
 
 function cost(tx: TypedTransaction): bigint {
@@ -51,11 +58,17 @@ export class TxPool {
   }
 
   /** Validates and adds a signed transaction; returns its sender. */
-  add(tx: TypedTransaction, serializedSize: number, ctx: PoolContext): { sender: Uint8Array; hash: string } {
+  add(
+    tx: TypedTransaction,
+    serializedSize: number,
+    ctx: PoolContext,
+  ): { sender: Uint8Array; hash: string } {
     const hash = bytesToHex(tx.hash());
     if (this.known.has(hash)) throw new TxRejectedError("already known");
     if (serializedSize > TX_MAX_SIZE) {
-      throw new TxRejectedError(`oversized data: transaction size ${serializedSize}, limit ${TX_MAX_SIZE}`);
+      throw new TxRejectedError(
+        `oversized data: transaction size ${serializedSize}, limit ${TX_MAX_SIZE}`,
+      );
     }
     if (tx.type === 0 && !tx.supports(155)) {
       throw new TxRejectedError("only replay-protected (EIP-155) transactions allowed over RPC");
@@ -63,7 +76,9 @@ export class TxPool {
     if (tx.gasLimit > ctx.blockGasLimit) throw new TxRejectedError("exceeds block gas limit");
     const maxTxGas = ctx.common.isActivatedEIP(7825) ? 2n ** 24n : undefined;
     if (maxTxGas !== undefined && tx.gasLimit > maxTxGas) {
-      throw new TxRejectedError(`transaction gas limit too high (cap: ${maxTxGas}, tx: ${tx.gasLimit})`);
+      throw new TxRejectedError(
+        `transaction gas limit too high (cap: ${maxTxGas}, tx: ${tx.gasLimit})`,
+      );
     }
     if (tipCap(tx) > feeCap(tx)) {
       throw new TxRejectedError("max priority fee per gas higher than max fee per gas");
@@ -76,9 +91,14 @@ export class TxPool {
     }
     const intrinsic = tx.getIntrinsicGas();
     if (tx.gasLimit < intrinsic) {
-      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
+      throw new TxRejectedError(
+        `intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`,
+      );
     }
-    if (tx.type === 4 && ((tx as { authorizationList?: unknown[] }).authorizationList?.length ?? 0) === 0) {
+    if (
+      tx.type === 4 &&
+      ((tx as { authorizationList?: unknown[] }).authorizationList?.length ?? 0) === 0
+    ) {
       throw new TxRejectedError("set code tx must have at least one authorization tuple");
     }
     if (feeCap(tx) < ctx.baseFee) {
@@ -178,7 +198,8 @@ export class TxPool {
       let best = -1;
       for (let i = 0; i < runs.length; i++) {
         const e = runs[i]![heads[i]!];
-        if (e !== undefined && (best < 0 || e.arrival < runs[best]![heads[best]!]!.arrival)) best = i;
+        if (e !== undefined && (best < 0 || e.arrival < runs[best]![heads[best]!]!.arrival))
+          best = i;
       }
       if (best < 0) return out;
       out.push(runs[best]![heads[best]!]!.tx);

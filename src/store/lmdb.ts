@@ -26,6 +26,8 @@ export type KvEnv = {
   /** Runs `fn` in one write transaction: all its puts commit together or not at all. */
   writeAtomically<T>(fn: () => T): T;
   sizeOnDisk(): number;
+  /** Drops the cached read snapshot so the next read sees writes committed by another thread. */
+  refresh(): void;
   close(): Promise<void>;
 };
 
@@ -91,6 +93,9 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     },
     writeAtomically(fn) {
       return root.transactionSync(fn);
+    },
+    refresh() {
+      root.resetReadTxn();
     },
     sizeOnDisk() {
       const stats = root.getStats() as { lastPageNumber: number; pageSize: number };

@@ -9,6 +9,10 @@ export function getBlockByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32), required(parseBool)],
     handler: ([hash, full]) =>
-      blockResult(backend, resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false }), full),
+      blockResult(
+        backend,
+        resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false }),
+        full,
+      ),
   });
 }

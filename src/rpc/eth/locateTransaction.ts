@@ -11,7 +11,10 @@ export type TransactionLocation = {
 };
 
 /** Sealed blocks first, then the pre-confirmed block (as Base: no gap right after a seal). */
-export function locateTransaction(backend: RpcBackend, hash: Uint8Array): TransactionLocation | undefined {
+export function locateTransaction(
+  backend: RpcBackend,
+  hash: Uint8Array,
+): TransactionLocation | undefined {
   const sealed = backend.chain.transactionLocation(hash);
   if (sealed !== undefined) {
     const target: BlockTarget = { kind: "sealed", number: sealed.number, hash: sealed.blockHash };

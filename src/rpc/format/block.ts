@@ -107,6 +107,17 @@ function headerFields(h: HeaderView): Array<readonly [string, string | undefined
   ];
 }
 
+/** A header as geth's RPCMarshalHeader renders it (the `newHeads` subscription payload). */
+export function headerJson(h: HeaderView): string {
+  return object([
+    ...headerFields(h),
+    ["stateRoot", data(h.stateRoot)],
+    ["timestamp", qty(h.timestamp)],
+    ["transactionsRoot", data(h.transactionsTrie)],
+    ["withdrawalsRoot", h.withdrawalsRoot === undefined ? undefined : data(h.withdrawalsRoot)],
+  ]);
+}
+
 /**
  * `senders` are the transactions' senders, in order (taken from stored receipts: recovering
  * them from signatures on every read would dominate the cost).

@@ -11,7 +11,7 @@ export type ReceiptContext = {
   readonly firstLogIndex: number;
 };
 
-function logJson(log: Log, r: ReceiptRecord, ctx: ReceiptContext, i: number): string {
+export function logJson(log: Log, r: ReceiptRecord, ctx: ReceiptContext, i: number): string {
   return object([
     ["address", data(log.address)],
     ["topics", array(log.topics, data)],

@@ -1,0 +1,235 @@
+// eth_call and eth_estimateGas on the EVM library, over flat state (never the trie), with
+// geth's semantics: no base fee when no gas price is given, reverts as code 3 with their data,
+// estimation by binary search within 1.5% of the minimum.
+import { createBlock } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { createTx, type TypedTransaction } from "@ethereumjs/tx";
+import { Address } from "@ethereumjs/util";
+import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import type { CallRequest, CallResult } from "../rpc/backend.ts";
+import { bytesToHex } from "../util/hex.ts";
+import { revertMessage } from "../util/revert.ts";
+import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
+
+/** The block a call executes in (header fields the EVM reads). */
+export type CallBlockEnv = {
+  readonly number: bigint;
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas: bigint | undefined;
+  readonly coinbase: Uint8Array;
+  readonly prevRandao: Uint8Array;
+  readonly excessBlobGas: bigint | undefined;
+  readonly blockHash: (number: number) => Uint8Array | undefined;
+};
+
+/** A failed call or estimate; `code` 3 with `data` for reverts, -32000 otherwise (geth). */
+export class CallFailedError extends Error {
+  constructor(
+    message: string,
+    readonly rpcCode: number,
+    readonly data: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** geth's RPC gas cap, and the EIP-7825 per-transaction cap from Osaka on. */
+export const RPC_GAS_CAP = 50_000_000n;
+const TX_GAS_CAP_7825 = 2n ** 24n;
+const ESTIMATE_ERROR_RATIO = 0.015;
+const ZERO_ADDRESS = new Uint8Array(20);
+
+/** The EVM library's pre-execution failures, worded as geth words them. */
+function txFailure(message: string, req: CallRequest): string {
+  const from = bytesToHex(req.from ?? ZERO_ADDRESS);
+  if (/enough funds|balance/i.test(message))
+    return `insufficient funds for gas * price + value: address ${from}`;
+  if (/base fee/i.test(message)) return "max fee per gas less than block base fee";
+  if (/intrinsic|gas limit is too low/i.test(message)) return "intrinsic gas too low";
+  return message.split(" (block")[0] ?? message;
+}
+
+export class CallExecutor {
+  constructor(private readonly common: Common) {}
+
+  private gasCap(env: CallBlockEnv): bigint {
+    let cap = env.gasLimit < RPC_GAS_CAP ? env.gasLimit : RPC_GAS_CAP;
+    if (this.common.isActivatedEIP(7825) && cap > TX_GAS_CAP_7825) cap = TX_GAS_CAP_7825;
+    return cap;
+  }
+
+  private async vmFor(
+    source: StateSource,
+    env: CallBlockEnv,
+  ): Promise<{ vm: VM; state: FlatStateManager }> {
+    const common = this.common.copy();
+    common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp });
+    const state = new FlatStateManager(source, { common });
+    const vm = await createVM({
+      common,
+      stateManager: state,
+      blockchain: {
+        getBlock: async (n: number) => {
+          const hash = env.blockHash(n);
+          if (hash === undefined) throw new Error(`block ${n} not found`);
+          return { hash: () => hash };
+        },
+        putBlock: async () => {},
+        shallowCopy() {
+          return this;
+        },
+      },
+    });
+    return { vm, state };
+  }
+
+  private buildTx(
+    req: CallRequest,
+    gasLimit: bigint,
+    nonce: bigint,
+    common: Common,
+  ): TypedTransaction {
+    const base = {
+      nonce,
+      gasLimit,
+      value: req.value ?? 0n,
+      data: req.data ?? new Uint8Array(0),
+      ...(req.to === undefined ? {} : { to: new Address(req.to) }),
+      ...(req.accessList === undefined
+        ? {}
+        : {
+            accessList: req.accessList.map((e) => ({
+              address: bytesToHex(e.address),
+              storageKeys: e.storageKeys.map(bytesToHex),
+            })),
+          }),
+    };
+    const tx =
+      req.gasPrice !== undefined || !common.isActivatedEIP(1559)
+        ? createTx(
+            { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
+            { common, freeze: false },
+          )
+        : createTx(
+            {
+              ...base,
+              type: 2,
+              maxFeePerGas: req.maxFeePerGas ?? 0n,
+              maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+            },
+            { common, freeze: false },
+          );
+    const from = new Address(req.from ?? ZERO_ADDRESS);
+    // An unsigned transaction from `from`: the EVM library only asks the transaction for it.
+    Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true });
+    return tx;
+  }
+
+  private async attempt(
+    vm: VM,
+    state: FlatStateManager,
+    req: CallRequest,
+    env: CallBlockEnv,
+    gasLimit: bigint,
+  ): Promise<CallResult & { gasSpent: bigint }> {
+    const noFee = req.gasPrice === undefined && req.maxFeePerGas === undefined;
+    const block = createBlock(
+      {
+        header: {
+          number: env.number,
+          timestamp: env.timestamp,
+          gasLimit: env.gasLimit > gasLimit ? env.gasLimit : gasLimit,
+          coinbase: env.coinbase,
+          mixHash: env.prevRandao,
+          // geth: a call without a gas price runs with no base fee.
+          ...(env.baseFeePerGas === undefined
+            ? {}
+            : { baseFeePerGas: noFee ? 0n : env.baseFeePerGas }),
+          ...(env.excessBlobGas === undefined ? {} : { excessBlobGas: env.excessBlobGas }),
+        },
+      },
+      { common: vm.common, skipConsensusFormatValidation: true },
+    );
+    const account = await state.getAccount(new Address(req.from ?? ZERO_ADDRESS));
+    const tx = this.buildTx(req, gasLimit, req.nonce ?? account?.nonce ?? 0n, vm.common);
+    await state.checkpoint();
+    try {
+      const r = await runTx(vm, {
+        tx,
+        block,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+      const error = r.execResult.exceptionError;
+      const returnData = r.execResult.returnValue;
+      if (error === undefined)
+        return { ok: true, returnData, gasUsed: r.totalGasSpent, gasSpent: r.totalGasSpent };
+      const reverted = error.error === "revert";
+      return {
+        ok: false,
+        reverted,
+        returnData,
+        error: reverted ? "execution reverted" : error.error,
+        gasSpent: r.totalGasSpent,
+      };
+    } catch (e) {
+      throw new CallFailedError(txFailure((e as Error).message, req), -32000, undefined);
+    } finally {
+      await state.revert();
+    }
+  }
+
+  static failure(result: CallResult): CallFailedError | undefined {
+    if (result.ok) return undefined;
+    if (result.reverted) {
+      return new CallFailedError(
+        revertMessage(result.returnData),
+        3,
+        bytesToHex(result.returnData),
+      );
+    }
+    return new CallFailedError(result.error, -32000, undefined);
+  }
+
+  async call(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<CallResult> {
+    const { vm, state } = await this.vmFor(source, env);
+    const cap = this.gasCap(env);
+    const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
+    const { gasSpent: _, ...result } = await this.attempt(vm, state, req, env, gas);
+    return result;
+  }
+
+  async estimateGas(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<bigint> {
+    const { vm, state } = await this.vmFor(source, env);
+    let hi = this.gasCap(env);
+    if (req.gas !== undefined && req.gas >= 21000n && req.gas < hi) hi = req.gas;
+    const first = await this.attempt(vm, state, req, env, hi);
+    const failure = CallExecutor.failure(first);
+    if (failure !== undefined) {
+      if (failure.rpcCode === 3) throw failure;
+      throw new CallFailedError(
+        first.ok || first.error !== "out of gas"
+          ? failure.message
+          : `gas required exceeds allowance (${hi})`,
+        -32000,
+        undefined,
+      );
+    }
+    let lo = first.gasSpent - 1n;
+    // A plain transfer needs exactly its intrinsic gas: no search.
+    if (req.data === undefined || req.data.length === 0) {
+      const code = req.to === undefined ? undefined : await state.getCode(new Address(req.to));
+      if (req.to !== undefined && (code === undefined || code.length === 0)) return first.gasSpent;
+    }
+    while (hi - lo > 1n) {
+      if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
+      const mid = lo * 2n > hi ? (lo + hi) / 2n : lo * 2n;
+      const r = await this.attempt(vm, state, req, env, mid);
+      if (r.ok) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+}

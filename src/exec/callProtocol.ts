@@ -1,0 +1,27 @@
+// Messages between the RPC thread and the call worker. Plain data only.
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+
+export type CallWorkerData = { readonly datadir: string };
+
+export type ToCallWorker =
+  | {
+      readonly type: "call" | "estimate";
+      readonly id: number;
+      readonly request: CallRequest;
+      readonly target: CallTarget;
+    }
+  | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
+
+export type FromCallWorker =
+  | { readonly type: "ready" }
+  | { readonly type: "failed"; readonly message: string }
+  | { readonly type: "called"; readonly id: number; readonly result: CallResult }
+  | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
+  | {
+      readonly type: "error";
+      readonly id: number;
+      readonly message: string;
+      readonly rpcCode: number;
+      readonly data: string | undefined;
+    };

@@ -1,0 +1,114 @@
+// The thread that runs eth_call and eth_estimateGas, so EVM work never blocks RPC answers. It
+// reads the archive's flat state and keeps its own copy of the pending block.
+import { parentPort, workerData } from "node:worker_threads";
+import { tsWorkerData } from "../util/tsWorker.ts";
+import { decodeHeader } from "../chain/blockView.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import { overlayPending, type StateView } from "../pending/pendingState.ts";
+import type { CallTarget } from "../rpc/backend.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
+import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+
+function requirePort(): NonNullable<typeof parentPort> {
+  if (parentPort === null) throw new Error("call worker started outside a worker thread");
+  return parentPort;
+}
+const port = requirePort();
+const send = (msg: FromCallWorker) => port.postMessage(msg);
+
+async function main(): Promise<void> {
+  const { datadir } = tsWorkerData<CallWorkerData>(workerData);
+  const env = openKvEnv(datadir);
+  const store = createChainStore(env);
+  const config = store.chainConfig();
+  if (config === undefined) throw new Error(`no chain in ${datadir}`);
+  const spec = await chainSpecFromGenesis(JSON.parse(config));
+  const executor = new CallExecutor(spec.common);
+  let pending: PendingBlock | undefined;
+  const blockHash = (n: number) => store.canonicalHash(n);
+
+  function sealedView(number: number): StateView {
+    return {
+      account: (a) => store.account(a, number),
+      storage: (a, s) => store.storage(a, s, number),
+      code: (h) => store.code(h),
+    };
+  }
+
+  function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {
+    if (target.pending && pending !== undefined && pending.base.number === target.number) {
+      const b = pending.base;
+      return {
+        source: overlayPending(pending, sealedView(b.number - 1)),
+        env: {
+          number: BigInt(b.number),
+          timestamp: b.timestamp,
+          gasLimit: b.gasLimit,
+          baseFeePerGas: b.baseFeePerGas,
+          coinbase: b.coinbase,
+          prevRandao: b.prevRandao,
+          excessBlobGas: b.excessBlobGas,
+          blockHash,
+        },
+      };
+    }
+    // A pending target this thread has not seen yet runs on its parent, the newest sealed state.
+    const number = target.pending ? target.number - 1 : target.number;
+    const hash = store.canonicalHash(number);
+    const rlp = hash === undefined ? undefined : store.headerRlp(number, hash);
+    if (rlp === undefined) throw new CallFailedError("header not found", -32000, undefined);
+    const h = decodeHeader(spec.common, rlp);
+    return {
+      source: sealedView(number),
+      env: {
+        number: h.number,
+        timestamp: h.timestamp,
+        gasLimit: h.gasLimit,
+        baseFeePerGas: h.baseFeePerGas,
+        coinbase: h.coinbase,
+        prevRandao: h.mixHash,
+        excessBlobGas: h.excessBlobGas,
+        blockHash,
+      },
+    };
+  }
+
+  port.on("message", (msg: ToCallWorker) => {
+    if (msg.type === "update") {
+      if (msg.update.kind === "sealed") {
+        env.refresh();
+        pending = applyFlashblock(undefined, msg.update.next);
+      } else {
+        pending = applyFlashblock(pending, msg.update);
+      }
+      return;
+    }
+    const { id } = msg;
+    void (async () => {
+      try {
+        const { source, env: blockEnv } = resolve(msg.target);
+        if (msg.type === "call") {
+          send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });
+        } else {
+          send({
+            type: "estimated",
+            id,
+            gas: await executor.estimateGas(msg.request, source, blockEnv),
+          });
+        }
+      } catch (e) {
+        const err =
+          e instanceof CallFailedError
+            ? e
+            : new CallFailedError((e as Error).message, -32000, undefined);
+        send({ type: "error", id, message: err.message, rpcCode: err.rpcCode, data: err.data });
+      }
+    })();
+  });
+  send({ type: "ready" });
+}
+
+main().catch((e: unknown) => send({ type: "failed", message: (e as Error).stack ?? String(e) }));

@@ -1,0 +1,72 @@
+// State for eth_call/eth_estimateGas: reads come from the archive's flat tables (and the
+// pending overlay) through a BlockState-like reader; writes stay in memory and vanish with the
+// call. No trie is touched.
+import { SimpleStateManager } from "@ethereumjs/statemanager";
+import { Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
+import type { AccountRecord } from "../chain/types.ts";
+import { bytesToHex } from "../util/hex.ts";
+
+export type StateSource = {
+  account(address: Uint8Array): AccountRecord | undefined;
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
+  code(codeHash: Uint8Array): Uint8Array | undefined;
+};
+
+const CLEARED = "cleared";
+
+export class FlatStateManager extends SimpleStateManager {
+  constructor(
+    private readonly source: StateSource,
+    opts: ConstructorParameters<typeof SimpleStateManager>[0],
+  ) {
+    super(opts);
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const top = this.topAccountStack();
+    const key = address.toString();
+    if (top.has(key)) return top.get(key);
+    const record = this.source.account(address.bytes);
+    const account =
+      record === undefined
+        ? undefined
+        : new Account(record.nonce, record.balance, undefined, record.codeHash ?? KECCAK256_NULL);
+    top.set(key, account);
+    return account;
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const top = this.topCodeStack();
+    const key = address.toString();
+    const written = top.get(key);
+    if (written !== undefined) return written;
+    const account = await this.getAccount(address);
+    if (account === undefined || !account.isContract()) return new Uint8Array(0);
+    return this.source.code(account.codeHash) ?? new Uint8Array(0);
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const top = this.topStorageStack();
+    const id = `${address.toString()}_${bytesToHex(key)}`;
+    const written = top.get(id);
+    if (written !== undefined) return written;
+    if (top.has(`${address.toString()}_${CLEARED}`)) return new Uint8Array(0);
+    return this.source.storage(address.bytes, key);
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    await super.clearStorage(address);
+    this.topStorageStack().set(`${address.toString()}_${CLEARED}`, new Uint8Array(0));
+  }
+
+  override shallowCopy(): FlatStateManager {
+    const copy = new FlatStateManager(
+      this.source,
+      this.common === undefined ? {} : { common: this.common },
+    );
+    copy.accountStack = this.accountStack.map((m) => new Map(m));
+    copy.codeStack = this.codeStack.map((m) => new Map(m));
+    copy.storageStack = this.storageStack.map((m) => new Map(m));
+    return copy;
+  }
+}

@@ -1,0 +1,41 @@
+// The in-process ChainFeed: producers emit, transports listen.
+import type { ChainFeed, FlashblockEvent, LogEvent, NewHeadEvent, Unsubscribe } from "./types.ts";
+
+function channel<T>() {
+  const listeners = new Set<(value: T) => void>();
+  return {
+    on(listener: (value: T) => void): Unsubscribe {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    emit(value: T): void {
+      for (const l of listeners) {
+        try {
+          l(value);
+        } catch (e) {
+          console.error("feed listener failed", e);
+        }
+      }
+    },
+  };
+}
+
+export type FeedHub = ChainFeed & {
+  emitFlashblock(event: FlashblockEvent): void;
+  emitNewHead(event: NewHeadEvent): void;
+  emitLogs(logs: readonly LogEvent[]): void;
+};
+
+export function createFeedHub(): FeedHub {
+  const flashblocks = channel<FlashblockEvent>();
+  const heads = channel<NewHeadEvent>();
+  const logs = channel<readonly LogEvent[]>();
+  return {
+    onFlashblock: flashblocks.on,
+    onNewHead: heads.on,
+    onLogs: logs.on,
+    emitFlashblock: flashblocks.emit,
+    emitNewHead: heads.emit,
+    emitLogs: logs.emit,
+  };
+}

@@ -1,0 +1,41 @@
+// Builds the RPC layer's view of a chain: read interfaces plus whatever services the node has.
+import {
+  decodeBlock,
+  decodeFees,
+  decodeHeader,
+  decodeTransaction,
+  pendingBlockView,
+} from "../chain/blockView.ts";
+import type { ChainSpec } from "../chain/genesis.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { CLIENT_VERSION } from "../version.ts";
+
+export function createBackend(
+  spec: ChainSpec,
+  store: ChainStore,
+  services: {
+    readonly pending?: () => PendingBlock | undefined;
+    readonly transactions?: TransactionSink;
+    readonly calls?: CallService;
+  } = {},
+): RpcBackend {
+  const common = spec.common;
+  return {
+    chainId: spec.chainId,
+    chain: store,
+    state: store,
+    decoder: {
+      header: (rlp) => decodeHeader(common, rlp),
+      block: (headerRlp, bodyRlp) => decodeBlock(common, headerRlp, bodyRlp),
+      transaction: (raw) => decodeTransaction(common, raw),
+      pendingBlock: (block) => pendingBlockView(common, block),
+      fees: (rlp) => decodeFees(common, rlp),
+    },
+    clientVersion: CLIENT_VERSION,
+    pending: services.pending ?? (() => undefined),
+    transactions: services.transactions,
+    calls: services.calls,
+  };
+}

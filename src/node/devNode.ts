@@ -1,0 +1,168 @@
+// Composition root of `flashnode dev`: the sequencer and call workers, the pending view, the
+// JSON-RPC server (HTTP + WebSocket) and the flashblocks stream, started in order and stopped
+// in reverse.
+import { readFileSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import { type DevAccount, type DevFork, devAccounts, devGenesis } from "../chain/devGenesis.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { CallClient } from "../exec/callClient.ts";
+import { createFeedHub } from "../feed/hub.ts";
+import type { LogEvent } from "../feed/types.ts";
+import { attachWebSocket } from "../feed/wsServer.ts";
+import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import { createDispatcher } from "../rpc/dispatch.ts";
+import { headerJson } from "../rpc/format/block.ts";
+import { logJson } from "../rpc/format/receipt.ts";
+import { createMethods } from "../rpc/methods.ts";
+import { createRpcServer, listen } from "../rpc/server.ts";
+import { SequencerClient } from "../sequencer/sequencerClient.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { createBackend } from "./backendFactory.ts";
+
+export type DevNodeOptions = {
+  readonly datadir: string;
+  readonly fresh: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly chainId: bigint;
+  readonly fork: DevFork;
+  readonly genesisFile: string | undefined;
+  readonly blockTimeMs: number;
+  readonly flashblockIntervalMs: number;
+  readonly gasLimit: bigint;
+  readonly accounts: number;
+  readonly balanceEth: bigint;
+};
+
+export const DEFAULT_DEV_OPTIONS = {
+  host: "127.0.0.1",
+  port: 8545,
+  chainId: 31337n,
+  fork: "osaka" as DevFork,
+  blockTimeMs: 2000,
+  flashblockIntervalMs: 200,
+  gasLimit: 60_000_000n,
+  accounts: 10,
+  balanceEth: 10_000n,
+};
+
+/** Base's SequencerFeeVault: where a Base block's fees go. */
+const FEE_RECIPIENT = "0x4200000000000000000000000000000000000011";
+
+export type DevNode = {
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly server: Server;
+  readonly accounts: readonly DevAccount[];
+  readonly chainId: bigint;
+  /** The current pre-confirmed block (tests and metrics). */
+  pending(): PendingBlock | undefined;
+  close(): Promise<void>;
+};
+
+export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
+  if (opts.fresh) rmSync(opts.datadir, { recursive: true, force: true });
+  const accounts = devAccounts(opts.accounts);
+  const genesis =
+    opts.genesisFile !== undefined
+      ? (JSON.parse(readFileSync(opts.genesisFile, "utf8")) as Record<string, unknown>)
+      : devGenesis({
+          chainId: opts.chainId,
+          fork: opts.fork,
+          accounts,
+          balanceWei: opts.balanceEth * 10n ** 18n,
+          gasLimit: opts.gasLimit,
+          timestamp: BigInt(Math.floor(Date.now() / 1000)),
+        });
+
+  const feed = createFeedHub();
+  let pending: PendingBlock | undefined;
+  let calls: CallClient | undefined;
+  // Filled once the store is open; updates only arrive after the worker is ready.
+  let onSealed: (u: SealedUpdate) => void = () => {};
+  const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
+    calls?.forward(u);
+    if (u.kind === "flashblock") {
+      pending = applyFlashblock(pending, u);
+      feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
+    } else {
+      onSealed(u);
+      feed.emitFlashblock({ blockNumber: u.next.base.number, index: 0, json: u.next.wireJson });
+    }
+  };
+
+  const sequencer = await SequencerClient.start(
+    {
+      datadir: opts.datadir,
+      genesis,
+      blockTimeMs: opts.blockTimeMs,
+      flashblockIntervalMs: opts.flashblockIntervalMs,
+      gasLimit: opts.gasLimit.toString(),
+      coinbase: FEE_RECIPIENT,
+    },
+    onUpdate,
+  );
+  const env = openKvEnv(opts.datadir);
+  const store = createChainStore(env);
+  const spec = await chainSpecFromGenesis(JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)));
+  calls = await CallClient.start({ datadir: opts.datadir });
+
+  onSealed = (u) => {
+    // The worker committed the block before it posted this: see it, then swap the pending view,
+    // so head and pending change together.
+    env.refresh();
+    pending = applyFlashblock(undefined, u.next);
+    const headerRlp = store.headerRlp(u.number, u.hash);
+    const receipts = store.receipts(u.number, u.hash);
+    if (headerRlp === undefined || receipts === undefined) return;
+    feed.emitNewHead({ blockNumber: u.number, json: headerJson(backend.decoder.header(headerRlp)) });
+    const logs: LogEvent[] = [];
+    let logIndex = 0;
+    receipts.receipts.forEach((r, i) => {
+      r.logs.forEach((log, j) => {
+        const ctx = {
+          blockHash: u.hash,
+          blockNumber: u.number,
+          blockTimestamp: receipts.blockTimestamp,
+          transactionIndex: i,
+          firstLogIndex: logIndex,
+        };
+        logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
+      });
+      logIndex += r.logs.length;
+    });
+    if (logs.length > 0) feed.emitLogs(logs);
+  };
+
+  const backend = createBackend(spec, store, {
+    pending: () => pending,
+    transactions: {
+      submit: (raw) => sequencer.submit(raw),
+      poolNonce: (address) => sequencer.poolNonce(address),
+      waitForReceipt: (hash, ms) => sequencer.waitForInclusion(hash, ms),
+    },
+    calls,
+  });
+  const methods = createMethods(backend);
+  const server = createRpcServer({ dispatcher: createDispatcher(methods) });
+  const ws = attachWebSocket(server, { feed, methods });
+  const { url } = await listen(server, opts.host, opts.port);
+  return {
+    url,
+    wsUrl: url.replace(/^http/, "ws"),
+    server,
+    accounts,
+    chainId: spec.chainId,
+    pending: () => pending,
+    async close() {
+      await ws.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await sequencer.stop();
+      await calls?.stop();
+      await env.close();
+    },
+  };
+}

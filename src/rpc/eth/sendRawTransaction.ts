@@ -1,0 +1,26 @@
+import type { RpcBackend, TransactionSink } from "../backend.ts";
+import { ServerError } from "../errors.ts";
+import { defineMethod, required } from "../method.ts";
+import { parseHexBytes } from "../params.ts";
+
+export function transactionSink(backend: RpcBackend): TransactionSink {
+  if (backend.transactions === undefined) {
+    throw new ServerError("transactions are not accepted by this node (read-only archive)");
+  }
+  return backend.transactions;
+}
+
+/** eth_sendRawTransaction(signed bytes) → hash; pre-confirmed in the next flashblock. */
+export function sendRawTransaction(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseHexBytes)],
+    handler: async ([raw]) => {
+      try {
+        return (await transactionSink(backend).submit(raw)).hash;
+      } catch (e) {
+        // Pool refusals carry geth's texts; they are plain -32000 errors on the wire.
+        throw e instanceof ServerError ? e : new ServerError((e as Error).message);
+      }
+    },
+  });
+}

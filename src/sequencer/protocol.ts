@@ -1,0 +1,30 @@
+// Messages between the RPC thread and the sequencer worker. Plain data only.
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+
+export type SequencerWorkerData = {
+  readonly datadir: string;
+  /** Genesis to create the chain with when the datadir is empty. */
+  readonly genesis: Record<string, unknown>;
+  readonly blockTimeMs: number;
+  readonly flashblockIntervalMs: number;
+  readonly gasLimit: string;
+  readonly coinbase: string;
+};
+
+export type ToWorker =
+  | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
+  | { readonly type: "stop" };
+
+export type FromWorker =
+  | { readonly type: "ready"; readonly head: number }
+  | { readonly type: "failed"; readonly message: string }
+  | {
+      readonly type: "submitted";
+      readonly id: number;
+      readonly hash: string;
+      readonly sender: Uint8Array;
+      readonly nextNonce: bigint;
+    }
+  | { readonly type: "rejected"; readonly id: number; readonly message: string }
+  | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
+  | { readonly type: "stopped" };

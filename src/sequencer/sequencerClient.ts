@@ -1,0 +1,124 @@
+// The RPC thread's handle on the sequencer worker: transaction intake, and the stream of
+// flashblocks and seals that keeps the pending view current.
+import type { Worker } from "node:worker_threads";
+import { startTsWorker } from "../util/tsWorker.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
+import { TxRejectedError } from "./txPool.ts";
+
+type Pending = { resolve: (hash: string) => void; reject: (e: Error) => void };
+
+export class SequencerClient {
+  private nextId = 1;
+  private readonly inflight = new Map<number, Pending>();
+  private readonly poolNonces = new Map<string, bigint>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
+  ) {}
+
+  static start(
+    data: SequencerWorkerData,
+    onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
+  ): Promise<SequencerClient> {
+    const worker = startTsWorker(new URL("./worker.ts", import.meta.url), data);
+    const client = new SequencerClient(worker, onUpdate);
+    return new Promise((resolve, reject) => {
+      worker.on("message", (msg: FromWorker) => {
+        if (msg.type === "ready") resolve(client);
+        else if (msg.type === "failed")
+          reject(new Error(`sequencer failed to start: ${msg.message}`));
+        else client.handle(msg);
+      });
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`sequencer worker exited (${code})`)));
+    });
+  }
+
+  private handle(msg: FromWorker): void {
+    switch (msg.type) {
+      case "submitted": {
+        const key = bytesToUnprefixedHex(msg.sender);
+        const known = this.poolNonces.get(key);
+        if (known === undefined || msg.nextNonce > known) this.poolNonces.set(key, msg.nextNonce);
+        this.settle(msg.id)?.resolve(msg.hash);
+        break;
+      }
+      case "rejected":
+        this.settle(msg.id)?.reject(new TxRejectedError(msg.message));
+        break;
+      case "update": {
+        this.onUpdate(msg.update);
+        const fb = msg.update.kind === "flashblock" ? msg.update : msg.update.next;
+        const txs = msg.update.kind === "flashblock" ? msg.update.transactions : [];
+        for (const t of txs) this.release(bytesToUnprefixedHex(t.hash));
+        for (const t of fb.transactions) this.release(bytesToUnprefixedHex(t.hash));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private settle(id: number): Pending | undefined {
+    const p = this.inflight.get(id);
+    this.inflight.delete(id);
+    return p;
+  }
+
+  private release(hashHex: string): void {
+    const set = this.waiters.get(hashHex);
+    if (set === undefined) return;
+    this.waiters.delete(hashHex);
+    for (const wake of set) wake();
+  }
+
+  submit(raw: Uint8Array): Promise<{ hash: string }> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.inflight.set(id, { resolve: (hash) => resolve({ hash }), reject });
+      this.worker.postMessage({ type: "submit", id, raw } satisfies ToWorker);
+    });
+  }
+
+  poolNonce(address: Uint8Array): bigint | undefined {
+    return this.poolNonces.get(bytesToUnprefixedHex(address));
+  }
+
+  /** True once a flashblock carries the transaction; false at the deadline. */
+  waitForInclusion(hash: Uint8Array, timeoutMs: number): Promise<boolean> {
+    const key = bytesToUnprefixedHex(hash);
+    return new Promise((resolve) => {
+      let set = this.waiters.get(key);
+      if (set === undefined) {
+        set = new Set();
+        this.waiters.set(key, set);
+      }
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        set.delete(wake);
+        if (set.size === 0) this.waiters.delete(key);
+        resolve(false);
+      }, timeoutMs);
+      set.add(wake);
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= new Promise((resolve) => {
+      this.worker.on("message", (msg: FromWorker) => {
+        if (msg.type === "stopped") void this.worker.terminate().then(() => resolve());
+      });
+      this.worker.once("exit", () => resolve());
+      this.worker.postMessage({ type: "stop" } satisfies ToWorker);
+    });
+    return this.stopping;
+  }
+}
