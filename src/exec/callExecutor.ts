@@ -225,7 +225,9 @@ export class CallExecutor {
     }
     while (hi - lo > 1n) {
       if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
-      const mid = lo * 2n > hi ? (lo + hi) / 2n : lo * 2n;
+      // geth: bisect, but try twice the lower bound first when that is lower.
+      let mid = (hi + lo) / 2n;
+      if (mid > lo * 2n) mid = lo * 2n;
       const r = await this.attempt(vm, state, req, env, mid);
       if (r.ok) hi = mid;
       else lo = mid;
