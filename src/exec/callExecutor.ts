@@ -7,7 +7,7 @@ import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest, CallResult } from "../rpc/backend.ts";
-import { bytesToHex } from "../util/hex.ts";
+import { bytesToHex, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
 
@@ -105,8 +105,25 @@ export class CallExecutor {
             })),
           }),
     };
-    const tx =
-      req.gasPrice !== undefined || !common.isActivatedEIP(1559)
+    const fees = { maxFeePerGas: req.maxFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n };
+    const tx = req.authorizationList !== undefined
+      ? createTx(
+          {
+            ...base,
+            ...fees,
+            type: 4,
+            authorizationList: req.authorizationList.map((a) => ({
+              chainId: quantity(a.chainId),
+              address: bytesToHex(a.address),
+              nonce: quantity(a.nonce),
+              yParity: quantity(a.yParity),
+              r: quantity(a.r),
+              s: quantity(a.s),
+            })),
+          },
+          { common, freeze: false },
+        )
+      : req.gasPrice !== undefined || !common.isActivatedEIP(1559)
         ? createTx(
             { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
             { common, freeze: false },
@@ -218,8 +235,8 @@ export class CallExecutor {
       );
     }
     let lo = first.gasSpent - 1n;
-    // A plain transfer needs exactly its intrinsic gas: no search.
-    if (req.data === undefined || req.data.length === 0) {
+    // A plain transfer needs exactly its intrinsic gas: no search (as geth).
+    if ((req.data === undefined || req.data.length === 0) && req.authorizationList === undefined && req.accessList === undefined) {
       const code = req.to === undefined ? undefined : await state.getCode(new Address(req.to));
       if (req.to !== undefined && (code === undefined || code.length === 0)) return first.gasSpent;
     }
@@ -228,8 +245,12 @@ export class CallExecutor {
       // geth: bisect, but try twice the lower bound first when that is lower.
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
-      const r = await this.attempt(vm, state, req, env, mid);
-      if (r.ok) hi = mid;
+      // Too little gas to even start (intrinsic cost) is a failure like any other here.
+      const ok = await this.attempt(vm, state, req, env, mid).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) hi = mid;
       else lo = mid;
     }
     return hi;

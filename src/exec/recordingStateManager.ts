@@ -75,8 +75,11 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
     this.touch(address);
-    if (value.length > 0)
-      this.newCode.set(bytesToUnprefixedHex(this.hash(value)), copyBytes(value));
+    if (value.length > 0) {
+      const hash = bytesToUnprefixedHex(this.hash(value));
+      this.newCode.set(hash, copyBytes(value));
+      this.recent.code.set(hash, copyBytes(value));
+    }
     return super.putCode(address, value);
   }
 

@@ -31,8 +31,10 @@ export type CallRequest = {
   readonly value: bigint | undefined;
   readonly data: Uint8Array | undefined;
   readonly nonce: bigint | undefined;
-  readonly accessList:
-    | ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }>
+  readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }> | undefined;
+  /** EIP-7702 authorizations, making the call a type-4 transaction. */
+  readonly authorizationList:
+    | ReadonlyArray<{ chainId: bigint; address: Uint8Array; nonce: bigint; yParity: bigint; r: bigint; s: bigint }>
     | undefined;
 };
 

@@ -26,6 +26,23 @@ function parseAccessList(raw: unknown): Array<{ address: Uint8Array; storageKeys
   });
 }
 
+function parseAuthorizations(raw: unknown): NonNullable<CallRequest["authorizationList"]> {
+  if (!Array.isArray(raw)) {
+    throw new InvalidParamsError("json: cannot unmarshal non-array into Go struct field TransactionArgs.authorizationList of type []types.SetCodeAuthorization");
+  }
+  return raw.map((entry) => {
+    const e = (entry ?? {}) as Record<string, unknown>;
+    return {
+      chainId: parseQuantity(e.chainId),
+      address: parseAddress(e.address),
+      nonce: parseUint64(e.nonce),
+      yParity: parseUint64(e.yParity),
+      r: parseQuantity(e.r),
+      s: parseQuantity(e.s),
+    };
+  });
+}
+
 export function parseCallArgs(raw: unknown): CallRequest {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new InvalidParamsError(
@@ -62,5 +79,6 @@ export function parseCallArgs(raw: unknown): CallRequest {
     data: input ?? data,
     nonce: field(obj, "nonce", parseUint64),
     accessList: field(obj, "accessList", parseAccessList),
+    authorizationList: field(obj, "authorizationList", parseAuthorizations),
   };
 }

@@ -116,6 +116,8 @@ export class Sequencer {
       return createTxFromRLP(raw, { common: this.common });
     } catch (e) {
       const message = (e as Error).message;
+      const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(message);
+      if (cap !== null) throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
       if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
       if (/type|not supported|unsupported/i.test(message))
         throw new TxRejectedError("transaction type not supported");

@@ -33,6 +33,8 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
   assert.equal(deployed.status, "success");
   const contract = deployed.contractAddress!;
   // The receipt arrives with the pre-confirmation: the code is live in pending at once.
+  const code = await client.request({ method: "eth_getCode", params: [contract, "pending"] });
+  assert.equal(code, `0x${storageContractBytecode(topic).slice(2 + 34)}`, "runtime code visible in pending");
   assert.equal(await client.getStorageAt({ address: contract, slot: "0x0", blockTag: "pending" }), word(42n));
   await pollUntil(() => client.getStorageAt({ address: contract, slot: "0x0" }), (v) => v === word(42n));
 
@@ -62,7 +64,7 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     assert.equal(mine.logs.length, 1);
     assert.ok(!(latestReceipt as Array<{ transactionHash: string }>).some((r) => r.transactionHash === hash));
     const pendingBlock = await client.getBlock({ blockTag: "pending" });
-    assert.equal(`0x${pendingBlock.number!.toString(16)}`, mine.blockNumber);
+    assert.equal(`0x${BigInt(pendingBlock.number as unknown as bigint).toString(16)}`, mine.blockNumber);
 
     // Then sealed: latest has it, with a real block hash.
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });

@@ -1,6 +1,6 @@
 import { hexToBytes } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
-import { RpcError, ServerError } from "../errors.ts";
+import { InvalidParamsError, RpcError, ServerError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseHexBytes, parseUint64 } from "../params.ts";
 import { getTransactionReceipt } from "./getTransactionReceipt.ts";
@@ -11,6 +11,13 @@ export const TX_SYNC_DEFAULT_TIMEOUT_MS = 6_000;
 export const TX_SYNC_MAX_TIMEOUT_MS = 60_000;
 /** geth's errCodeTxSyncTimeout. */
 export const TX_SYNC_TIMEOUT_CODE = 4;
+
+/** geth takes a JSON number (`*uint64`); a hex quantity is accepted too. */
+function parseTimeout(raw: unknown): bigint {
+  if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) return BigInt(raw);
+  if (typeof raw === "number") throw new InvalidParamsError(`json: cannot unmarshal number ${raw} into Go value of type uint64`);
+  return parseUint64(raw);
+}
 
 function goDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : ms > 1000 ? `${ms / 1000}s` : `${ms}ms`;
@@ -23,7 +30,7 @@ function goDuration(ms: number): string {
 export function sendRawTransactionSync(backend: RpcBackend) {
   const receipt = getTransactionReceipt(backend);
   return defineMethod({
-    params: [required(parseHexBytes), optional(parseUint64)],
+    params: [required(parseHexBytes), optional(parseTimeout)],
     handler: async ([raw, timeout], ctx) => {
       const sink = transactionSink(backend);
       let hash: string;
