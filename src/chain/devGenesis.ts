@@ -3,7 +3,7 @@
 // EIP-2935, EIP-7002, EIP-7251), whose canonical bytecode is read from the bundled
 // execution-apis genesis.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { privateToAddress } from "@ethereumjs/util";
 import { HDKey } from "@scure/bip32";

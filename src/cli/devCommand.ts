@@ -29,10 +29,16 @@ State persists in the datadir; restarting continues the chain.
 `;
 
 /** "2s", "200ms", "1.5s"; a bare number is in `bareUnit`. */
-export function parseDuration(flag: string, value: string | undefined, fallbackMs: number, bareUnit: "s" | "ms"): number {
+export function parseDuration(
+  flag: string,
+  value: string | undefined,
+  fallbackMs: number,
+  bareUnit: "s" | "ms",
+): number {
   if (value === undefined) return fallbackMs;
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value.trim());
-  if (m === null) throw new UsageError(`--${flag} must be a duration like 2s or 200ms, got ${value}`);
+  if (m === null)
+    throw new UsageError(`--${flag} must be a duration like 2s or 200ms, got ${value}`);
   const ms = Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1);
   if (!(ms >= 1)) throw new UsageError(`--${flag} must be at least 1ms`);
   return Math.round(ms);
@@ -40,7 +46,8 @@ export function parseDuration(flag: string, value: string | undefined, fallbackM
 
 function bigFlag(name: string, value: string | undefined, fallback: bigint): bigint {
   if (value === undefined) return fallback;
-  if (!/^(0x[0-9a-fA-F]+|\d+)$/.test(value)) throw new UsageError(`--${name} must be an integer, got ${value}`);
+  if (!/^(0x[0-9a-fA-F]+|\d+)$/.test(value))
+    throw new UsageError(`--${name} must be an integer, got ${value}`);
   return BigInt(value);
 }
 
@@ -62,15 +69,22 @@ export async function devCommand(argv: string[]): Promise<void> {
     "api-key": { type: "string", multiple: true },
   });
   const fork = (stringFlag(args, "fork") ?? DEFAULT_DEV_OPTIONS.fork) as DevFork;
-  if (!DEV_FORKS.includes(fork)) throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
-  const blockTimeMs = parseDuration("block-time", stringFlag(args, "block-time"), DEFAULT_DEV_OPTIONS.blockTimeMs, "s");
+  if (!DEV_FORKS.includes(fork))
+    throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
+  const blockTimeMs = parseDuration(
+    "block-time",
+    stringFlag(args, "block-time"),
+    DEFAULT_DEV_OPTIONS.blockTimeMs,
+    "s",
+  );
   const flashblockIntervalMs = parseDuration(
     "flashblock-interval",
     stringFlag(args, "flashblock-interval"),
     DEFAULT_DEV_OPTIONS.flashblockIntervalMs,
     "ms",
   );
-  if (flashblockIntervalMs > blockTimeMs) throw new UsageError("--flashblock-interval must not exceed --block-time");
+  if (flashblockIntervalMs > blockTimeMs)
+    throw new UsageError("--flashblock-interval must not exceed --block-time");
   const datadir = stringFlag(args, "datadir") ?? join(process.cwd(), ".flashnode", "dev");
   const node = await startDevNode({
     datadir,
@@ -83,7 +97,9 @@ export async function devCommand(argv: string[]): Promise<void> {
     blockTimeMs,
     flashblockIntervalMs,
     gasLimit: bigFlag("gas-limit", stringFlag(args, "gas-limit"), DEFAULT_DEV_OPTIONS.gasLimit),
-    accounts: Number(bigFlag("accounts", stringFlag(args, "accounts"), BigInt(DEFAULT_DEV_OPTIONS.accounts))),
+    accounts: Number(
+      bigFlag("accounts", stringFlag(args, "accounts"), BigInt(DEFAULT_DEV_OPTIONS.accounts)),
+    ),
     balanceEth: bigFlag("balance", stringFlag(args, "balance"), DEFAULT_DEV_OPTIONS.balanceEth),
   });
   const lines = [

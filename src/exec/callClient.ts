@@ -1,8 +1,8 @@
 // The RPC thread's handle on the call worker (implements the RPC layer's CallService).
 import type { Worker } from "node:worker_threads";
-import { startTsWorker } from "../util/tsWorker.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { CallRequest, CallResult, CallService, CallTarget } from "../rpc/backend.ts";
+import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 

@@ -105,38 +105,42 @@ export class CallExecutor {
             })),
           }),
     };
-    const fees = { maxFeePerGas: req.maxFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n };
-    const tx = req.authorizationList !== undefined
-      ? createTx(
-          {
-            ...base,
-            ...fees,
-            type: 4,
-            authorizationList: req.authorizationList.map((a) => ({
-              chainId: quantity(a.chainId),
-              address: bytesToHex(a.address),
-              nonce: quantity(a.nonce),
-              yParity: quantity(a.yParity),
-              r: quantity(a.r),
-              s: quantity(a.s),
-            })),
-          },
-          { common, freeze: false },
-        )
-      : req.gasPrice !== undefined || !common.isActivatedEIP(1559)
+    const fees = {
+      maxFeePerGas: req.maxFeePerGas ?? 0n,
+      maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+    };
+    const tx =
+      req.authorizationList !== undefined
         ? createTx(
-            { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
-            { common, freeze: false },
-          )
-        : createTx(
             {
               ...base,
-              type: 2,
-              maxFeePerGas: req.maxFeePerGas ?? 0n,
-              maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+              ...fees,
+              type: 4,
+              authorizationList: req.authorizationList.map((a) => ({
+                chainId: quantity(a.chainId),
+                address: bytesToHex(a.address),
+                nonce: quantity(a.nonce),
+                yParity: quantity(a.yParity),
+                r: quantity(a.r),
+                s: quantity(a.s),
+              })),
             },
             { common, freeze: false },
-          );
+          )
+        : req.gasPrice !== undefined || !common.isActivatedEIP(1559)
+          ? createTx(
+              { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
+              { common, freeze: false },
+            )
+          : createTx(
+              {
+                ...base,
+                type: 2,
+                maxFeePerGas: req.maxFeePerGas ?? 0n,
+                maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+              },
+              { common, freeze: false },
+            );
     const from = new Address(req.from ?? ZERO_ADDRESS);
     // An unsigned transaction from `from`: the EVM library only asks the transaction for it.
     Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true });
@@ -236,7 +240,11 @@ export class CallExecutor {
     }
     let lo = first.gasSpent - 1n;
     // A plain transfer needs exactly its intrinsic gas: no search (as geth).
-    if ((req.data === undefined || req.data.length === 0) && req.authorizationList === undefined && req.accessList === undefined) {
+    if (
+      (req.data === undefined || req.data.length === 0) &&
+      req.authorizationList === undefined &&
+      req.accessList === undefined
+    ) {
       const code = req.to === undefined ? undefined : await state.getCode(new Address(req.to));
       if (req.to !== undefined && (code === undefined || code.length === 0)) return first.gasSpent;
     }

@@ -1,7 +1,6 @@
 // The thread that runs eth_call and eth_estimateGas, so EVM work never blocks RPC answers. It
 // reads the archive's flat state and keeps its own copy of the pending block.
 import { parentPort, workerData } from "node:worker_threads";
-import { tsWorkerData } from "../util/tsWorker.ts";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
@@ -9,6 +8,7 @@ import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../rpc/backend.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 

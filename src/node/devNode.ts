@@ -9,6 +9,7 @@ import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { LogEvent } from "../feed/types.ts";
 import { attachWebSocket } from "../feed/wsServer.ts";
+import { FlashblockStats } from "../pending/flashblockStats.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
@@ -59,6 +60,8 @@ export type DevNode = {
   readonly chainId: bigint;
   /** The current pre-confirmed block (tests and metrics). */
   pending(): PendingBlock | undefined;
+  /** Flashblock timings as the RPC thread saw them. */
+  readonly stats: FlashblockStats;
   close(): Promise<void>;
 };
 
@@ -82,8 +85,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let calls: CallClient | undefined;
   // Filled once the store is open; updates only arrive after the worker is ready.
   let onSealed: (u: SealedUpdate) => void = () => {};
+  const stats = new FlashblockStats();
+  const now = () => performance.timeOrigin + performance.now();
   const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
     calls?.forward(u);
+    const fb = u.kind === "flashblock" ? u : u.next;
     if (u.kind === "flashblock") {
       pending = applyFlashblock(pending, u);
       feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
@@ -91,6 +97,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       onSealed(u);
       feed.emitFlashblock({ blockNumber: u.next.base.number, index: 0, json: u.next.wireJson });
     }
+    stats.record(fb.buildMs, fb.publishedAt, now());
   };
 
   const sequencer = await SequencerClient.start(
@@ -106,7 +113,9 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   );
   const env = openKvEnv(opts.datadir);
   const store = createChainStore(env);
-  const spec = await chainSpecFromGenesis(JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)));
+  const spec = await chainSpecFromGenesis(
+    JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
+  );
   calls = await CallClient.start({ datadir: opts.datadir });
 
   onSealed = (u) => {
@@ -117,7 +126,10 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
-    feed.emitNewHead({ blockNumber: u.number, json: headerJson(backend.decoder.header(headerRlp)) });
+    feed.emitNewHead({
+      blockNumber: u.number,
+      json: headerJson(backend.decoder.header(headerRlp)),
+    });
     const logs: LogEvent[] = [];
     let logIndex = 0;
     receipts.receipts.forEach((r, i) => {
@@ -156,6 +168,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     accounts,
     chainId: spec.chainId,
     pending: () => pending,
+    stats,
     async close() {
       await ws.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -52,7 +52,7 @@ export type FlashblockUpdate = {
   readonly transactionsRoot: Uint8Array;
   /** Base wire message, JSON text, for the /flashblocks stream. */
   readonly wireJson: string;
-  /** Time the sequencer took to build it (ms), and when it was published (epoch ms). */
+  /** Time the sequencer took to build it (ms), and when it was published (epoch ms, sub-ms precision). */
   readonly buildMs: number;
   readonly publishedAt: number;
 };

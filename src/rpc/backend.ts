@@ -31,10 +31,19 @@ export type CallRequest = {
   readonly value: bigint | undefined;
   readonly data: Uint8Array | undefined;
   readonly nonce: bigint | undefined;
-  readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }> | undefined;
+  readonly accessList:
+    | ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }>
+    | undefined;
   /** EIP-7702 authorizations, making the call a type-4 transaction. */
   readonly authorizationList:
-    | ReadonlyArray<{ chainId: bigint; address: Uint8Array; nonce: bigint; yParity: bigint; r: bigint; s: bigint }>
+    | ReadonlyArray<{
+        chainId: bigint;
+        address: Uint8Array;
+        nonce: bigint;
+        yParity: bigint;
+        r: bigint;
+        s: bigint;
+      }>
     | undefined;
 };
 

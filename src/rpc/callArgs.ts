@@ -28,7 +28,9 @@ function parseAccessList(raw: unknown): Array<{ address: Uint8Array; storageKeys
 
 function parseAuthorizations(raw: unknown): NonNullable<CallRequest["authorizationList"]> {
   if (!Array.isArray(raw)) {
-    throw new InvalidParamsError("json: cannot unmarshal non-array into Go struct field TransactionArgs.authorizationList of type []types.SetCodeAuthorization");
+    throw new InvalidParamsError(
+      "json: cannot unmarshal non-array into Go struct field TransactionArgs.authorizationList of type []types.SetCodeAuthorization",
+    );
   }
   return raw.map((entry) => {
     const e = (entry ?? {}) as Record<string, unknown>;

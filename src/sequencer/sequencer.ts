@@ -4,13 +4,15 @@
 // submissions, flashblocks and seals never interleave.
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
 import {
   createBlob4844TxFromSerializedNetworkWrapper,
   createTxFromRLP,
   type TypedTransaction,
 } from "@ethereumjs/tx";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
-import type { BlockBuilder } from "@ethereumjs/vm";
+import { type BlockBuilder, encodeReceipt } from "@ethereumjs/vm";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
@@ -47,9 +49,36 @@ type Building = {
   readonly receipts: ReceiptRecord[];
   readonly transactions: PendingTransaction[];
   index: number;
+  /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
+  readonly txTrie: MerklePatriciaTrie;
+  readonly receiptTrie: MerklePatriciaTrie;
 };
 
 const ZERO32 = new Uint8Array(32);
+
+function builderTransactions(builder: BlockBuilder): TypedTransaction[] {
+  return (builder as unknown as { transactions: TypedTransaction[] }).transactions;
+}
+
+/**
+ * BlockBuilder.addTransaction re-creates the whole block (every transaction so far) just to give
+ * the new one its block context, which makes a block of n transactions cost O(n²). The context
+ * needs only the header, so the builder is shown an empty list for the call and the new
+ * transaction is appended to the real one afterwards. Roots are still computed from the full
+ * list at seal, and every sealed block is verified against them.
+ */
+async function addTransaction(builder: BlockBuilder, tx: TypedTransaction) {
+  const holder = builder as unknown as { transactions: TypedTransaction[] };
+  const all = holder.transactions;
+  holder.transactions = [];
+  try {
+    const result = await builder.addTransaction(tx, { allowNoBlobs: false });
+    all.push(...holder.transactions);
+    return result;
+  } finally {
+    holder.transactions = all;
+  }
+}
 
 export class Sequencer {
   readonly pool = new TxPool();
@@ -117,7 +146,8 @@ export class Sequencer {
     } catch (e) {
       const message = (e as Error).message;
       const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(message);
-      if (cap !== null) throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
+      if (cap !== null)
+        throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
       if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
       if (/type|not supported|unsupported/i.test(message))
         throw new TxRejectedError("transaction type not supported");
@@ -172,11 +202,18 @@ export class Sequencer {
     }
     const txs = this.pool.takeExecutable((sender) => nonces.get(bytesToHex(sender)) ?? 0n);
     const added: PendingTransaction[] = [];
-    for (const tx of txs) {
+    // Execution gets half the interval; what does not fit waits for the next flashblock, so a
+    // burst cannot stretch the cadence.
+    const deadline = performance.now() + this.opts.flashblockIntervalMs / 2;
+    for (const [i, tx] of txs.entries()) {
+      if (performance.now() > deadline) {
+        for (const rest of txs.slice(i)) this.pool.requeue(rest);
+        break;
+      }
       const previousCumulative = b.builder.gasUsed;
       let result: Awaited<ReturnType<BlockBuilder["addTransaction"]>>;
       try {
-        result = await b.builder.addTransaction(tx, { allowNoBlobs: false });
+        result = await addTransaction(b.builder, tx);
       } catch (e) {
         const message = (e as Error).message;
         // Full block: the transaction waits for the next one.
@@ -185,7 +222,7 @@ export class Sequencer {
         continue;
       }
       // The block holds the tx without its blob sidecar; the builder keeps that form.
-      const built = (b.builder as unknown as { transactions: TypedTransaction[] }).transactions;
+      const built = builderTransactions(b.builder);
       const included = built[built.length - 1]!;
       b.receipts.push(
         receiptRecord(included, result.receipt, {
@@ -195,6 +232,9 @@ export class Sequencer {
         }),
       );
       const pending = { hash: included.hash(), raw: included.serialize() };
+      const key = RLP.encode(b.transactions.length);
+      await b.txTrie.put(key, pending.raw);
+      await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
       b.transactions.push(pending);
       added.push(pending);
     }
@@ -248,6 +288,8 @@ export class Sequencer {
       receipts: [],
       transactions: [],
       index: 0,
+      txTrie: new MerklePatriciaTrie({ common: this.common }),
+      receiptTrie: new MerklePatriciaTrie({ common: this.common }),
     };
   }
 
@@ -257,10 +299,10 @@ export class Sequencer {
     started: number,
   ): Promise<FlashblockUpdate> {
     const diff = await this.executor.drainDiff();
-    const receiptsRoot = await b.builder.receiptTrie();
+    const receiptsRoot = b.receiptTrie.root();
+    const transactionsRoot = b.txTrie.root();
     const logsBloom = b.builder.logsBloom();
     const gasUsed = b.builder.gasUsed;
-    const transactionsRoot = await b.builder.transactionsTrie();
     const partial = createBlockHeader(
       {
         parentHash: b.base.parentHash,
@@ -312,11 +354,16 @@ export class Sequencer {
       transactionsRoot,
       wireJson,
       buildMs: performance.now() - started,
-      publishedAt: Date.now(),
+      publishedAt: performance.timeOrigin + performance.now(),
     };
   }
 
   private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
+    // The builder would rebuild both tries from scratch; they are already complete here.
+    Object.assign(b.builder, {
+      transactionsTrie: async () => b.txTrie.root(),
+      receiptTrie: async () => b.receiptTrie.root(),
+    });
     const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock(write);

@@ -1,9 +1,9 @@
 // The RPC thread's handle on the sequencer worker: transaction intake, and the stream of
 // flashblocks and seals that keeps the pending view current.
 import type { Worker } from "node:worker_threads";
-import { startTsWorker } from "../util/tsWorker.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { TxRejectedError } from "./txPool.ts";
 

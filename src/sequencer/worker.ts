@@ -1,12 +1,12 @@
 // The sequencer's thread: it owns the archive's write side and the EVM, so block building never
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
-import { tsWorkerData } from "../util/tsWorker.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureGenesis } from "../chain/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { hexToBytes } from "../util/hex.ts";
+import { tsWorkerData } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 

@@ -6,7 +6,13 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { pollUntil, setCalldata, startTestDevNode, storageContractBytecode, word } from "../utils/devChain.ts";
+import {
+  pollUntil,
+  setCalldata,
+  startTestDevNode,
+  storageContractBytecode,
+  word,
+} from "../utils/devChain.ts";
 import { ROOT } from "../utils/fixtures.ts";
 
 const run = promisify(execFile);
@@ -23,14 +29,28 @@ after(async () => {
 });
 
 async function cast(...args: string[]): Promise<string> {
-  const { stdout } = await run(CAST, args, { env: { ...process.env, NO_COLOR: "1", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" } });
+  const { stdout } = await run(CAST, args, {
+    env: { ...process.env, NO_COLOR: "1", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" },
+  });
   return stdout.trim();
 }
 
-test("cast: deploy, write, read through pending before the seal, then latest, then history", { skip: existsSync(CAST) ? false : "cast binary not installed" }, async () => {
+test("cast: deploy, write, read through pending before the seal, then latest, then history", {
+  skip: existsSync(CAST) ? false : "cast binary not installed",
+}, async () => {
   const key = node.accounts[2]!.privateKey;
   const rpc = ["--rpc-url", node.url];
-  const deployed = JSON.parse(await cast("send", ...rpc, "--private-key", key, "--json", "--create", storageContractBytecode(SET_TOPIC))) as {
+  const deployed = JSON.parse(
+    await cast(
+      "send",
+      ...rpc,
+      "--private-key",
+      key,
+      "--json",
+      "--create",
+      storageContractBytecode(SET_TOPIC),
+    ),
+  ) as {
     contractAddress: string;
     status: string;
   };
@@ -38,22 +58,49 @@ test("cast: deploy, write, read through pending before the seal, then latest, th
   const contract = deployed.contractAddress;
   assert.equal(await cast("storage", ...rpc, "--block", "pending", contract, "0"), word(42n));
   // cast takes the nonce from `latest`: let the deployment seal before the next send.
-  await pollUntil(() => cast("storage", ...rpc, "--block", "latest", contract, "0"), (v) => v === word(42n));
+  await pollUntil(
+    () => cast("storage", ...rpc, "--block", "latest", contract, "0"),
+    (v) => v === word(42n),
+  );
 
   let sawPendingFirst = false;
   for (let attempt = 1n; attempt <= 3n && !sawPendingFirst; attempt++) {
     const value = 3000n + attempt;
-    const hash = await cast("send", ...rpc, "--private-key", key, "--async", contract, setCalldata(value));
+    const hash = await cast(
+      "send",
+      ...rpc,
+      "--private-key",
+      key,
+      "--async",
+      contract,
+      setCalldata(value),
+    );
     assert.match(hash, /^0x[0-9a-f]{64}$/);
-    await pollUntil(() => cast("storage", ...rpc, "--block", "pending", contract, "0"), (v) => v === word(value), 3000, 10);
-    if ((await cast("storage", ...rpc, "--block", "latest", contract, "0")) === word(value)) continue;
+    await pollUntil(
+      () => cast("storage", ...rpc, "--block", "pending", contract, "0"),
+      (v) => v === word(value),
+      3000,
+      10,
+    );
+    if ((await cast("storage", ...rpc, "--block", "latest", contract, "0")) === word(value))
+      continue;
     sawPendingFirst = true;
-    const receipts = JSON.parse(await cast("rpc", ...rpc, "eth_getBlockReceipts", "pending")) as Array<{ transactionHash: string }>;
+    const receipts = JSON.parse(
+      await cast("rpc", ...rpc, "eth_getBlockReceipts", "pending"),
+    ) as Array<{ transactionHash: string }>;
     assert.ok(receipts.some((r) => r.transactionHash === hash));
-    await pollUntil(() => cast("storage", ...rpc, "--block", "latest", contract, "0"), (v) => v === word(value));
-    const receipt = JSON.parse(await cast("receipt", ...rpc, "--json", hash)) as { blockNumber: string };
+    await pollUntil(
+      () => cast("storage", ...rpc, "--block", "latest", contract, "0"),
+      (v) => v === word(value),
+    );
+    const receipt = JSON.parse(await cast("receipt", ...rpc, "--json", hash)) as {
+      blockNumber: string;
+    };
     const previous = (BigInt(receipt.blockNumber) - 1n).toString();
-    assert.equal(await cast("storage", ...rpc, "--block", previous, contract, "0"), attempt === 1n ? word(42n) : word(value - 1n));
+    assert.equal(
+      await cast("storage", ...rpc, "--block", previous, contract, "0"),
+      attempt === 1n ? word(42n) : word(value - 1n),
+    );
   }
   assert.ok(sawPendingFirst, "the write was seen in pending before latest");
 });

@@ -3,13 +3,22 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { ContractFactory, id, JsonRpcProvider, Wallet } from "ethers";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { pollUntil, setCalldata, startTestDevNode, storageContractBytecode, word } from "../utils/devChain.ts";
+import {
+  pollUntil,
+  setCalldata,
+  startTestDevNode,
+  storageContractBytecode,
+  word,
+} from "../utils/devChain.ts";
 
 let node: DevNode;
 let provider: JsonRpcProvider;
 before(async () => {
   node = await startTestDevNode();
-  provider = new JsonRpcProvider(node.url, Number(node.chainId), { staticNetwork: true, pollingInterval: 50 });
+  provider = new JsonRpcProvider(node.url, Number(node.chainId), {
+    staticNetwork: true,
+    pollingInterval: 50,
+  });
 });
 after(async () => {
   provider.destroy();
@@ -28,25 +37,42 @@ test("ethers: deploy, write, read through pending before the seal, then latest, 
   for (let attempt = 1n; attempt <= 3n && !sawPendingFirst; attempt++) {
     const value = 2000n + attempt;
     const sent = await wallet.sendTransaction({ to: contract, data: setCalldata(value) });
-    await pollUntil(() => provider.getStorage(contract, 0, "pending"), (v) => v === word(value), 2000, 10);
-    const pendingReceipts = (await provider.send("eth_getBlockReceipts", ["pending"])) as Array<{ transactionHash: string }>;
+    await pollUntil(
+      () => provider.getStorage(contract, 0, "pending"),
+      (v) => v === word(value),
+      2000,
+      10,
+    );
+    const pendingReceipts = (await provider.send("eth_getBlockReceipts", ["pending"])) as Array<{
+      transactionHash: string;
+    }>;
     if ((await provider.getStorage(contract, 0, "latest")) === word(value)) continue;
     sawPendingFirst = true;
     assert.ok(pendingReceipts.some((r) => r.transactionHash === sent.hash));
     const pendingNonce = await provider.getTransactionCount(wallet.address, "pending");
     const latestNonce = await provider.getTransactionCount(wallet.address, "latest");
-    assert.equal(pendingNonce, latestNonce + 1, "pending nonce counts the pre-confirmed transaction");
+    assert.equal(
+      pendingNonce,
+      latestNonce + 1,
+      "pending nonce counts the pre-confirmed transaction",
+    );
 
     const receipt = await sent.wait();
     assert.equal(receipt?.status, 1);
-    await pollUntil(() => provider.getStorage(contract, 0, "latest"), (v) => v === word(value));
+    await pollUntil(
+      () => provider.getStorage(contract, 0, "latest"),
+      (v) => v === word(value),
+    );
     const sealed = await pollUntil(
       () => provider.getTransactionReceipt(sent.hash),
       (r) => r !== null && r.blockHash !== `0x${"00".repeat(32)}`,
     );
     const block = await provider.getBlock(sealed!.blockNumber);
     assert.equal(block?.hash, sealed!.blockHash);
-    assert.equal(await provider.getStorage(contract, 0, sealed!.blockNumber - 1), attempt === 1n ? word(42n) : word(value - 1n));
+    assert.equal(
+      await provider.getStorage(contract, 0, sealed!.blockNumber - 1),
+      attempt === 1n ? word(42n) : word(value - 1n),
+    );
   }
   assert.ok(sawPendingFirst, "the write was seen in pending before latest");
 });

@@ -2,7 +2,7 @@
 // and all accepted transaction types.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createWalletClient, defineChain, http, parseGwei, type PrivateKeyAccount } from "viem";
+import { createWalletClient, defineChain, http, type PrivateKeyAccount, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
@@ -12,9 +12,17 @@ let node: DevNode;
 let alice: PrivateKeyAccount;
 let bob: PrivateKeyAccount;
 const chainOf = (n: DevNode) =>
-  defineChain({ id: Number(n.chainId), name: "flashnode", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [n.url] } } });
+  defineChain({
+    id: Number(n.chainId),
+    name: "flashnode",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [n.url] } },
+  });
 
-async function call(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
+async function call(
+  method: string,
+  params: unknown[],
+): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
   return (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as never;
 }
 
@@ -22,7 +30,10 @@ async function nonceOf(address: string, tag = "pending"): Promise<number> {
   return Number((await call("eth_getTransactionCount", [address, tag])).result);
 }
 
-async function sign(account: PrivateKeyAccount, tx: Record<string, unknown>): Promise<`0x${string}`> {
+async function sign(
+  account: PrivateKeyAccount,
+  tx: Record<string, unknown>,
+): Promise<`0x${string}`> {
   return account.signTransaction({
     chainId: Number(node.chainId),
     type: "eip1559",
@@ -52,34 +63,78 @@ describe("transaction intake", () => {
     const hash = (await call("eth_sendRawTransaction", [ok])).result as string;
     assert.match(hash, /^0x[0-9a-f]{64}$/);
     const again = await call("eth_sendRawTransaction", [ok]);
-    assert.ok(again.error?.message === "already known" || /nonce too low/.test(again.error?.message ?? ""), JSON.stringify(again));
-    await pollUntil(async () => (await call("eth_getTransactionReceipt", [hash])).result, (v) => v !== null, 3000);
+    assert.ok(
+      again.error?.message === "already known" || /nonce too low/.test(again.error?.message ?? ""),
+      JSON.stringify(again),
+    );
+    await pollUntil(
+      async () => (await call("eth_getTransactionReceipt", [hash])).result,
+      (v) => v !== null,
+      3000,
+    );
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ nonce, value: 5n }, /^nonce too low: next nonce \d+, tx nonce \d+$/],
-      [{ nonce: nonce + 1, gas: 20000n }, /^intrinsic gas too low: gas 20000, minimum needed 21000$/],
-      [{ nonce: nonce + 1, value: 10n ** 30n }, /^insufficient funds for gas \* price \+ value: balance \d+, tx cost \d+, overshot \d+$/],
-      [{ nonce: nonce + 1, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, /^max fee per gas less than block base fee/],
-      [{ nonce: nonce + 1, gas: 100_000_000n }, /^transaction gas limit too high \(cap: 16777216, tx: 100000000\)$/],
+      [
+        { nonce: nonce + 1, gas: 20000n },
+        /^intrinsic gas too low: gas 20000, minimum needed 21000$/,
+      ],
+      [
+        { nonce: nonce + 1, value: 10n ** 30n },
+        /^insufficient funds for gas \* price \+ value: balance \d+, tx cost \d+, overshot \d+$/,
+      ],
+      [
+        { nonce: nonce + 1, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n },
+        /^max fee per gas less than block base fee/,
+      ],
+      [
+        { nonce: nonce + 1, gas: 100_000_000n },
+        /^transaction gas limit too high \(cap: 16777216, tx: 100000000\)$/,
+      ],
     ];
     for (const [tx, message] of cases) {
       const r = await call("eth_sendRawTransaction", [await sign(alice, tx)]);
-      assert.equal(r.error?.code, -32000, JSON.stringify(tx, (_, v) => (typeof v === "bigint" ? v.toString() : v)));
+      assert.equal(
+        r.error?.code,
+        -32000,
+        JSON.stringify(tx, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+      );
       assert.match(r.error!.message, message);
     }
-    const wrongChain = await alice.signTransaction({ chainId: 1, type: "eip1559", nonce: nonce + 1, gas: 21000n, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: 1n, to: bob.address });
-    assert.equal((await call("eth_sendRawTransaction", [wrongChain])).error?.message, "invalid chain id for signer");
+    const wrongChain = await alice.signTransaction({
+      chainId: 1,
+      type: "eip1559",
+      nonce: nonce + 1,
+      gas: 21000n,
+      maxFeePerGas: parseGwei("20"),
+      maxPriorityFeePerGas: 1n,
+      to: bob.address,
+    });
+    assert.equal(
+      (await call("eth_sendRawTransaction", [wrongChain])).error?.message,
+      "invalid chain id for signer",
+    );
     const r = await call("eth_sendRawTransaction", ["0xdeadbeef"]);
     assert.equal(r.error?.code, -32000);
   });
 
   test("a nonce gap is queued, then released when the gap fills", async () => {
     const nonce = await nonceOf(alice.address);
-    const later = (await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1 })])).result as string;
+    const later = (await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1 })]))
+      .result as string;
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal((await call("eth_getTransactionReceipt", [later])).result, null, "gapped tx waits");
-    const first = (await call("eth_sendRawTransaction", [await sign(alice, { nonce })])).result as string;
+    assert.equal(
+      (await call("eth_getTransactionReceipt", [later])).result,
+      null,
+      "gapped tx waits",
+    );
+    const first = (await call("eth_sendRawTransaction", [await sign(alice, { nonce })]))
+      .result as string;
     for (const h of [first, later]) {
-      await pollUntil(async () => (await call("eth_getTransactionReceipt", [h])).result, (v) => v !== null, 3000);
+      await pollUntil(
+        async () => (await call("eth_getTransactionReceipt", [h])).result,
+        (v) => v !== null,
+        3000,
+      );
     }
   });
 
@@ -87,12 +142,24 @@ describe("transaction intake", () => {
     const nonce = await nonceOf(alice.address);
     // Queue behind a gap so the first version is still waiting when the replacement arrives.
     await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1 })]);
-    const low = await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1, value: 2n, maxPriorityFeePerGas: parseGwei("1.05") })]);
+    const low = await call("eth_sendRawTransaction", [
+      await sign(alice, { nonce: nonce + 1, value: 2n, maxPriorityFeePerGas: parseGwei("1.05") }),
+    ]);
     assert.equal(low.error?.message, "replacement transaction underpriced");
-    const high = await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1, value: 3n, maxFeePerGas: parseGwei("30"), maxPriorityFeePerGas: parseGwei("2") })]);
+    const high = await call("eth_sendRawTransaction", [
+      await sign(alice, {
+        nonce: nonce + 1,
+        value: 3n,
+        maxFeePerGas: parseGwei("30"),
+        maxPriorityFeePerGas: parseGwei("2"),
+      }),
+    ]);
     assert.match(high.result as string, /^0x/);
     await call("eth_sendRawTransaction", [await sign(alice, { nonce })]);
-    await pollUntil(() => nonceOf(alice.address, "pending"), (n) => n === nonce + 2);
+    await pollUntil(
+      () => nonceOf(alice.address, "pending"),
+      (n) => n === nonce + 2,
+    );
   });
 
   test("eth_sendRawTransactionSync returns the pre-confirmed receipt", async () => {
@@ -103,29 +170,72 @@ describe("transaction intake", () => {
     assert.equal(receipt.status, "0x1", JSON.stringify(r));
     assert.ok(Date.now() - started < 1500, "answered within a few flashblocks");
     // A gapped transaction cannot be pre-confirmed: timeout error, code 4, hash as data.
-    const gapped = await call("eth_sendRawTransactionSync", [await sign(alice, { nonce: nonce + 5 }), 300]);
+    const gapped = await call("eth_sendRawTransactionSync", [
+      await sign(alice, { nonce: nonce + 5 }),
+      300,
+    ]);
     assert.equal(gapped.error?.code, 4);
-    assert.equal(gapped.error?.message, "The transaction was added to the transaction pool but wasn't processed in 300ms");
+    assert.equal(
+      gapped.error?.message,
+      "The transaction was added to the transaction pool but wasn't processed in 300ms",
+    );
     assert.match(String(gapped.error?.data), /^0x[0-9a-f]{64}$/);
   });
 
   test("legacy, access-list, EIP-1559 and EIP-7702 transactions execute", async () => {
-    const wallet = createWalletClient({ account: bob, chain: chainOf(node), transport: http(node.url) });
+    const wallet = createWalletClient({
+      account: bob,
+      chain: chainOf(node),
+      transport: http(node.url),
+    });
     const hashes = [
-      await wallet.sendTransaction({ to: alice.address, value: 1n, type: "legacy", gasPrice: parseGwei("20") }),
-      await wallet.sendTransaction({ to: alice.address, value: 1n, type: "eip2930", gasPrice: parseGwei("20"), accessList: [{ address: alice.address, storageKeys: [] }] }),
+      await wallet.sendTransaction({
+        to: alice.address,
+        value: 1n,
+        type: "legacy",
+        gasPrice: parseGwei("20"),
+      }),
+      await wallet.sendTransaction({
+        to: alice.address,
+        value: 1n,
+        type: "eip2930",
+        gasPrice: parseGwei("20"),
+        accessList: [{ address: alice.address, storageKeys: [] }],
+      }),
       await wallet.sendTransaction({ to: alice.address, value: 1n, type: "eip1559" }),
     ];
-    const authorization = await wallet.signAuthorization({ account: bob, contractAddress: alice.address, executor: "self" });
-    hashes.push(await wallet.sendTransaction({ to: bob.address, authorizationList: [authorization], type: "eip7702" }));
+    const authorization = await wallet.signAuthorization({
+      account: bob,
+      contractAddress: alice.address,
+      executor: "self",
+    });
+    hashes.push(
+      await wallet.sendTransaction({
+        to: bob.address,
+        authorizationList: [authorization],
+        type: "eip7702",
+      }),
+    );
     const types: string[] = [];
     for (const h of hashes) {
-      const receipt = await pollUntil(async () => (await call("eth_getTransactionReceipt", [h])).result as { type: string; status: string } | null, (v) => v !== null, 3000);
+      const receipt = await pollUntil(
+        async () =>
+          (await call("eth_getTransactionReceipt", [h])).result as {
+            type: string;
+            status: string;
+          } | null,
+        (v) => v !== null,
+        3000,
+      );
       assert.equal(receipt!.status, "0x1");
       types.push(receipt!.type);
     }
     assert.deepEqual(types, ["0x0", "0x1", "0x2", "0x4"]);
     const code = (await call("eth_getCode", [bob.address, "pending"])).result as string;
-    assert.equal(code, `0xef0100${alice.address.slice(2).toLowerCase()}`, "7702 delegation designator");
+    assert.equal(
+      code,
+      `0xef0100${alice.address.slice(2).toLowerCase()}`,
+      "7702 delegation designator",
+    );
   });
 });

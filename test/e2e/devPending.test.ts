@@ -7,12 +7,19 @@ import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { pollUntil, setCalldata, sleep, startTestDevNode, storageContractBytecode } from "../utils/devChain.ts";
+import {
+  pollUntil,
+  setCalldata,
+  sleep,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
 import { rpc } from "../utils/fixtures.ts";
 
 let node: DevNode;
 type Rpc = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-const call = async (method: string, params: unknown[] = []) => (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
+const call = async (method: string, params: unknown[] = []) =>
+  (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
 
 describe("pending view", () => {
   before(async () => {
@@ -25,13 +32,21 @@ describe("pending view", () => {
   test("a pre-confirmed transaction never disappears across seals", async () => {
     const account = privateKeyToAccount(node.accounts[5]!.privateKey as `0x${string}`);
     const seen = new Set<string>();
-    let nonce = Number((await call("eth_getTransactionCount", [account.address, "pending"])).result);
+    let nonce = Number(
+      (await call("eth_getTransactionCount", [account.address, "pending"])).result,
+    );
     let polls = 0;
     const deadline = Date.now() + 4000; // four blocks
     while (Date.now() < deadline) {
       const raw = await account.signTransaction({
-        chainId: Number(node.chainId), type: "eip1559", nonce: nonce++, gas: 21000n,
-        maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: 1n, to: account.address, value: 1n,
+        chainId: Number(node.chainId),
+        type: "eip1559",
+        nonce: nonce++,
+        gas: 21000n,
+        maxFeePerGas: parseGwei("20"),
+        maxPriorityFeePerGas: 1n,
+        to: account.address,
+        value: 1n,
       });
       assert.ok((await call("eth_sendRawTransaction", [raw])).result);
       // One batch: the pending block, pending receipts and every receipt seen so far, at one instant.
@@ -39,26 +54,44 @@ describe("pending view", () => {
       const batch = (await rpc(node.url, [
         { jsonrpc: "2.0", id: 0, method: "eth_getBlockReceipts", params: ["pending"] },
         { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["pending", false] },
-        ...hashes.map((h, i) => ({ jsonrpc: "2.0", id: i + 2, method: "eth_getTransactionReceipt", params: [h] })),
+        ...hashes.map((h, i) => ({
+          jsonrpc: "2.0",
+          id: i + 2,
+          method: "eth_getTransactionReceipt",
+          params: [h],
+        })),
       ])) as Rpc[];
       polls++;
       const receipts = batch[0]!.result as Array<{ transactionHash: string }>;
       assert.ok(Array.isArray(receipts), "pending receipts are never null");
-      assert.ok(batch[1]!.result !== null && batch[1]!.error === undefined, "pending block is never null");
+      assert.ok(
+        batch[1]!.result !== null && batch[1]!.error === undefined,
+        "pending block is never null",
+      );
       for (const r of receipts) seen.add(r.transactionHash);
       batch.slice(2).forEach((r, i) => {
         assert.ok(r.result !== null, `pre-confirmed ${hashes[i]} is still visible (poll ${polls})`);
       });
       await sleep(25);
     }
-    assert.ok(seen.size >= 10 && polls >= 20, `${seen.size} transactions followed over ${polls} polls`);
+    assert.ok(
+      seen.size >= 10 && polls >= 20,
+      `${seen.size} transactions followed over ${polls} polls`,
+    );
   });
 
   test("/flashblocks stream: Base wire format, index 0 carries base, indices in order", async () => {
     const ws = new WebSocket(`${node.wsUrl}flashblocks`);
-    const messages: Array<Record<string, unknown> & { index: number; metadata: { block_number: number } }> = [];
+    const messages: Array<
+      Record<string, unknown> & { index: number; metadata: { block_number: number } }
+    > = [];
     ws.on("message", (data) => messages.push(JSON.parse(data.toString())));
-    await pollUntil(async () => messages.length, (n) => n >= 25, 6000, 50);
+    await pollUntil(
+      async () => messages.length,
+      (n) => n >= 25,
+      6000,
+      50,
+    );
     ws.close();
     const firstZero = messages.findIndex((m) => m.index === 0);
     assert.ok(firstZero >= 0);
@@ -71,7 +104,14 @@ describe("pending view", () => {
       assert.match(String(m.payload_id), /^0x[0-9a-f]{16}$/);
       const diff = m.diff as Record<string, unknown>;
       assert.equal(diff.state_root, `0x${"00".repeat(32)}`);
-      for (const key of ["receipts_root", "logs_bloom", "gas_used", "block_hash", "transactions", "withdrawals"]) {
+      for (const key of [
+        "receipts_root",
+        "logs_bloom",
+        "gas_used",
+        "block_hash",
+        "transactions",
+        "withdrawals",
+      ]) {
         assert.ok(key in diff, `diff.${key}`);
       }
     }
@@ -83,33 +123,80 @@ describe("pending view", () => {
     const notes: Array<{ subscription: string; result: unknown }> = [];
     const replies = new Map<number, unknown>();
     ws.on("message", (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; params?: { subscription: string; result: unknown } };
+      const msg = JSON.parse(data.toString()) as {
+        id?: number;
+        result?: unknown;
+        params?: { subscription: string; result: unknown };
+      };
       if (msg.params !== undefined) notes.push(msg.params);
       else if (msg.id !== undefined) replies.set(msg.id, msg.result);
     });
     const request = async (id: number, method: string, params: unknown[]) => {
       ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-      return pollUntil(async () => replies.get(id), (v) => v !== undefined, 3000);
+      return pollUntil(
+        async () => replies.get(id),
+        (v) => v !== undefined,
+        3000,
+      );
     };
     const heads = (await request(1, "eth_subscribe", ["newHeads"])) as string;
     const flash = (await request(2, "eth_subscribe", ["newFlashblocks"])) as string;
 
     const account = privateKeyToAccount(node.accounts[6]!.privateKey as `0x${string}`);
     const topic = "0xdf7a95aebff315db1b7716215d602ab537373cdb769232aae6055c06e798425b";
-    let nonce = Number((await call("eth_getTransactionCount", [account.address, "pending"])).result);
+    let nonce = Number(
+      (await call("eth_getTransactionCount", [account.address, "pending"])).result,
+    );
     const send = async (tx: Record<string, unknown>) =>
-      (await call("eth_sendRawTransaction", [await account.signTransaction({ chainId: Number(node.chainId), type: "eip1559", nonce: nonce++, gas: 200_000n, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: 1n, ...tx } as never)])).result as string;
+      (
+        await call("eth_sendRawTransaction", [
+          await account.signTransaction({
+            chainId: Number(node.chainId),
+            type: "eip1559",
+            nonce: nonce++,
+            gas: 200_000n,
+            maxFeePerGas: parseGwei("20"),
+            maxPriorityFeePerGas: 1n,
+            ...tx,
+          } as never),
+        ])
+      ).result as string;
     const deployHash = await send({ data: storageContractBytecode(topic) });
-    const receipt = await pollUntil(async () => (await call("eth_getTransactionReceipt", [deployHash])).result as { contractAddress: string } | null, (r) => r !== null, 3000);
-    const logsSub = (await request(3, "eth_subscribe", ["logs", { address: receipt!.contractAddress, topics: [topic] }])) as string;
+    const receipt = await pollUntil(
+      async () =>
+        (await call("eth_getTransactionReceipt", [deployHash])).result as {
+          contractAddress: string;
+        } | null,
+      (r) => r !== null,
+      3000,
+    );
+    const logsSub = (await request(3, "eth_subscribe", [
+      "logs",
+      { address: receipt!.contractAddress, topics: [topic] },
+    ])) as string;
     await send({ to: receipt!.contractAddress, data: setCalldata(77n) });
-    await pollUntil(async () => notes.filter((n) => n.subscription === logsSub).length, (n) => n >= 1, 5000, 50);
+    await pollUntil(
+      async () => notes.filter((n) => n.subscription === logsSub).length,
+      (n) => n >= 1,
+      5000,
+      50,
+    );
     ws.close();
-    const head = notes.find((n) => n.subscription === heads)!.result as { number: string; hash: string };
+    const head = notes.find((n) => n.subscription === heads)!.result as {
+      number: string;
+      hash: string;
+    };
     assert.match(head.hash, /^0x[0-9a-f]{64}$/);
-    const fb = notes.find((n) => n.subscription === flash)!.result as { index: number; diff: unknown };
+    const fb = notes.find((n) => n.subscription === flash)!.result as {
+      index: number;
+      diff: unknown;
+    };
     assert.equal(typeof fb.index, "number");
-    const log = notes.find((n) => n.subscription === logsSub)!.result as { address: string; data: string; topics: string[] };
+    const log = notes.find((n) => n.subscription === logsSub)!.result as {
+      address: string;
+      data: string;
+      topics: string[];
+    };
     assert.equal(log.address, receipt!.contractAddress);
     assert.equal(log.topics[0], topic);
     assert.equal(BigInt(log.data), 77n);
@@ -117,10 +204,16 @@ describe("pending view", () => {
 
   test("eth_call and eth_estimateGas, latest and pending, with geth's revert errors", async () => {
     const from = node.accounts[7]!.address;
-    const transfer = await call("eth_estimateGas", [{ from, to: node.accounts[8]!.address, value: "0x1" }]);
+    const transfer = await call("eth_estimateGas", [
+      { from, to: node.accounts[8]!.address, value: "0x1" },
+    ]);
     assert.equal(transfer.result, "0x5208");
     // PUSH1 0 PUSH1 0 REVERT with a reason: Error("nope")
-    const reason = "08c379a0" + "20".padStart(64, "0") + "4".padStart(64, "0") + Buffer.from("nope").toString("hex").padEnd(64, "0");
+    const reason =
+      "08c379a0" +
+      "20".padStart(64, "0") +
+      "4".padStart(64, "0") +
+      Buffer.from("nope").toString("hex").padEnd(64, "0");
     const initcode = `0x7f${reason.slice(0, 64)}6000527f${reason.slice(64, 128)}6020527f${reason.slice(128, 192)}6040526064${"6000"}fd`;
     for (const tag of ["latest", "pending"]) {
       const r = await call("eth_call", [{ from, data: initcode }, tag]);
@@ -130,6 +223,9 @@ describe("pending view", () => {
       const e = await call("eth_estimateGas", [{ from, data: initcode }, tag]);
       assert.equal(e.error?.code, 3);
     }
-    assert.equal((await call("eth_call", [{ from, to: from }, "0x99999"])).error?.message, "header not found");
+    assert.equal(
+      (await call("eth_call", [{ from, to: from }, "0x99999"])).error?.message,
+      "header not found",
+    );
   });
 });

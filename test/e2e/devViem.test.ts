@@ -6,7 +6,13 @@ import { after, before, test } from "node:test";
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { pollUntil, setCalldata, startTestDevNode, storageContractBytecode, word } from "../utils/devChain.ts";
+import {
+  pollUntil,
+  setCalldata,
+  startTestDevNode,
+  storageContractBytecode,
+  word,
+} from "../utils/devChain.ts";
 
 let node: DevNode;
 before(async () => {
@@ -28,15 +34,31 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
   const client = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 });
   const topic = keccak256(toHex("Set(uint256)"));
 
-  const deployHash = await wallet.deployContract({ abi: [], bytecode: storageContractBytecode(topic) });
-  const deployed = await client.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 50 });
+  const deployHash = await wallet.deployContract({
+    abi: [],
+    bytecode: storageContractBytecode(topic),
+  });
+  const deployed = await client.waitForTransactionReceipt({
+    hash: deployHash,
+    pollingInterval: 50,
+  });
   assert.equal(deployed.status, "success");
   const contract = deployed.contractAddress!;
   // The receipt arrives with the pre-confirmation: the code is live in pending at once.
   const code = await client.request({ method: "eth_getCode", params: [contract, "pending"] });
-  assert.equal(code, `0x${storageContractBytecode(topic).slice(2 + 34)}`, "runtime code visible in pending");
-  assert.equal(await client.getStorageAt({ address: contract, slot: "0x0", blockTag: "pending" }), word(42n));
-  await pollUntil(() => client.getStorageAt({ address: contract, slot: "0x0" }), (v) => v === word(42n));
+  assert.equal(
+    code,
+    `0x${storageContractBytecode(topic).slice(2 + 34)}`,
+    "runtime code visible in pending",
+  );
+  assert.equal(
+    await client.getStorageAt({ address: contract, slot: "0x0", blockTag: "pending" }),
+    word(42n),
+  );
+  await pollUntil(
+    () => client.getStorageAt({ address: contract, slot: "0x0" }),
+    (v) => v === word(42n),
+  );
 
   let sawPendingFirst = false;
   for (let attempt = 1n; attempt <= 3n && !sawPendingFirst; attempt++) {
@@ -52,23 +74,49 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     const pendingReceipts = (await client.request({
       method: "eth_getBlockReceipts" as never,
       params: ["pending"] as never,
-    })) as Array<{ transactionHash: string; blockHash: string; blockNumber: string; logs: unknown[] }>;
-    const latest = await client.getStorageAt({ address: contract, slot: "0x0", blockTag: "latest" });
-    const latestReceipt = await client.request({ method: "eth_getBlockReceipts" as never, params: ["latest"] as never });
+    })) as Array<{
+      transactionHash: string;
+      blockHash: string;
+      blockNumber: string;
+      logs: unknown[];
+    }>;
+    const latest = await client.getStorageAt({
+      address: contract,
+      slot: "0x0",
+      blockTag: "latest",
+    });
+    const latestReceipt = await client.request({
+      method: "eth_getBlockReceipts" as never,
+      params: ["latest"] as never,
+    });
     // …and not yet in latest (unless the block sealed in between: then try again).
     if (latest === word(value)) continue;
     sawPendingFirst = true;
     const mine = pendingReceipts.find((r) => r.transactionHash === hash);
     assert.ok(mine, "the pending receipts include the transaction");
-    assert.equal(mine.blockHash, `0x${"00".repeat(32)}`, "pending receipts carry a zero block hash (as Base)");
+    assert.equal(
+      mine.blockHash,
+      `0x${"00".repeat(32)}`,
+      "pending receipts carry a zero block hash (as Base)",
+    );
     assert.equal(mine.logs.length, 1);
-    assert.ok(!(latestReceipt as Array<{ transactionHash: string }>).some((r) => r.transactionHash === hash));
+    assert.ok(
+      !(latestReceipt as Array<{ transactionHash: string }>).some(
+        (r) => r.transactionHash === hash,
+      ),
+    );
     const pendingBlock = await client.getBlock({ blockTag: "pending" });
-    assert.equal(`0x${BigInt(pendingBlock.number as unknown as bigint).toString(16)}`, mine.blockNumber);
+    assert.equal(
+      `0x${BigInt(pendingBlock.number as unknown as bigint).toString(16)}`,
+      mine.blockNumber,
+    );
 
     // Then sealed: latest has it, with a real block hash.
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    await pollUntil(() => client.getStorageAt({ address: contract, slot: "0x0", blockTag: "latest" }), (v) => v === word(value));
+    await pollUntil(
+      () => client.getStorageAt({ address: contract, slot: "0x0", blockTag: "latest" }),
+      (v) => v === word(value),
+    );
     const sealed = await pollUntil(
       () => client.getTransactionReceipt({ hash }),
       (r) => r.blockHash !== `0x${"00".repeat(32)}`,
@@ -77,7 +125,11 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     assert.equal(sealed.blockHash, block.hash);
     assert.equal(receipt.transactionHash, hash);
     // And the value before the write, at the previous block.
-    const before = await client.getStorageAt({ address: contract, slot: "0x0", blockNumber: sealed.blockNumber - 1n });
+    const before = await client.getStorageAt({
+      address: contract,
+      slot: "0x0",
+      blockNumber: sealed.blockNumber - 1n,
+    });
     assert.equal(before, attempt === 1n ? word(42n) : word(value - 1n));
   }
   assert.ok(sawPendingFirst, "the write was seen in pending before latest");

@@ -1,5 +1,10 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
-import { type DevNode, DEFAULT_DEV_OPTIONS, type DevNodeOptions, startDevNode } from "../../src/node/devNode.ts";
+import {
+  DEFAULT_DEV_OPTIONS,
+  type DevNode,
+  type DevNodeOptions,
+  startDevNode,
+} from "../../src/node/devNode.ts";
 import { tempDatadir } from "./fixtures.ts";
 
 export async function startTestDevNode(overrides: Partial<DevNodeOptions> = {}): Promise<DevNode> {
@@ -22,7 +27,7 @@ export function storageContractBytecode(setTopic: string): `0x${string}` {
   const topic = setTopic.slice(2);
   const runtime = `3615603657600435806000556000527f${topic}60206000a1005b60005460005260206000f3`;
   const length = (runtime.length / 2).toString(16).padStart(2, "0");
-  const init = `602a600055` + `60${length}6011600039` + `60${length}6000f3`;
+  const init = `602a60005560${length}601160003960${length}6000f3`;
   return `0x${init}${runtime}`;
 }
 
@@ -38,12 +43,18 @@ export function word(value: bigint): string {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `read` until `done(value)`, every `everyMs`, for at most `timeoutMs`. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000, everyMs = 20): Promise<T> {
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
     if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(v)})`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(v)})`);
     await sleep(everyMs);
   }
 }

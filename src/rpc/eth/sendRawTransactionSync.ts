@@ -15,7 +15,10 @@ export const TX_SYNC_TIMEOUT_CODE = 4;
 /** geth takes a JSON number (`*uint64`); a hex quantity is accepted too. */
 function parseTimeout(raw: unknown): bigint {
   if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) return BigInt(raw);
-  if (typeof raw === "number") throw new InvalidParamsError(`json: cannot unmarshal number ${raw} into Go value of type uint64`);
+  if (typeof raw === "number")
+    throw new InvalidParamsError(
+      `json: cannot unmarshal number ${raw} into Go value of type uint64`,
+    );
   return parseUint64(raw);
 }
 

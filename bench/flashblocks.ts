@@ -1,0 +1,226 @@
+// Issue-3 figures for `flashnode dev` at the default 200 ms cadence:
+//  1. send → visible in pending, p50/p99 (in-process node, polled every 2 ms);
+//  2. flashblock built → visible over RPC, p50/p99 (the node's own timings);
+//  3. the highest transaction rate the sequencer sustains while keeping its cadence
+//     (node in its own process; cadence seen on the /flashblocks stream);
+//  4. eth_getStorageAt p99 while the sequencer is busy vs idle.
+// Run: npm run bench:flashblocks   (bounded: about two minutes)
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createTx } from "@ethereumjs/tx";
+import WebSocket from "ws";
+import { devAccounts, devGenesis } from "../src/chain/devGenesis.ts";
+import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
+import { percentile } from "../src/pending/flashblockStats.ts";
+import { bytesToHex, hexToBytes } from "../src/util/hex.ts";
+import { startTestDevNode } from "../test/utils/devChain.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    rates: { type: "string", default: "50,100,200,400,800" },
+    seconds: { type: "string", default: "5" },
+  },
+});
+const RATES = values.rates.split(",").map(Number);
+const STEP_SECONDS = Number(values.seconds);
+const SENDERS = 20;
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+
+function post(url: string, body: string): Promise<string> {
+  const u = new URL(url);
+  return new Promise((ok, fail) => {
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: "/",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (text += c));
+        res.on("end", () => ok(text));
+      },
+    );
+    req.on("error", fail);
+    req.end(body);
+  });
+}
+const rpcBody = (method: string, params: unknown[]) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+
+const accounts = devAccounts(SENDERS);
+const spec = await chainSpecFromGenesis(
+  devGenesis({
+    chainId: 31337n,
+    fork: "osaka",
+    accounts,
+    balanceWei: 1n,
+    gasLimit: 1n,
+    timestamp: 0n,
+  }),
+);
+function signTransfers(count: number, nonces: number[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const s = i % SENDERS;
+    const tx = createTx(
+      {
+        type: 2,
+        chainId: 31337n,
+        nonce: BigInt(nonces[s]!++),
+        to: accounts[(s + 1) % SENDERS]!.address as `0x${string}`,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: 50_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: spec.common },
+    ).sign(hexToBytes(accounts[s]!.privateKey));
+    out.push(bytesToHex(tx.serialize()));
+  }
+  return out;
+}
+
+// ---- 1 and 2: in-process node, light load --------------------------------------------------
+{
+  const node = await startTestDevNode({ accounts: SENDERS });
+  await new Promise((r) => setTimeout(r, 2000));
+  const nonces = new Array(SENDERS).fill(0);
+  const raws = signTransfers(150, nonces);
+  const latencies: number[] = [];
+  for (const raw of raws) {
+    const t0 = performance.now();
+    const hash = JSON.parse(await post(node.url, rpcBody("eth_sendRawTransaction", [raw])))
+      .result as string;
+    for (;;) {
+      const r = JSON.parse(
+        await post(node.url, rpcBody("eth_getTransactionReceipt", [hash])),
+      ).result;
+      if (r !== null) break;
+      await new Promise((res) => setTimeout(res, 2));
+    }
+    latencies.push(performance.now() - t0);
+    // A random phase against the 200 ms grid, so sends do not lock onto flashblock boundaries.
+    await new Promise((res) => setTimeout(res, Math.random() * 400));
+  }
+  const t = node.stats.snapshot();
+  console.log(
+    `1. send → visible in pending (${latencies.length} txs, 200 ms flashblocks): p50 ${f(percentile(latencies, 50))} ms, p99 ${f(percentile(latencies, 99))} ms, max ${f(Math.max(...latencies))} ms`,
+  );
+  console.log(
+    `2. flashblock built → visible over RPC (${t.visibleLagMs.length} flashblocks): p50 ${f(percentile(t.visibleLagMs, 50))} ms, p99 ${f(percentile(t.visibleLagMs, 99))} ms; build time p50 ${f(percentile(t.buildMs, 50))} ms, p99 ${f(percentile(t.buildMs, 99))} ms`,
+  );
+  await node.close();
+}
+
+// ---- 3 and 4: node in its own process ------------------------------------------------------
+const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-fb-"));
+const child = spawn(
+  process.execPath,
+  [
+    join(ROOT, "bin/flashnode.js"),
+    "dev",
+    "--datadir",
+    datadir,
+    "--port",
+    "0",
+    "--accounts",
+    String(SENDERS),
+    "--gas-limit",
+    "200000000",
+  ],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+const url = await new Promise<string>((ok) => {
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => {
+    out += c.toString();
+    const m = /JSON-RPC \(public\):\s+(\S+)/.exec(out);
+    if (m) ok(m[1]!);
+  });
+});
+try {
+  const contract = accounts[0]!.address;
+  async function storageLatency(ms: number): Promise<number[]> {
+    const samples: number[] = [];
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await post(url, rpcBody("eth_getStorageAt", [contract, "0x0", "pending"]));
+      samples.push(performance.now() - t0);
+    }
+    return samples;
+  }
+  await storageLatency(1000);
+  const idle = await storageLatency(3000);
+  console.log(
+    `4a. eth_getStorageAt, sequencer idle: p50 ${f(percentile(idle, 50))} ms, p99 ${f(percentile(idle, 99))} ms (${idle.length} sequential requests)`,
+  );
+
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
+  const arrivals: Array<{ at: number; txs: number }> = [];
+  ws.on("message", (d) =>
+    arrivals.push({
+      at: performance.now(),
+      txs: (JSON.parse(d.toString()) as { diff: { transactions: unknown[] } }).diff.transactions
+        .length,
+    }),
+  );
+  await new Promise((r) => ws.once("open", r));
+  const nonces = new Array(SENDERS).fill(0);
+  let best: number | undefined;
+  let busy: number[] = [];
+  for (const rate of RATES) {
+    const raws = signTransfers(rate * STEP_SECONDS, nonces);
+    const from = arrivals.length;
+    const start = performance.now();
+    const probe = storageLatency(STEP_SECONDS * 1000);
+    let sent = 0;
+    const sends: Promise<string>[] = [];
+    while (sent < raws.length) {
+      const due = Math.floor(((performance.now() - start) / 1000) * rate);
+      while (sent < Math.min(due, raws.length))
+        sends.push(post(url, rpcBody("eth_sendRawTransaction", [raws[sent++]!])));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const answers = await Promise.all(sends);
+    const probeSamples = await probe;
+    await new Promise((r) => setTimeout(r, 1000));
+    const window = arrivals.slice(from);
+    const intervals = window.slice(1).map((a, i) => a.at - window[i]!.at);
+    const included = window.reduce((n, a) => n + a.txs, 0);
+    const rejected = answers.filter((a) => a.includes('"error"')).length;
+    const p99 = percentile(intervals, 99);
+    const kept = p99 <= 300 && included >= raws.length - rejected && rejected === 0;
+    console.log(
+      `3. ${rate} tx/s offered for ${STEP_SECONDS} s: ${included}/${raws.length} pre-confirmed, ${rejected} refused; ` +
+        `flashblock interval p50 ${f(percentile(intervals, 50))} ms, p99 ${f(p99)} ms, max ${f(Math.max(...intervals))} ms; ` +
+        `getStorageAt p99 ${f(percentile(probeSamples, 99))} ms → ${kept ? "cadence kept" : "cadence LOST"}`,
+    );
+    if (kept) {
+      best = rate;
+      busy = probeSamples;
+    } else break;
+  }
+  ws.close();
+  console.log(
+    `3. highest rate with the 200 ms cadence kept (interval p99 ≤ 300 ms, all included): ${best ?? "none"} tx/s`,
+  );
+  if (busy.length > 0)
+    console.log(
+      `4b. eth_getStorageAt, sequencer busy at ${best} tx/s: p50 ${f(percentile(busy, 50))} ms, p99 ${f(percentile(busy, 99))} ms (${busy.length} requests)`,
+    );
+} finally {
+  child.kill("SIGTERM");
+  agent.destroy();
+}

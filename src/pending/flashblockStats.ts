@@ -1,0 +1,54 @@
+// Timings of the flashblocks the RPC thread applied: how long each took to build, how long it
+// took to reach RPC readers after it was built, and the interval between consecutive ones.
+// Bounded: the newest `capacity` samples.
+
+export type FlashblockTimings = {
+  readonly buildMs: readonly number[];
+  /** Built (in the sequencer) → visible to RPC readers. */
+  readonly visibleLagMs: readonly number[];
+  readonly intervalMs: readonly number[];
+  readonly count: number;
+  readonly lastAppliedAt: number | undefined;
+};
+
+export class FlashblockStats {
+  private readonly build: number[] = [];
+  private readonly lag: number[] = [];
+  private readonly interval: number[] = [];
+  private lastPublished: number | undefined;
+  private lastApplied: number | undefined;
+  private total = 0;
+
+  constructor(private readonly capacity = 10_000) {}
+
+  private push(list: number[], value: number): void {
+    list.push(value);
+    if (list.length > this.capacity) list.shift();
+  }
+
+  record(buildMs: number, publishedAt: number, appliedAt: number): void {
+    this.total++;
+    this.push(this.build, buildMs);
+    this.push(this.lag, appliedAt - publishedAt);
+    if (this.lastPublished !== undefined)
+      this.push(this.interval, publishedAt - this.lastPublished);
+    this.lastPublished = publishedAt;
+    this.lastApplied = appliedAt;
+  }
+
+  snapshot(): FlashblockTimings {
+    return {
+      buildMs: [...this.build],
+      visibleLagMs: [...this.lag],
+      intervalMs: [...this.interval],
+      count: this.total,
+      lastAppliedAt: this.lastApplied,
+    };
+  }
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
