@@ -9,6 +9,7 @@ import { RLP } from "@ethereumjs/rlp";
 import {
   createBlob4844TxFromSerializedNetworkWrapper,
   createTxFromRLP,
+  NetworkWrapperType,
   type TypedTransaction,
 } from "@ethereumjs/tx";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
@@ -128,7 +129,9 @@ export class Sequencer {
         throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
       }
       const account = await this.executor.currentAccount(sender);
-      const { hash } = this.pool.add(tx, raw.length, {
+      // The size limit is on the transaction itself; a blob sidecar is carried beside it.
+      const size = tx.type === 3 ? tx.serialize().length : raw.length;
+      const { hash } = this.pool.add(tx, size, {
         common: this.common,
         baseFee: building.base.baseFeePerGas,
         blockGasLimit: building.base.gasLimit,
@@ -140,8 +143,7 @@ export class Sequencer {
 
   private decode(raw: Uint8Array): TypedTransaction {
     try {
-      if (raw[0] === 3)
-        return createBlob4844TxFromSerializedNetworkWrapper(raw, { common: this.common });
+      if (raw[0] === 3) return this.decodeBlobTx(raw);
       return createTxFromRLP(raw, { common: this.common });
     } catch (e) {
       const message = (e as Error).message;
@@ -153,6 +155,29 @@ export class Sequencer {
         throw new TxRejectedError("transaction type not supported");
       throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
     }
+  }
+
+  /**
+   * A blob transaction with its sidecar. Since Osaka (EIP-7594) sidecars carry cell proofs; like
+   * geth, a sidecar with the older per-blob proofs is converted rather than refused.
+   */
+  private decodeBlobTx(raw: Uint8Array): TypedTransaction {
+    const tx = createBlob4844TxFromSerializedNetworkWrapper(raw, {
+      common: this.common,
+      freeze: false,
+    });
+    const kzg = this.common.customCrypto.kzg;
+    if (
+      this.common.isActivatedEIP(7594) &&
+      tx.networkWrapperVersion === NetworkWrapperType.EIP4844 &&
+      kzg !== undefined
+    ) {
+      const proofs: string[] = [];
+      for (const blob of tx.blobs ?? []) proofs.push(...kzg.computeCellsAndProofs(blob)[1]);
+      Object.assign(tx, { kzgProofs: proofs, networkWrapperVersion: NetworkWrapperType.EIP7594 });
+    }
+    Object.freeze(tx);
+    return tx;
   }
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */

@@ -2,7 +2,15 @@
 // and all accepted transaction types.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createWalletClient, defineChain, http, type PrivateKeyAccount, parseGwei } from "viem";
+import ckzg from "c-kzg";
+import {
+  createWalletClient,
+  defineChain,
+  http,
+  type PrivateKeyAccount,
+  parseGwei,
+  toBlobs,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
@@ -182,7 +190,7 @@ describe("transaction intake", () => {
     assert.match(String(gapped.error?.data), /^0x[0-9a-f]{64}$/);
   });
 
-  test("legacy, access-list, EIP-1559 and EIP-7702 transactions execute", async () => {
+  test("legacy, access-list, EIP-1559, blob and EIP-7702 transactions execute", async () => {
     const wallet = createWalletClient({
       account: bob,
       chain: chainOf(node),
@@ -204,6 +212,22 @@ describe("transaction intake", () => {
       }),
       await wallet.sendTransaction({ to: alice.address, value: 1n, type: "eip1559" }),
     ];
+    // A blob transaction with a sidecar of per-blob proofs (viem's); the node converts it to
+    // Osaka's cell proofs, as geth does.
+    ckzg.loadTrustedSetup(0);
+    const kzg = {
+      blobToKzgCommitment: ckzg.blobToKzgCommitment,
+      computeBlobKzgProof: ckzg.computeBlobKzgProof,
+    };
+    hashes.push(
+      await wallet.sendTransaction({
+        blobs: toBlobs({ data: `0x${"ab".repeat(500)}` }),
+        kzg,
+        maxFeePerBlobGas: parseGwei("30"),
+        to: alice.address,
+        type: "eip4844",
+      } as never),
+    );
     const authorization = await wallet.signAuthorization({
       account: bob,
       contractAddress: alice.address,
@@ -230,7 +254,11 @@ describe("transaction intake", () => {
       assert.equal(receipt!.status, "0x1");
       types.push(receipt!.type);
     }
-    assert.deepEqual(types, ["0x0", "0x1", "0x2", "0x4"]);
+    assert.deepEqual(types, ["0x0", "0x1", "0x2", "0x3", "0x4"]);
+    const blobReceipt = (await call("eth_getTransactionReceipt", [hashes[3]])).result as {
+      blobGasUsed: string;
+    };
+    assert.equal(blobReceipt.blobGasUsed, "0x20000", "one blob");
     const code = (await call("eth_getCode", [bob.address, "pending"])).result as string;
     assert.equal(
       code,
