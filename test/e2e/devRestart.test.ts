@@ -12,12 +12,35 @@ type Rpc = { result?: unknown; error?: { code: number; message: string } };
 test("the chain survives a restart, --fresh starts over, and fee methods answer", async () => {
   const datadir = tempDatadir("restart");
   let node = await startTestDevNode({ datadir });
-  const call = async (method: string, params: unknown[] = []) => (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
+  const call = async (method: string, params: unknown[] = []) =>
+    (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
   const account = privateKeyToAccount(node.accounts[0]!.privateKey as `0x${string}`);
-  const raw = await account.signTransaction({ chainId: Number(node.chainId), type: "eip1559", nonce: 0, gas: 21000n, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: parseGwei("1"), to: node.accounts[1]!.address as `0x${string}`, value: 12345n });
+  const raw = await account.signTransaction({
+    chainId: Number(node.chainId),
+    type: "eip1559",
+    nonce: 0,
+    gas: 21000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: parseGwei("1"),
+    to: node.accounts[1]!.address as `0x${string}`,
+    value: 12345n,
+  });
   const hash = (await call("eth_sendRawTransaction", [raw])).result as string;
-  const sealed = await pollUntil(async () => (await call("eth_getTransactionReceipt", [hash])).result as { blockHash: string; blockNumber: string } | null, (r) => r !== null && !/^0x0+$/.test(r.blockHash), 6000);
-  const history = (await call("eth_feeHistory", ["0x4", "latest", [10, 90]])).result as { oldestBlock: string; baseFeePerGas: string[]; gasUsedRatio: number[]; reward: string[][] };
+  const sealed = await pollUntil(
+    async () =>
+      (await call("eth_getTransactionReceipt", [hash])).result as {
+        blockHash: string;
+        blockNumber: string;
+      } | null,
+    (r) => r !== null && !/^0x0+$/.test(r.blockHash),
+    6000,
+  );
+  const history = (await call("eth_feeHistory", ["0x4", "latest", [10, 90]])).result as {
+    oldestBlock: string;
+    baseFeePerGas: string[];
+    gasUsedRatio: number[];
+    reward: string[][];
+  };
   assert.equal(history.baseFeePerGas.length, history.gasUsedRatio.length + 1);
   assert.equal(history.reward[0]!.length, 2);
   const price = BigInt((await call("eth_gasPrice")).result as string);
@@ -28,13 +51,30 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
   await node.close();
 
   node = await startTestDevNode({ datadir });
-  assert.ok(Number((await call("eth_blockNumber")).result) >= head, "the chain continues from its head");
-  assert.deepEqual(((await call("eth_getTransactionReceipt", [hash])).result as { blockHash: string }).blockHash, sealed!.blockHash);
-  assert.equal(BigInt((await call("eth_getTransactionCount", [account.address, "latest"])).result as string), 1n);
-  await pollUntil(async () => Number((await call("eth_blockNumber")).result), (n) => n > head, 6000);
+  assert.ok(
+    Number((await call("eth_blockNumber")).result) >= head,
+    "the chain continues from its head",
+  );
+  assert.deepEqual(
+    ((await call("eth_getTransactionReceipt", [hash])).result as { blockHash: string }).blockHash,
+    sealed!.blockHash,
+  );
+  assert.equal(
+    BigInt((await call("eth_getTransactionCount", [account.address, "latest"])).result as string),
+    1n,
+  );
+  await pollUntil(
+    async () => Number((await call("eth_blockNumber")).result),
+    (n) => n > head,
+    6000,
+  );
   await node.close();
 
   node = await startTestDevNode({ datadir, fresh: true });
-  assert.equal((await call("eth_getTransactionReceipt", [hash])).result, null, "--fresh starts a new chain");
+  assert.equal(
+    (await call("eth_getTransactionReceipt", [hash])).result,
+    null,
+    "--fresh starts a new chain",
+  );
   await node.close();
 });
