@@ -2,105 +2,54 @@
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
-import { DEFAULT_DEV_OPTIONS, startDevNode } from "../node/devNode.ts";
-import { parseFlags, portFlag, stringFlag, UsageError } from "./args.ts";
+import { createLogger } from "../log/logger.ts";
+import { startDevNode } from "../node/devNode.ts";
+import { frontendOptions } from "../node/frontend.ts";
+import { UsageError } from "./args.ts";
+import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
 
 Runs a local chain like Base with flashblocks: a sequencer executes submitted transactions with
 the EVM, publishes a flashblock every --flashblock-interval (the "pending" view and the
 /flashblocks WebSocket stream) and seals a block every --block-time into the archive.
-
-  --datadir DIR               data directory (default ./.flashnode/dev)        env FLASHNODE_DATADIR
-  --fresh                     delete the datadir first and start a new chain   env FLASHNODE_FRESH
-  --host HOST                 listen address (default 127.0.0.1)               env FLASHNODE_HOST
-  --port PORT                 listen port (default 8545)                       env FLASHNODE_PORT
-  --chain-id N                chain id of a new chain (default 31337)          env FLASHNODE_CHAIN_ID
-  --fork NAME                 ${DEV_FORKS.join(" | ")} (default osaka)              env FLASHNODE_FORK
-  --genesis FILE              geth genesis for a new chain instead of the above env FLASHNODE_GENESIS
-  --block-time DUR            block time, e.g. 2s, 500ms (default 2s)          env FLASHNODE_BLOCK_TIME
-  --flashblock-interval DUR   flashblock cadence (default 200ms)               env FLASHNODE_FLASHBLOCK_INTERVAL
-  --gas-limit N               block gas limit (default 60000000)               env FLASHNODE_GAS_LIMIT
-  --accounts N                prefunded accounts (default 10)                  env FLASHNODE_ACCOUNTS
-  --balance ETH               balance of each (default 10000)                  env FLASHNODE_BALANCE
-
 Accounts come from the mnemonic "${DEV_MNEMONIC}" (m/44'/60'/0'/0/i).
 State persists in the datadir; restarting continues the chain.
+
+${helpFor("dev")}
 `;
 
-/** "2s", "200ms", "1.5s"; a bare number is in `bareUnit`. */
-export function parseDuration(
-  flag: string,
-  value: string | undefined,
-  fallbackMs: number,
-  bareUnit: "s" | "ms",
-): number {
-  if (value === undefined) return fallbackMs;
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value.trim());
-  if (m === null)
-    throw new UsageError(`--${flag} must be a duration like 2s or 200ms, got ${value}`);
-  const ms = Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1);
-  if (!(ms >= 1)) throw new UsageError(`--${flag} must be at least 1ms`);
-  return Math.round(ms);
-}
-
-function bigFlag(name: string, value: string | undefined, fallback: bigint): bigint {
-  if (value === undefined) return fallback;
-  if (!/^(0x[0-9a-fA-F]+|\d+)$/.test(value))
-    throw new UsageError(`--${name} must be an integer, got ${value}`);
-  return BigInt(value);
-}
-
 export async function devCommand(argv: string[]): Promise<void> {
-  const args = parseFlags(argv, {
-    datadir: { type: "string" },
-    fresh: { type: "boolean" },
-    host: { type: "string" },
-    port: { type: "string" },
-    "chain-id": { type: "string" },
-    fork: { type: "string" },
-    genesis: { type: "string" },
-    "block-time": { type: "string" },
-    "flashblock-interval": { type: "string" },
-    "gas-limit": { type: "string" },
-    accounts: { type: "string" },
-    balance: { type: "string" },
-    "log-level": { type: "string" },
-    "api-key": { type: "string", multiple: true },
-  });
-  const fork = (stringFlag(args, "fork") ?? DEFAULT_DEV_OPTIONS.fork) as DevFork;
+  const { values } = resolveOptions("dev", argv);
+  const fork = values.get("fork") as DevFork;
   if (!DEV_FORKS.includes(fork))
     throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
-  const blockTimeMs = parseDuration(
-    "block-time",
-    stringFlag(args, "block-time"),
-    DEFAULT_DEV_OPTIONS.blockTimeMs,
-    "s",
-  );
+  const blockTimeMs = parseDuration("block-time", values.get("block-time"), "s");
   const flashblockIntervalMs = parseDuration(
     "flashblock-interval",
-    stringFlag(args, "flashblock-interval"),
-    DEFAULT_DEV_OPTIONS.flashblockIntervalMs,
+    values.get("flashblock-interval"),
     "ms",
   );
-  if (flashblockIntervalMs > blockTimeMs)
-    throw new UsageError("--flashblock-interval must not exceed --block-time");
-  const datadir = stringFlag(args, "datadir") ?? join(process.cwd(), ".flashnode", "dev");
+  if (flashblockIntervalMs < 1 || flashblockIntervalMs > blockTimeMs) {
+    throw new UsageError("--flashblock-interval must be at least 1ms and at most --block-time");
+  }
+  const datadir =
+    (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
+  const logger = createLogger(values.get("log-level") as string);
+  const frontend = frontendOptions(values);
   const node = await startDevNode({
     datadir,
-    fresh: args.values.fresh === true,
-    host: stringFlag(args, "host") ?? DEFAULT_DEV_OPTIONS.host,
-    port: portFlag(args, "port", DEFAULT_DEV_OPTIONS.port),
-    chainId: bigFlag("chain-id", stringFlag(args, "chain-id"), DEFAULT_DEV_OPTIONS.chainId),
+    fresh: values.get("fresh") === true,
+    frontend,
+    logger,
+    chainId: BigInt(values.get("chain-id") as number),
     fork,
-    genesisFile: stringFlag(args, "genesis"),
+    genesisFile: values.get("genesis") as string | undefined,
     blockTimeMs,
     flashblockIntervalMs,
-    gasLimit: bigFlag("gas-limit", stringFlag(args, "gas-limit"), DEFAULT_DEV_OPTIONS.gasLimit),
-    accounts: Number(
-      bigFlag("accounts", stringFlag(args, "accounts"), BigInt(DEFAULT_DEV_OPTIONS.accounts)),
-    ),
-    balanceEth: bigFlag("balance", stringFlag(args, "balance"), DEFAULT_DEV_OPTIONS.balanceEth),
+    gasLimit: BigInt(values.get("gas-limit") as number),
+    accounts: values.get("accounts") as number,
+    balanceEth: BigInt(values.get("balance") as number),
   });
   const lines = [
     "",
@@ -119,13 +68,18 @@ export async function devCommand(argv: string[]): Promise<void> {
     `Chain ID: ${node.chainId}    block time: ${blockTimeMs} ms    flashblocks every ${flashblockIntervalMs} ms`,
     `Data: ${datadir}`,
     "",
-    `JSON-RPC (public):   ${node.url}`,
-    `WebSocket:           ${node.wsUrl}`,
-    `Flashblocks stream:  ${node.wsUrl}flashblocks`,
+    `JSON-RPC (public):     ${node.url}`,
+    `JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
+    `WebSocket:             ${node.wsUrl}`,
+    `Flashblocks stream:    ${node.wsUrl}flashblocks`,
+    `Metrics:               ${node.url}metrics`,
+    "",
+    "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
     "",
   ];
-  console.log(lines.join("\n"));
+  process.stdout.write(`${lines.join("\n")}\n`);
   const stop = () => {
+    logger.info("shutting down");
     void node.close().then(() => process.exit(0));
   };
   process.once("SIGINT", stop);

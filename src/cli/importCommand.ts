@@ -3,7 +3,8 @@ import { chainSpecFromFile } from "../chain/genesis.ts";
 import { applyForkchoiceFile, type ImportProgress, importChain } from "../chain/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { parseFlags, stringFlag, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
+import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const IMPORT_HELP = `flashnode import --genesis G.json --datadir D [--forkchoice headfcu.json] chain.rlp
 
@@ -12,12 +13,7 @@ root, receipts root, gas used and logs bloom, and stores it in the archive at D.
 does not verify is refused with the reason and nothing of it is stored. Re-running resumes after
 the last committed block.
 
-  --genesis FILE      geth genesis JSON (fork schedule, alloc)        env FLASHNODE_GENESIS
-  --datadir DIR       archive directory                               env FLASHNODE_DATADIR
-  --forkchoice FILE   engine_forkchoiceUpdated JSON: sets safe/finalized  env FLASHNODE_FORKCHOICE
-  --no-sync           skip fsync per block (faster; a power loss may lose recent blocks)
-  --progress-interval MS  without a TTY, print a progress line at most every MS ms
-                      (default 1000; 0 = after every block)       env FLASHNODE_PROGRESS_INTERVAL
+${helpFor("import")}
 `;
 
 function progressPrinter(intervalMs: number): ImportProgress {
@@ -40,25 +36,16 @@ function progressPrinter(intervalMs: number): ImportProgress {
 }
 
 export async function importCommand(argv: string[]): Promise<void> {
-  const args = parseFlags(argv, {
-    genesis: { type: "string" },
-    datadir: { type: "string" },
-    forkchoice: { type: "string" },
-    "no-sync": { type: "boolean" },
-    "progress-interval": { type: "string" },
-  });
-  const interval = Number(stringFlag(args, "progress-interval") ?? "1000");
-  if (!Number.isFinite(interval) || interval < 0) {
-    throw new UsageError("--progress-interval must be a number of milliseconds >= 0");
-  }
-  const genesis = stringFlag(args, "genesis");
-  const datadir = stringFlag(args, "datadir");
-  const chainFile = args.positionals[0];
+  const { values, positionals } = resolveOptions("import", argv);
+  const genesis = values.get("genesis") as string | undefined;
+  const datadir = values.get("datadir") as string | undefined;
+  const chainFile = positionals[0];
   if (genesis === undefined || datadir === undefined || chainFile === undefined) {
     throw new UsageError(`missing arguments\n\n${IMPORT_HELP}`);
   }
+  const interval = parseDuration("progress-interval", values.get("progress-interval"), "ms");
   const spec = await chainSpecFromFile(genesis);
-  const env = openKvEnv(datadir, { noSync: args.values["no-sync"] === true });
+  const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
   const store = createChainStore(env);
   try {
     const result = await importChain({
@@ -73,7 +60,7 @@ export async function importCommand(argv: string[]): Promise<void> {
       `imported ${result.imported} blocks (${result.skipped} already present), head ${result.head}, ` +
         `${(Number(result.gas) / 1e6).toFixed(1)} Mgas in ${seconds.toFixed(2)} s = ${mgas.toFixed(1)} Mgas/s`,
     );
-    const forkchoice = stringFlag(args, "forkchoice");
+    const forkchoice = values.get("forkchoice") as string | undefined;
     if (forkchoice !== undefined) {
       const fc = applyForkchoiceFile(store, forkchoice);
       console.log(`forkchoice: safe ${fc.safe}, finalized ${fc.finalized}`);

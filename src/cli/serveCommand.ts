@@ -1,31 +1,34 @@
 // `flashnode serve --datadir D`: serve an existing archive read-only.
+import { createLogger } from "../log/logger.ts";
 import { startArchiveServer } from "../node/archiveServer.ts";
-import { parseFlags, portFlag, stringFlag, UsageError } from "./args.ts";
+import { frontendOptions } from "../node/frontend.ts";
+import { UsageError } from "./args.ts";
+import { helpFor, resolveOptions } from "./options.ts";
 
-export const SERVE_HELP = `flashnode serve --datadir D [--host 127.0.0.1] [--port 8545]
+export const SERVE_HELP = `flashnode serve --datadir D [flags]
 
-Serves the archive at D over JSON-RPC (HTTP POST /), read-only: no sequencer, no writes.
+Serves the archive at D over JSON-RPC (public POST /, dedicated POST /rpc/<key>), read-only:
+no sequencer, no writes.
 
-  --datadir DIR   archive directory (from \`flashnode import\`)   env FLASHNODE_DATADIR
-  --host HOST     listen address (default 127.0.0.1)            env FLASHNODE_HOST
-  --port PORT     listen port (default 8545; 0 = any free)      env FLASHNODE_PORT
+${helpFor("serve")}
 `;
 
 export async function serveCommand(argv: string[]): Promise<void> {
-  const args = parseFlags(argv, {
-    datadir: { type: "string" },
-    host: { type: "string" },
-    port: { type: "string" },
-  });
-  const datadir = stringFlag(args, "datadir");
+  const { values } = resolveOptions("serve", argv);
+  const datadir = values.get("datadir") as string | undefined;
   if (datadir === undefined) throw new UsageError(`missing --datadir\n\n${SERVE_HELP}`);
-  const running = await startArchiveServer({
-    datadir,
-    host: stringFlag(args, "host") ?? "127.0.0.1",
-    port: portFlag(args, "port", 8545),
-  });
-  console.log(`flashnode serving ${datadir}`);
-  console.log(`  JSON-RPC (public): ${running.url}`);
+  const logger = createLogger(values.get("log-level") as string);
+  const frontend = frontendOptions(values);
+  const running = await startArchiveServer({ datadir, frontend, logger });
+  process.stderr.write(
+    [
+      `flashnode serving ${datadir}`,
+      `  JSON-RPC (public):     ${running.url}`,
+      `  JSON-RPC (dedicated):  ${running.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
+      `  Metrics:               ${running.url}metrics`,
+      "",
+    ].join("\n"),
+  );
   const stop = () => {
     void running.close().then(() => process.exit(0));
   };

@@ -24,7 +24,10 @@ function setup() {
     ctx: RequestContext = { tier: "public" },
   ) =>
     JSON.parse(
-      (await dispatcher.handle(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), ctx))!,
+      (await dispatcher.handle(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        ctx,
+      )) as string,
     ) as { result?: unknown; error?: { code: number; message: string } };
   return { feed, sent, subs, call, overflows: () => overflows };
 }

@@ -35,7 +35,7 @@ const INTERNAL_ERROR =
 const PUBLIC: RequestContext = { tier: "public" };
 
 /** The context for a JSON-RPC path; undefined rejects with 404, a number with that status. */
-export type WsRoute = (path: string) => RequestContext | number | undefined;
+export type WsRoute = (path: string, req: IncomingMessage) => RequestContext | number | undefined;
 
 export type WebSocketOptions = {
   readonly feed: ChainFeed;
@@ -179,7 +179,8 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
         .handle(textOf(data), ctx)
         .catch(() => INTERNAL_ERROR)
         .then((out) => {
-          if (out !== undefined) conn.outbox.send(out);
+          // A refusal has no HTTP status to carry on a socket: its JSON-RPC error is the answer.
+          if (out !== undefined) conn.outbox.send(typeof out === "object" ? out.body : out);
           subs.activate(ctx);
           inflight--;
           if (conn.paused && inflight < maxInflight) {
@@ -204,7 +205,7 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
     }
     let ctx: RequestContext | number | undefined;
     try {
-      ctx = route(path);
+      ctx = route(path, req);
     } catch {
       ctx = 500;
     }

@@ -1,14 +1,14 @@
-// Composition root of `flashnode serve`: a read-only archive behind the JSON-RPC server.
+// Composition root of `flashnode serve`: a read-only archive behind the JSON-RPC frontend.
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { createDispatcher } from "../rpc/dispatch.ts";
+import type { Logger } from "../log/logger.ts";
 import { createMethods } from "../rpc/methods.ts";
-import { createRpcServer, listen } from "../rpc/server.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { createBackend } from "./backendFactory.ts";
+import { type FrontendOptions, startFrontend } from "./frontend.ts";
 
 export class DatadirError extends Error {
   readonly code = "DATADIR";
@@ -16,14 +16,15 @@ export class DatadirError extends Error {
 
 export type RunningServer = {
   readonly url: string;
+  readonly dedicatedUrl: string;
   readonly server: Server;
   close(): Promise<void>;
 };
 
 export async function startArchiveServer(opts: {
   readonly datadir: string;
-  readonly host: string;
-  readonly port: number;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
 }): Promise<RunningServer> {
   if (!existsSync(join(opts.datadir, "archive"))) {
     throw new DatadirError(`no archive in ${opts.datadir}: run \`flashnode import\` first`);
@@ -36,16 +37,23 @@ export async function startArchiveServer(opts: {
     throw new DatadirError(`the archive in ${opts.datadir} holds no chain yet`);
   }
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const backend = createBackend(spec, store);
-  const dispatcher = createDispatcher(createMethods(backend));
-  const server = createRpcServer({ dispatcher });
-  const { url } = await listen(server, opts.host, opts.port);
+  const frontend = await startFrontend({
+    options: opts.frontend,
+    methods: createMethods(createBackend(spec, store)),
+    feed: undefined,
+    logger: opts.logger,
+    metricsSources: { head: () => store.headNumber(), storeSizeBytes: () => env.sizeOnDisk() },
+    health: () => {
+      const ready = store.headNumber() !== undefined;
+      return { live: true, ready, reasons: ready ? [] : ["no head block"] };
+    },
+  });
   return {
-    url,
-    server,
+    url: frontend.url,
+    dedicatedUrl: frontend.dedicatedUrl,
+    server: frontend.server,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await frontend.close();
       await env.close();
     },
   };

@@ -8,25 +8,25 @@ import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { LogEvent } from "../feed/types.ts";
-import { attachWebSocket } from "../feed/wsServer.ts";
+import type { Logger } from "../log/logger.ts";
+import { RateWindow } from "../metrics/rateWindow.ts";
 import { FlashblockStats } from "../pending/flashblockStats.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import { createDispatcher } from "../rpc/dispatch.ts";
 import { headerJson } from "../rpc/format/block.ts";
 import { logJson } from "../rpc/format/receipt.ts";
 import { createMethods } from "../rpc/methods.ts";
-import { createRpcServer, listen } from "../rpc/server.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { createBackend } from "./backendFactory.ts";
+import { type FrontendOptions, startFrontend } from "./frontend.ts";
 
 export type DevNodeOptions = {
   readonly datadir: string;
   readonly fresh: boolean;
-  readonly host: string;
-  readonly port: number;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
   readonly chainId: bigint;
   readonly fork: DevFork;
   readonly genesisFile: string | undefined;
@@ -38,8 +38,6 @@ export type DevNodeOptions = {
 };
 
 export const DEFAULT_DEV_OPTIONS = {
-  host: "127.0.0.1",
-  port: 8545,
   chainId: 31337n,
   fork: "osaka" as DevFork,
   blockTimeMs: 2000,
@@ -54,6 +52,8 @@ const FEE_RECIPIENT = "0x4200000000000000000000000000000000000011";
 
 export type DevNode = {
   readonly url: string;
+  /** The first dedicated endpoint (/rpc/<key>). */
+  readonly dedicatedUrl: string;
   readonly wsUrl: string;
   readonly server: Server;
   readonly accounts: readonly DevAccount[];
@@ -86,11 +86,13 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   // Filled once the store is open; updates only arrive after the worker is ready.
   let onSealed: (u: SealedUpdate) => void = () => {};
   const stats = new FlashblockStats();
+  const txRate = new RateWindow(10_000);
   const now = () => performance.timeOrigin + performance.now();
   const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
     calls?.forward(u);
     const fb = u.kind === "flashblock" ? u : u.next;
     if (u.kind === "flashblock") {
+      txRate.add(u.transactions.length);
       pending = applyFlashblock(pending, u);
       feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
     } else {
@@ -158,21 +160,44 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     calls,
   });
   const methods = createMethods(backend);
-  const server = createRpcServer({ dispatcher: createDispatcher(methods) });
-  const ws = attachWebSocket(server, { feed, methods });
-  const { url } = await listen(server, opts.host, opts.port);
+  let lastFlashblockAt: number | undefined;
+  const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
+  const frontend = await startFrontend({
+    options: opts.frontend,
+    methods,
+    feed,
+    logger: opts.logger,
+    metricsSources: {
+      head: () => store.headNumber(),
+      pendingNumber: () => pending?.base.number,
+      flashblocks: stats,
+      storeSizeBytes: () => env.sizeOnDisk(),
+      transactionsPerSecond: () => txRate.perSecond(),
+    },
+    health: () => {
+      const reasons: string[] = [];
+      if (store.headNumber() === undefined) reasons.push("no head block");
+      lastFlashblockAt = stats.snapshot().lastAppliedAt;
+      const age =
+        lastFlashblockAt === undefined
+          ? Number.POSITIVE_INFINITY
+          : performance.timeOrigin + performance.now() - lastFlashblockAt;
+      if (age > staleAfterMs)
+        reasons.push(`pending is stale: last flashblock ${Math.round(age)} ms ago`);
+      return { live: true, ready: reasons.length === 0, reasons };
+    },
+  });
   return {
-    url,
-    wsUrl: url.replace(/^http/, "ws"),
-    server,
+    url: frontend.url,
+    dedicatedUrl: frontend.dedicatedUrl,
+    wsUrl: frontend.wsUrl,
+    server: frontend.server,
     accounts,
     chainId: spec.chainId,
     pending: () => pending,
     stats,
     async close() {
-      await ws.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await frontend.close();
       await sequencer.stop();
       await calls?.stop();
       await env.close();

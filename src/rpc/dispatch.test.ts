@@ -78,7 +78,12 @@ const methods: MethodRegistry = {
 };
 
 const dispatcher = createDispatcher(methods);
-const handle = (body: string) => dispatcher.handle(body, ctx);
+/** The response text (these tests never refuse at admission). */
+const handle = async (body: string) => {
+  const out = await dispatcher.handle(body, ctx);
+  if (typeof out === "object") throw new Error(`refused: ${out.body}`);
+  return out;
+};
 const withOptions = (opts: DispatcherOptions) => createDispatcher(methods, opts);
 
 const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}';

@@ -17,7 +17,14 @@ import {
   MAX_METHOD_NAME_LENGTH,
   RPC_REQUEST_TIMEOUT_MS,
 } from "./limits.ts";
-import type { MethodDef, MethodRegistry, ParamSpec, RequestContext } from "./method.ts";
+import type {
+  CallSummary,
+  MethodDef,
+  MethodRegistry,
+  ParamSpec,
+  Refusal,
+  RequestContext,
+} from "./method.ts";
 import { RawJson } from "./method.ts";
 import { parseSubscriptionId } from "./params.ts";
 import type { Envelope } from "./wire.ts";
@@ -35,11 +42,26 @@ export type DispatcherOptions = {
    * `*_unsubscribe` → "subscription not found". true: looked up in the registry (WebSocket).
    */
   readonly subscriptions?: boolean;
+  /** Called after every call with its method, duration and error code (metrics). */
+  readonly observe?: (
+    method: string,
+    ctx: RequestContext,
+    ms: number,
+    errorCode: number | undefined,
+  ) => void;
+};
+
+/** A request refused by the admission check: sent with its own HTTP status. */
+export type RefusedResponse = {
+  readonly refused: true;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
 };
 
 export type Dispatcher = {
   /** The response body, or undefined when nothing is to be sent (notifications, empty body). */
-  handle(body: string, ctx: RequestContext): Promise<string | undefined>;
+  handle(body: string, ctx: RequestContext): Promise<string | undefined | RefusedResponse>;
 };
 
 const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}';
@@ -156,6 +178,21 @@ export function createDispatcher(
   const maxResponse = options.batchResponseMaxSize ?? BATCH_RESPONSE_MAX_SIZE;
   const timeoutMs = options.requestTimeoutMs ?? RPC_REQUEST_TIMEOUT_MS;
   const subscriptions = options.subscriptions ?? false;
+  const observe = options.observe;
+
+  function refused(id: string | undefined, r: Refusal): RefusedResponse {
+    const body = wrap(
+      id ?? "null",
+      `"error":${encodeRpcError({ code: r.code, message: r.message })}`,
+    );
+    return { refused: true, status: r.status, headers: r.headers ?? {}, body };
+  }
+
+  function paramsOf(env: Envelope, msg: unknown): unknown {
+    return env.paramsKey === undefined
+      ? undefined
+      : (msg as Record<string, unknown>)[env.paramsKey];
+  }
 
   /** geth handler.handleCall: the result or error of one call or notification. Never throws. */
   async function callTail(env: Envelope, msg: unknown, ctx: RequestContext): Promise<string> {
@@ -183,12 +220,19 @@ export function createDispatcher(
     }
     const def = table.get(method);
     if (def === undefined) return errorTail(new MethodNotFoundError(method));
+    const started = observe === undefined ? 0 : performance.now();
+    let tail: string;
+    let code: number | undefined;
     try {
       const args = parseArgs(def.params, rawParams);
-      return resultTail(await def.handler(args, ctx));
+      tail = resultTail(await def.handler(args, ctx));
     } catch (e) {
-      return errorTail(e);
+      const err = toRpcError(e);
+      code = err.code;
+      tail = `"error":${encodeRpcError(err)}`;
     }
+    observe?.(method, ctx, performance.now() - started, code);
+    return tail;
   }
 
   function run(env: Envelope, msg: unknown, ctx: RequestContext, ms: number) {
@@ -201,6 +245,8 @@ export function createDispatcher(
     if (isObject(msg) && scanEnvelope(body, start, 0, env) < 0) return PARSE_ERROR;
     if (isIgnored(env)) return undefined;
     if (isCall(env) || isNotification(env)) {
+      const refusal = ctx.admit?.([{ method: env.method, params: paramsOf(env, msg) }]);
+      if (refusal !== undefined) return refused(env.id, refusal);
       const tail = await run(env, msg, ctx, timeoutMs);
       // geth writes the timeout error even for a notification (without an id).
       if (tail === TIMEOUT) return wrap(env.id, TIMED_OUT);
@@ -229,6 +275,17 @@ export function createDispatcher(
     const calls: number[] = [];
     for (let k = 0; k < msgs.length; k++) if (!isIgnored(envs[k]!)) calls.push(k);
     if (calls.length === 0) return undefined;
+    if (ctx.admit !== undefined) {
+      const summaries: CallSummary[] = [];
+      for (const k of calls) {
+        const env = envs[k]!;
+        if (isCall(env) || isNotification(env))
+          summaries.push({ method: env.method, params: paramsOf(env, msgs[k]) });
+      }
+      // A batch holding a refused call is refused whole.
+      const refusal = ctx.admit(summaries);
+      if (refusal !== undefined) return refused(undefined, refusal);
+    }
 
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
     const out: string[] = [];

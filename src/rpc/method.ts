@@ -1,7 +1,26 @@
 // Typed method definitions: each positional parameter has a parser run at the edge, so
 // handlers receive parsed values (bigint, Uint8Array, selectors), never raw JSON.
 
-export type RequestContext = { readonly tier: "public" | "dedicated" };
+/** One call of a request, as the admission check sees it (before anything runs). */
+export type CallSummary = { readonly method: string; readonly params: unknown };
+
+/** A request refused whole at the edge: HTTP status, JSON-RPC error, extra headers. */
+export type Refusal = {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+};
+
+export type RequestContext = {
+  readonly tier: "public" | "dedicated";
+  /** The client's address (rate limits, logs). */
+  readonly client?: string;
+  /** The API key of a dedicated endpoint. */
+  readonly apiKey?: string;
+  /** Policy and rate limits: every call of a request is shown here before any runs. */
+  readonly admit?: (calls: readonly CallSummary[]) => Refusal | undefined;
+};
 
 export type Parser<T> = (raw: unknown) => T;
 

@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
-import type { Dispatcher } from "./dispatch.ts";
+import type { Dispatcher, RefusedResponse } from "./dispatch.ts";
 import {
   HTTP_BODY_LIMIT,
   HTTP_IDLE_TIMEOUT_MS,
@@ -26,7 +26,12 @@ export type RpcHttpOptions = {
   readonly vhosts?: readonly string[];
 };
 
-export type RpcHttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** Serves one JSON-RPC HTTP request; `ctx` overrides the handler's default context. */
+export type RpcHttpHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx?: RequestContext,
+) => void;
 
 const PUBLIC_CONTEXT: RequestContext = { tier: "public" };
 const ACCEPTED_TYPES = new Set([
@@ -158,25 +163,32 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     return false;
   }
 
-  async function respond(res: ServerResponse, body: string, truncated: boolean) {
-    let out: string | undefined;
+  async function respond(
+    res: ServerResponse,
+    body: string,
+    truncated: boolean,
+    reqCtx: RequestContext,
+  ) {
+    let out: string | undefined | RefusedResponse;
     try {
-      out = await opts.dispatcher.handle(body, ctx);
+      out = await opts.dispatcher.handle(body, reqCtx);
     } catch {
       out = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
     }
     if (res.destroyed || res.writableEnded) return;
+    const text = typeof out === "object" ? out.body : out;
     const headers: Record<string, string | number> = {
+      ...(typeof out === "object" ? out.headers : {}),
       "content-type": "application/json",
-      "content-length": out === undefined ? 0 : Buffer.byteLength(out),
+      "content-length": text === undefined ? 0 : Buffer.byteLength(text),
     };
     // The unread rest of a cut body makes the connection unusable for another request.
     if (truncated) headers.connection = "close";
-    res.writeHead(200, headers);
-    res.end(out);
+    res.writeHead(typeof out === "object" ? out.status : 200, headers);
+    res.end(text);
   }
 
-  return (req, res) => {
+  return (req, res, reqCtx = ctx) => {
     res.on("error", () => {}); // a vanished client is not our error
     req.on("error", () => {});
     if (!vhostAllowed(req)) {
@@ -202,7 +214,7 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     const finish = (truncated: boolean) => {
       done = true;
       const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      void respond(res, buf.toString("utf8"), truncated);
+      void respond(res, buf.toString("utf8"), truncated, reqCtx);
     };
     req.on("data", (chunk: Buffer) => {
       if (done) return;

@@ -2,16 +2,16 @@
 // compares the answers with JSON equality.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type RunningServer, startArchiveServer } from "../../src/node/archiveServer.ts";
-import { importFixtureChain, ioCases, rpc } from "../utils/fixtures.ts";
+import type { RunningServer } from "../../src/node/archiveServer.ts";
+import { fixtureServer } from "../utils/archiveServer.ts";
+import { ioCases, rpc } from "../utils/fixtures.ts";
 
 const cases = ioCases();
 let server: RunningServer;
 
 describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   before(async () => {
-    const datadir = importFixtureChain("conformance");
-    server = await startArchiveServer({ datadir, host: "127.0.0.1", port: 0 });
+    server = await fixtureServer("conformance");
   });
   after(async () => {
     await server?.close();
@@ -23,7 +23,8 @@ describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
 
   for (const c of cases) {
     test(c.file, async () => {
-      const actual = await rpc(server.url, c.request);
+      // The dedicated endpoint: public ones refuse eth_getBlockReceipts by default (HTTP 403).
+      const actual = await rpc(server.dedicatedUrl, c.request);
       assert.deepEqual(actual, JSON.parse(c.response), c.comment);
     });
   }

@@ -39,7 +39,7 @@ test("cast: deploy, write, read through pending before the seal, then latest, th
   skip: existsSync(CAST) ? false : "cast binary not installed",
 }, async () => {
   const key = node.accounts[2]!.privateKey;
-  const rpc = ["--rpc-url", node.url];
+  const rpc = ["--rpc-url", node.dedicatedUrl];
   const deployed = JSON.parse(
     await cast(
       "send",

@@ -15,7 +15,7 @@ let node: DevNode;
 let provider: JsonRpcProvider;
 before(async () => {
   node = await startTestDevNode();
-  provider = new JsonRpcProvider(node.url, Number(node.chainId), {
+  provider = new JsonRpcProvider(node.dedicatedUrl, Number(node.chainId), {
     staticNetwork: true,
     pollingInterval: 50,
   });

@@ -31,7 +31,7 @@ async function call(
   method: string,
   params: unknown[],
 ): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
-  return (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as never;
+  return (await rpc(node.dedicatedUrl, { jsonrpc: "2.0", id: 1, method, params })) as never;
 }
 
 async function nonceOf(address: string, tag = "pending"): Promise<number> {
@@ -194,7 +194,7 @@ describe("transaction intake", () => {
     const wallet = createWalletClient({
       account: bob,
       chain: chainOf(node),
-      transport: http(node.url),
+      transport: http(node.dedicatedUrl),
     });
     const hashes = [
       await wallet.sendTransaction({

@@ -19,7 +19,7 @@ import { rpc } from "../utils/fixtures.ts";
 let node: DevNode;
 type Rpc = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 const call = async (method: string, params: unknown[] = []) =>
-  (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
+  (await rpc(node.dedicatedUrl, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
 
 describe("pending view", () => {
   before(async () => {
@@ -51,7 +51,7 @@ describe("pending view", () => {
       assert.ok((await call("eth_sendRawTransaction", [raw])).result);
       // One batch: the pending block, pending receipts and every receipt seen so far, at one instant.
       const hashes = [...seen];
-      const batch = (await rpc(node.url, [
+      const batch = (await rpc(node.dedicatedUrl, [
         { jsonrpc: "2.0", id: 0, method: "eth_getBlockReceipts", params: ["pending"] },
         { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["pending", false] },
         ...hashes.map((h, i) => ({
@@ -200,6 +200,29 @@ describe("pending view", () => {
     assert.equal(log.address, receipt!.contractAddress);
     assert.equal(log.topics[0], topic);
     assert.equal(BigInt(log.data), 77n);
+  });
+
+  test("WebSocket tiers: the same policy as HTTP; unknown keys refused", async () => {
+    const ask = (url: string, body: unknown) =>
+      new Promise<{ error?: { code: number; message: string }; result?: unknown }>(
+        (resolve, reject) => {
+          const ws = new WebSocket(url);
+          ws.once("error", reject);
+          ws.once("open", () => ws.send(JSON.stringify(body)));
+          ws.once("message", (data) => {
+            ws.close();
+            resolve(JSON.parse(data.toString()));
+          });
+        },
+      );
+    const request = { jsonrpc: "2.0", id: 1, method: "eth_getBlockReceipts", params: ["latest"] };
+    assert.deepEqual((await ask(node.wsUrl, request)).error, {
+      code: -32001,
+      message: "rpc method is not whitelisted",
+    });
+    const dedicated = node.dedicatedUrl.replace(/^http/, "ws");
+    assert.ok(Array.isArray((await ask(dedicated, request)).result));
+    await assert.rejects(ask(`${node.wsUrl}rpc/unknown-key-00`, request), /401/);
   });
 
   test("eth_call and eth_estimateGas, latest and pending, with geth's revert errors", async () => {

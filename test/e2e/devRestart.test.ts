@@ -13,7 +13,7 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
   const datadir = tempDatadir("restart");
   let node = await startTestDevNode({ datadir });
   const call = async (method: string, params: unknown[] = []) =>
-    (await rpc(node.url, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
+    (await rpc(node.dedicatedUrl, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
   const account = privateKeyToAccount(node.accounts[0]!.privateKey as `0x${string}`);
   const raw = await account.signTransaction({
     chainId: Number(node.chainId),

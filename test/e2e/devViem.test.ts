@@ -27,11 +27,15 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     id: Number(node.chainId),
     name: "flashnode",
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [node.url] } },
+    rpcUrls: { default: { http: [node.dedicatedUrl] } },
   });
   const account = privateKeyToAccount(node.accounts[0]!.privateKey as `0x${string}`);
-  const wallet = createWalletClient({ chain, account, transport: http(node.url) });
-  const client = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 });
+  const wallet = createWalletClient({ chain, account, transport: http(node.dedicatedUrl) });
+  const client = createPublicClient({
+    chain,
+    transport: http(node.dedicatedUrl),
+    pollingInterval: 50,
+  });
   const topic = keccak256(toHex("Set(uint256)"));
 
   const deployHash = await wallet.deployContract({

@@ -6,13 +6,15 @@ import {
   startDevNode,
 } from "../../src/node/devNode.ts";
 import { tempDatadir } from "./fixtures.ts";
+import { silentLogger, testFrontendOptions } from "./options.ts";
 
 export async function startTestDevNode(overrides: Partial<DevNodeOptions> = {}): Promise<DevNode> {
   return startDevNode({
     ...DEFAULT_DEV_OPTIONS,
     datadir: tempDatadir("dev"),
     fresh: false,
-    port: 0,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
     genesisFile: undefined,
     ...overrides,
   });

@@ -17,10 +17,10 @@ describe("eth_getBlockReceipts", () => {
 
   test("every selector form returns the same receipts as the per-transaction method", async () => {
     for (let n = 0; n <= 54; n++) {
-      const receipts = (await call(server.url, "eth_getBlockReceipts", [
+      const receipts = (await call(server.dedicatedUrl, "eth_getBlockReceipts", [
         `0x${n.toString(16)}`,
       ])) as Receipt[];
-      const block = (await call(server.url, "eth_getBlockByNumber", [
+      const block = (await call(server.dedicatedUrl, "eth_getBlockByNumber", [
         `0x${n.toString(16)}`,
         false,
       ])) as {
@@ -28,19 +28,24 @@ describe("eth_getBlockReceipts", () => {
         transactions: string[];
       };
       assert.equal(receipts.length, block.transactions.length, `block ${n}`);
-      assert.deepEqual(await call(server.url, "eth_getBlockReceipts", [block.hash]), receipts);
       assert.deepEqual(
-        await call(server.url, "eth_getBlockReceipts", [{ blockHash: block.hash }]),
+        await call(server.dedicatedUrl, "eth_getBlockReceipts", [block.hash]),
         receipts,
       );
       assert.deepEqual(
-        await call(server.url, "eth_getBlockReceipts", [{ blockNumber: `0x${n.toString(16)}` }]),
+        await call(server.dedicatedUrl, "eth_getBlockReceipts", [{ blockHash: block.hash }]),
+        receipts,
+      );
+      assert.deepEqual(
+        await call(server.dedicatedUrl, "eth_getBlockReceipts", [
+          { blockNumber: `0x${n.toString(16)}` },
+        ]),
         receipts,
       );
       let logIndex = 0;
       for (const [i, r] of receipts.entries()) {
         assert.deepEqual(
-          await call(server.url, "eth_getTransactionReceipt", [block.transactions[i]]),
+          await call(server.dedicatedUrl, "eth_getTransactionReceipt", [block.transactions[i]]),
           r,
         );
         assert.equal(r.blockHash, block.hash);
@@ -54,13 +59,19 @@ describe("eth_getBlockReceipts", () => {
   });
 
   test("tags, empty blocks and unknown blocks", async () => {
-    const latest = await call(server.url, "eth_getBlockReceipts", ["latest"]);
-    assert.deepEqual(await call(server.url, "eth_getBlockReceipts", ["0x36"]), latest);
-    assert.deepEqual(await call(server.url, "eth_getBlockReceipts", ["pending"]), latest);
-    assert.deepEqual(await call(server.url, "eth_getBlockReceipts", ["finalized"]), latest);
-    assert.deepEqual(await call(server.url, "eth_getBlockReceipts", ["earliest"]), []);
-    assert.equal(await call(server.url, "eth_getBlockReceipts", ["0x37"]), null);
-    assert.equal(await call(server.url, "eth_getBlockReceipts", [`0x${"ab".repeat(32)}`]), null);
+    const latest = await call(server.dedicatedUrl, "eth_getBlockReceipts", ["latest"]);
+    assert.deepEqual(await call(server.dedicatedUrl, "eth_getBlockReceipts", ["0x36"]), latest);
+    assert.deepEqual(await call(server.dedicatedUrl, "eth_getBlockReceipts", ["pending"]), latest);
+    assert.deepEqual(
+      await call(server.dedicatedUrl, "eth_getBlockReceipts", ["finalized"]),
+      latest,
+    );
+    assert.deepEqual(await call(server.dedicatedUrl, "eth_getBlockReceipts", ["earliest"]), []);
+    assert.equal(await call(server.dedicatedUrl, "eth_getBlockReceipts", ["0x37"]), null);
+    assert.equal(
+      await call(server.dedicatedUrl, "eth_getBlockReceipts", [`0x${"ab".repeat(32)}`]),
+      null,
+    );
   });
 
   test("bad selectors get geth's errors", async () => {
@@ -72,7 +83,7 @@ describe("eth_getBlockReceipts", () => {
       [[{}], "invalid argument 0: must specify either BlockHash or BlockNumber"],
     ];
     for (const [params, message] of cases) {
-      const r = (await rpc(server.url, {
+      const r = (await rpc(server.dedicatedUrl, {
         jsonrpc: "2.0",
         id: 1,
         method: "eth_getBlockReceipts",

@@ -12,7 +12,12 @@ let server: RunningServer;
 async function storageAt(
   params: unknown[],
 ): Promise<{ result?: string; error?: { code: number; message: string } }> {
-  return (await rpc(server.url, { jsonrpc: "2.0", id: 7, method: "eth_getStorageAt", params })) as {
+  return (await rpc(server.dedicatedUrl, {
+    jsonrpc: "2.0",
+    id: 7,
+    method: "eth_getStorageAt",
+    params,
+  })) as {
     result?: string;
     error?: { code: number; message: string };
   };
@@ -74,7 +79,7 @@ describe("eth_getStorageAt", () => {
   });
 
   test("block hashes and EIP-1898 objects select the same state as numbers", async () => {
-    const block = (await rpc(server.url, {
+    const block = (await rpc(server.dedicatedUrl, {
       jsonrpc: "2.0",
       id: 1,
       method: "eth_getBlockByNumber",

@@ -23,15 +23,15 @@ describe("eth_getStorageValues", () => {
         { [CONTRACT]: [SLOT0, SLOT1], "0xc1cadaffffffffffffffffffffffffffffffffff": [SLOT0] },
       ];
       if (block !== undefined) params.push(block);
-      const result = (await call(server.url, "eth_getStorageValues", params)) as Record<
+      const result = (await call(server.dedicatedUrl, "eth_getStorageValues", params)) as Record<
         string,
         string[]
       >;
       const at = block ?? "latest";
       assert.deepEqual(result, {
         [CONTRACT]: [
-          await call(server.url, "eth_getStorageAt", [CONTRACT, SLOT0, at]),
-          await call(server.url, "eth_getStorageAt", [CONTRACT, SLOT1, at]),
+          await call(server.dedicatedUrl, "eth_getStorageAt", [CONTRACT, SLOT0, at]),
+          await call(server.dedicatedUrl, "eth_getStorageAt", [CONTRACT, SLOT1, at]),
         ],
         "0xc1cadaffffffffffffffffffffffffffffffffff": [SLOT0],
       });
@@ -52,7 +52,7 @@ describe("eth_getStorageValues", () => {
       ],
     ];
     for (const [params, code, message] of cases) {
-      const r = (await rpc(server.url, {
+      const r = (await rpc(server.dedicatedUrl, {
         jsonrpc: "2.0",
         id: 1,
         method: "eth_getStorageValues",

@@ -17,7 +17,7 @@ describe("eth_getTransactionByHash and web3_clientVersion", () => {
   test("every transaction equals its entry in the full block, for every type", async () => {
     const types = new Set<string>();
     for (let n = 1; n <= 54; n++) {
-      const block = (await call(server.url, "eth_getBlockByNumber", [
+      const block = (await call(server.dedicatedUrl, "eth_getBlockByNumber", [
         `0x${n.toString(16)}`,
         true,
       ])) as {
@@ -25,8 +25,13 @@ describe("eth_getTransactionByHash and web3_clientVersion", () => {
       };
       for (const tx of block.transactions) {
         types.add(tx.type);
-        assert.deepEqual(await call(server.url, "eth_getTransactionByHash", [tx.hash]), tx);
-        const receipt = (await call(server.url, "eth_getTransactionReceipt", [tx.hash])) as {
+        assert.deepEqual(
+          await call(server.dedicatedUrl, "eth_getTransactionByHash", [tx.hash]),
+          tx,
+        );
+        const receipt = (await call(server.dedicatedUrl, "eth_getTransactionReceipt", [
+          tx.hash,
+        ])) as {
           from: string;
         };
         assert.equal(tx.from, receipt.from);
@@ -38,14 +43,14 @@ describe("eth_getTransactionByHash and web3_clientVersion", () => {
       "all five transaction types seen",
     );
     assert.equal(
-      await call(server.url, "eth_getTransactionByHash", [`0x${"00".repeat(32)}`]),
+      await call(server.dedicatedUrl, "eth_getTransactionByHash", [`0x${"00".repeat(32)}`]),
       null,
     );
   });
 
   test("client version names the node", async () => {
     assert.match(
-      (await call(server.url, "web3_clientVersion")) as string,
+      (await call(server.dedicatedUrl, "web3_clientVersion")) as string,
       /^flashnode\/v\d+\.\d+\.\d+\/linux-/,
     );
   });

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { tempDatadir } from "../../test/utils/fixtures.ts";
+import { envName, OPTIONS, parseDuration, resolveOptions } from "./options.ts";
+
+test("precedence: flag > FLASHNODE_* > config file > default", () => {
+  const file = join(tempDatadir("config"), "flashnode.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      port: 9001,
+      "rate-limit": 7,
+      "block-time": "5s",
+      "api-key": ["file-key-0001"],
+    }),
+  );
+  const env = { FLASHNODE_RATE_LIMIT: "9", FLASHNODE_BLOCK_TIME: "3s" };
+  const { values } = resolveOptions("dev", ["--config", file, "--block-time", "1s"], env);
+  assert.equal(values.get("block-time"), "1s", "flag wins");
+  assert.equal(values.get("rate-limit"), 9, "env over file");
+  assert.equal(values.get("port"), 9001, "file over default");
+  assert.deepEqual(values.get("api-key"), ["file-key-0001"]);
+  assert.equal(values.get("host"), "127.0.0.1", "default");
+  assert.deepEqual(
+    resolveOptions("dev", [], { FLASHNODE_API_KEY: "a-key-00001,b-key-00002" }).values.get(
+      "api-key",
+    ),
+    ["a-key-00001", "b-key-00002"],
+  );
+});
+
+test("bad input is a clear usage error", () => {
+  assert.throws(() => resolveOptions("dev", ["--port", "x"], {}), /--port must be a whole number/);
+  assert.throws(() => resolveOptions("dev", ["--nope"], {}), /Unknown option '--nope'/);
+  const file = join(tempDatadir("config"), "bad.json");
+  writeFileSync(file, JSON.stringify({ colour: "blue" }));
+  assert.throws(() => resolveOptions("serve", ["--config", file], {}), /unknown option "colour"/);
+  assert.throws(() => parseDuration("block-time", "2 minutes", "s"), /must be a duration/);
+  assert.equal(parseDuration("block-time", "2", "s"), 2000);
+  assert.equal(parseDuration("flashblock-interval", "250", "ms"), 250);
+});
+
+test("every option has help and an environment variable", () => {
+  for (const o of OPTIONS) {
+    assert.ok(o.help.length > 10, o.name);
+    assert.match(envName(o.name), /^FLASHNODE_[A-Z_]+$/);
+  }
+});

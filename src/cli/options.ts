@@ -1,0 +1,341 @@
+// Every option of every command, in one table: its flag, its FLASHNODE_* variable, its config
+// file key, its default and its help line. Values resolve flag > environment > config file >
+// default; `--help` and docs/config.md are generated from / kept in step with this table.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { UsageError } from "./args.ts";
+
+export type Command = "dev" | "serve" | "import";
+type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json";
+
+export type OptionDef = {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly commands: readonly Command[];
+  readonly help: string;
+  readonly default?: string | number | boolean | readonly string[];
+};
+
+const NODE: readonly Command[] = ["dev", "serve"];
+
+export const OPTIONS: readonly OptionDef[] = [
+  {
+    name: "config",
+    kind: "string",
+    commands: ["dev", "serve", "import"],
+    help: "JSON config file; keys are these option names",
+  },
+  {
+    name: "datadir",
+    kind: "string",
+    commands: ["dev", "serve", "import"],
+    help: "data directory (dev default ./.flashnode/dev)",
+  },
+  {
+    name: "log-level",
+    kind: "string",
+    commands: ["dev", "serve", "import"],
+    default: "info",
+    help: "trace, debug, info, warn, error, silent",
+  },
+  { name: "host", kind: "string", commands: NODE, default: "127.0.0.1", help: "listen address" },
+  {
+    name: "port",
+    kind: "int",
+    commands: NODE,
+    default: 8545,
+    help: "listen port (0 = any free port)",
+  },
+  {
+    name: "api-key",
+    kind: "list",
+    commands: NODE,
+    help: "dedicated endpoint key, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
+  },
+  {
+    name: "rate-limit",
+    kind: "int",
+    commands: NODE,
+    default: 200,
+    help: "public endpoint: calls per second per client address (0 = unlimited); a batch counts its calls",
+  },
+  {
+    name: "rate-burst",
+    kind: "int",
+    commands: NODE,
+    default: 400,
+    help: "public endpoint: token bucket size per client address",
+  },
+  {
+    name: "key-rate-limit",
+    kind: "int",
+    commands: NODE,
+    default: 0,
+    help: "dedicated endpoints: calls per second per key (0 = unlimited); per-key limits in the config file's api-keys",
+  },
+  {
+    name: "key-limits",
+    kind: "json",
+    commands: NODE,
+    help: 'per-key limits {"<key>":{"rate":N,"burst":N}} (overrides --key-rate-limit for those keys)',
+  },
+  {
+    name: "policy",
+    kind: "json",
+    commands: NODE,
+    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?}; default denies eth_getBlockReceipts on public',
+  },
+  {
+    name: "cors",
+    kind: "list",
+    commands: NODE,
+    help: 'allowed CORS origins ("*" for any); unset: no CORS headers',
+  },
+  {
+    name: "body-limit",
+    kind: "int",
+    commands: NODE,
+    default: 5 * 1024 * 1024,
+    help: "max request body bytes (HTTP 413 above)",
+  },
+  { name: "batch-limit", kind: "int", commands: NODE, default: 1000, help: "max calls in a batch" },
+  {
+    name: "response-limit",
+    kind: "int",
+    commands: NODE,
+    default: 25_000_000,
+    help: "max bytes of a batch's results; later calls get -32003",
+  },
+  {
+    name: "request-timeout",
+    kind: "duration",
+    commands: NODE,
+    default: "30s",
+    help: "per request; past it the answer is -32002 request timed out",
+  },
+  {
+    name: "header-timeout",
+    kind: "duration",
+    commands: NODE,
+    default: "10s",
+    help: "time a client has to send its request headers",
+  },
+  {
+    name: "read-timeout",
+    kind: "duration",
+    commands: NODE,
+    default: "30s",
+    help: "time a client has to send a whole request",
+  },
+  {
+    name: "idle-timeout",
+    kind: "duration",
+    commands: NODE,
+    default: "120s",
+    help: "keep-alive connections idle longer are closed",
+  },
+  {
+    name: "max-connections",
+    kind: "int",
+    commands: NODE,
+    default: 1024,
+    help: "connections beyond this are refused",
+  },
+  {
+    name: "fresh",
+    kind: "boolean",
+    commands: ["dev"],
+    default: false,
+    help: "delete the datadir first and start a new chain",
+  },
+  {
+    name: "chain-id",
+    kind: "int",
+    commands: ["dev"],
+    default: 31337,
+    help: "chain id of a new chain",
+  },
+  {
+    name: "fork",
+    kind: "string",
+    commands: ["dev"],
+    default: "osaka",
+    help: "cancun | prague | osaka, active from block 0",
+  },
+  {
+    name: "genesis",
+    kind: "string",
+    commands: ["dev", "import"],
+    help: "geth genesis JSON (dev: instead of the generated one)",
+  },
+  {
+    name: "block-time",
+    kind: "duration",
+    commands: ["dev"],
+    default: "2s",
+    help: "a block is sealed every block time (bare number: seconds)",
+  },
+  {
+    name: "flashblock-interval",
+    kind: "duration",
+    commands: ["dev"],
+    default: "200ms",
+    help: "a flashblock is published every interval (bare number: ms)",
+  },
+  {
+    name: "gas-limit",
+    kind: "int",
+    commands: ["dev"],
+    default: 60_000_000,
+    help: "block gas limit",
+  },
+  {
+    name: "accounts",
+    kind: "int",
+    commands: ["dev"],
+    default: 10,
+    help: "prefunded test-mnemonic accounts",
+  },
+  {
+    name: "balance",
+    kind: "int",
+    commands: ["dev"],
+    default: 10000,
+    help: "ETH in each prefunded account",
+  },
+  {
+    name: "forkchoice",
+    kind: "string",
+    commands: ["import"],
+    help: "engine_forkchoiceUpdated JSON: sets safe and finalized",
+  },
+  {
+    name: "no-sync",
+    kind: "boolean",
+    commands: ["import"],
+    default: false,
+    help: "skip fsync per block (faster; a power loss may lose recent blocks)",
+  },
+  {
+    name: "progress-interval",
+    kind: "duration",
+    commands: ["import"],
+    default: "1000ms",
+    help: "without a TTY, a progress line at most this often (0 = every block)",
+  },
+];
+
+export type OptionValue = string | number | boolean | readonly string[] | unknown;
+export type ResolvedOptions = {
+  readonly values: ReadonlyMap<string, OptionValue>;
+  readonly positionals: readonly string[];
+};
+
+export function envName(name: string): string {
+  return `FLASHNODE_${name.replace(/-/g, "_").toUpperCase()}`;
+}
+
+/** "2s", "200ms", "1.5s", or a bare number in `bareUnit`; → ms. */
+export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"): number {
+  if (typeof value === "number") return bareUnit === "s" ? value * 1000 : value;
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(String(value).trim());
+  if (m === null)
+    throw new UsageError(`--${name} must be a duration like 2s or 200ms, got ${String(value)}`);
+  return Math.round(Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1));
+}
+
+function coerce(def: OptionDef, raw: unknown, origin: string): OptionValue {
+  switch (def.kind) {
+    case "boolean":
+      if (typeof raw === "boolean") return raw;
+      if (raw === "1" || raw === "true") return true;
+      if (raw === "0" || raw === "false" || raw === "") return false;
+      throw new UsageError(`${origin}: --${def.name} must be true or false`);
+    case "int": {
+      const n = typeof raw === "number" ? raw : Number(raw);
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new UsageError(
+          `${origin}: --${def.name} must be a whole number ≥ 0, got ${String(raw)}`,
+        );
+      return n;
+    }
+    case "duration":
+      return raw;
+    case "list":
+      if (Array.isArray(raw)) return raw.map(String);
+      return String(raw)
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case "json":
+      if (typeof raw !== "string") return raw;
+      try {
+        return JSON.parse(raw);
+      } catch {
+        throw new UsageError(`${origin}: --${def.name} must be JSON`);
+      }
+    default:
+      return String(raw);
+  }
+}
+
+export function resolveOptions(
+  command: Command,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedOptions {
+  const defs = OPTIONS.filter((o) => o.commands.includes(command));
+  const spec: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
+  for (const d of defs)
+    spec[d.name] =
+      d.kind === "boolean"
+        ? { type: "boolean" }
+        : d.kind === "list"
+          ? { type: "string", multiple: true }
+          : { type: "string" };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const configPath = (parsed.values.config as string | undefined) ?? env[envName("config")];
+  let file: Record<string, unknown> = {};
+  if (configPath !== undefined && configPath !== "") {
+    try {
+      file = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    } catch (e) {
+      throw new UsageError(`cannot read config file ${configPath}: ${(e as Error).message}`);
+    }
+    for (const key of Object.keys(file)) {
+      if (!defs.some((d) => d.name === key))
+        throw new UsageError(`config file ${configPath}: unknown option "${key}" for ${command}`);
+    }
+  }
+  const values = new Map<string, OptionValue>();
+  for (const d of defs) {
+    const flag = parsed.values[d.name];
+    const fromEnv = env[envName(d.name)];
+    if (flag !== undefined) values.set(d.name, coerce(d, flag, "flag"));
+    else if (fromEnv !== undefined && fromEnv !== "")
+      values.set(d.name, coerce(d, fromEnv, envName(d.name)));
+    else if (file[d.name] !== undefined)
+      values.set(d.name, coerce(d, file[d.name], `config ${configPath}`));
+    else if (d.default !== undefined) values.set(d.name, d.default);
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+export function helpFor(command: Command): string {
+  const defs = OPTIONS.filter((o) => o.commands.includes(command));
+  const width = Math.max(...defs.map((d) => d.name.length)) + 4;
+  return defs
+    .map((d) => {
+      const dflt =
+        d.default === undefined
+          ? ""
+          : ` (default ${Array.isArray(d.default) ? d.default.join(",") : String(d.default)})`;
+      return `  --${d.name.padEnd(width)}${d.help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
+    })
+    .join("\n");
+}

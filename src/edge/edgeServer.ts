@@ -1,0 +1,144 @@
+// The one HTTP server of a node: routes public and dedicated JSON-RPC, applies the method
+// policy and rate limits before any call runs, and serves /metrics, /healthz and /readyz.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { Dispatcher } from "../rpc/dispatch.ts";
+import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
+import { createRpcHandler } from "../rpc/server.ts";
+import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
+import { type RateLimit, RateLimiter } from "./rateLimit.ts";
+
+export type EdgeLimits = {
+  readonly bodyLimit: number;
+  readonly headerTimeoutMs: number;
+  readonly requestReadTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly corsOrigins: readonly string[] | undefined;
+};
+
+export type EdgeOptions = {
+  readonly dispatcher: Dispatcher;
+  readonly policy: MethodPolicy;
+  /** Dedicated endpoint keys, each optionally rate-limited. */
+  readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
+  /** Per client address on public endpoints; undefined = unlimited. */
+  readonly publicRateLimit: RateLimit | undefined;
+  readonly limits: EdgeLimits;
+  readonly metrics: Metrics | null;
+  readonly health: () => Health;
+};
+
+export type Health = {
+  readonly live: boolean;
+  readonly ready: boolean;
+  readonly reasons: readonly string[];
+};
+
+const UNAUTHORIZED =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}';
+
+function pathOf(url: string): string {
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export type Edge = {
+  readonly server: Server;
+  /** The request context for a path, or an HTTP status to refuse it with (also for WebSocket). */
+  route(path: string, req: IncomingMessage): RequestContext | number | undefined;
+};
+
+export function createEdge(opts: EdgeOptions): Edge {
+  const rpc = createRpcHandler({
+    dispatcher: opts.dispatcher,
+    bodyLimit: opts.limits.bodyLimit,
+    ...(opts.limits.corsOrigins === undefined ? {} : { corsOrigins: opts.limits.corsOrigins }),
+  });
+  const publicLimiter =
+    opts.publicRateLimit === undefined ? undefined : new RateLimiter(opts.publicRateLimit);
+  const keyLimiters = new Map<string, RateLimiter>();
+  for (const [key, limit] of opts.apiKeys)
+    if (limit !== undefined) keyLimiters.set(key, new RateLimiter(limit));
+  const metrics = opts.metrics;
+
+  function admit(tier: Tier, limiter: RateLimiter | undefined, bucket: string) {
+    return (calls: readonly CallSummary[]): Refusal | undefined => {
+      for (const call of calls) {
+        if (!allowed(opts.policy, tier, call)) {
+          metrics?.forbidden(tier, call.method);
+          return NOT_WHITELISTED;
+        }
+      }
+      const limited = limiter?.take(bucket, Math.max(1, calls.length));
+      if (limited !== undefined) metrics?.rateLimited(tier);
+      return limited;
+    };
+  }
+
+  function route(path: string, req: IncomingMessage): RequestContext | number | undefined {
+    const client = req.socket.remoteAddress ?? "unknown";
+    if (path === "/")
+      return { tier: "public", client, admit: admit("public", publicLimiter, client) };
+    if (path.startsWith("/rpc/")) {
+      const key = decodeURIComponent(path.slice(5));
+      if (!opts.apiKeys.has(key)) {
+        metrics?.unauthorized();
+        return 401;
+      }
+      return {
+        tier: "dedicated",
+        client,
+        apiKey: key,
+        admit: admit("dedicated", keyLimiters.get(key), key),
+      };
+    }
+    return undefined;
+  }
+
+  async function serveMetrics(res: ServerResponse): Promise<void> {
+    if (metrics === null) return send(res, 404, "text/plain", "metrics disabled\n");
+    send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+  }
+
+  const server = createServer((req, res) => {
+    res.on("error", () => {});
+    const path = pathOf(req.url ?? "/");
+    if (req.method === "GET" && path === "/metrics") return void serveMetrics(res);
+    if (req.method === "GET" && path === "/healthz") {
+      const h = opts.health();
+      return send(
+        res,
+        h.live ? 200 : 503,
+        "application/json",
+        JSON.stringify({ status: h.live ? "ok" : "down" }),
+      );
+    }
+    if (req.method === "GET" && path === "/readyz") {
+      const h = opts.health();
+      return send(
+        res,
+        h.ready ? 200 : 503,
+        "application/json",
+        JSON.stringify({ ready: h.ready, reasons: h.reasons }),
+      );
+    }
+    const ctx = route(path, req);
+    if (ctx === 401) return send(res, 401, "application/json", UNAUTHORIZED);
+    if (ctx === undefined || typeof ctx === "number") {
+      res.writeHead(404, { "content-length": 0 });
+      return void res.end();
+    }
+    rpc(req, res, ctx);
+  });
+  server.headersTimeout = opts.limits.headerTimeoutMs;
+  server.requestTimeout = opts.limits.requestReadTimeoutMs;
+  server.keepAliveTimeout = opts.limits.idleTimeoutMs;
+  server.maxConnections = opts.limits.maxConnections;
+  return { server, route };
+}

@@ -1,0 +1,147 @@
+// Prometheus metrics (prom-client), one registry per node. Request metrics are recorded by the
+// dispatcher's observer and the edge; chain gauges are read from their sources at scrape time.
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { FlashblockStats } from "../pending/flashblockStats.ts";
+import type { RequestContext } from "../rpc/method.ts";
+
+export type MetricsSources = {
+  readonly head: () => number | undefined;
+  readonly pendingNumber?: () => number | undefined;
+  readonly flashblocks?: FlashblockStats;
+  readonly storeSizeBytes: () => number;
+  /** Transactions pre-confirmed per second, averaged over the last seconds. */
+  readonly transactionsPerSecond?: () => number;
+};
+
+export type Metrics = {
+  readonly registry: Registry;
+  observeCall(method: string, ctx: RequestContext, ms: number, errorCode: number | undefined): void;
+  forbidden(tier: string, method: string): void;
+  rateLimited(tier: string): void;
+  unauthorized(): void;
+  flashblockBuilt(buildMs: number): void;
+};
+
+/** Unknown method names are folded into one label value so clients cannot grow the registry. */
+export function metricMethod(method: string, known: ReadonlySet<string>): string {
+  return known.has(method) ? method : "other";
+}
+
+export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet<string>): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "flashnode_rpc_requests_total",
+    help: "JSON-RPC calls served",
+    labelNames: ["method", "tier"],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: "flashnode_rpc_errors_total",
+    help: "JSON-RPC calls answered with an error",
+    labelNames: ["method", "tier", "code"],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "flashnode_rpc_request_duration_seconds",
+    help: "Time to answer a JSON-RPC call",
+    labelNames: ["method", "tier"],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  });
+  const forbidden = new Counter({
+    name: "flashnode_http_forbidden_total",
+    help: "Requests refused by the method policy (HTTP 403)",
+    labelNames: ["tier", "method"],
+    registers: [registry],
+  });
+  const limited = new Counter({
+    name: "flashnode_http_rate_limited_total",
+    help: "Requests refused by rate limits (HTTP 429)",
+    labelNames: ["tier"],
+    registers: [registry],
+  });
+  const unauthorized = new Counter({
+    name: "flashnode_http_unauthorized_total",
+    help: "Requests with an unknown API key (HTTP 401)",
+    registers: [registry],
+  });
+  const build = new Histogram({
+    name: "flashnode_flashblock_build_seconds",
+    help: "Time the sequencer took to build a flashblock",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "flashnode_head_block_number",
+    help: "Newest sealed block",
+    registers: [registry],
+    collect() {
+      this.set(sources.head() ?? -1);
+    },
+  });
+  if (sources.pendingNumber !== undefined) {
+    const pendingNumber = sources.pendingNumber;
+    new Gauge({
+      name: "flashnode_pending_block_number",
+      help: "Number of the pre-confirmed block (-1: none)",
+      registers: [registry],
+      collect() {
+        this.set(pendingNumber() ?? -1);
+      },
+    });
+  }
+  if (sources.flashblocks !== undefined) {
+    const stats = sources.flashblocks;
+    new Gauge({
+      name: "flashnode_flashblock_age_seconds",
+      help: "Age of the newest flashblock the RPC thread applied (the pending lag)",
+      registers: [registry],
+      collect() {
+        const at = stats.snapshot().lastAppliedAt;
+        this.set(at === undefined ? -1 : (performance.timeOrigin + performance.now() - at) / 1000);
+      },
+    });
+    new Gauge({
+      name: "flashnode_flashblocks_total",
+      help: "Flashblocks applied",
+      registers: [registry],
+      collect() {
+        this.set(stats.snapshot().count);
+      },
+    });
+  }
+  if (sources.transactionsPerSecond !== undefined) {
+    const tps = sources.transactionsPerSecond;
+    new Gauge({
+      name: "flashnode_transactions_per_second",
+      help: "Transactions pre-confirmed per second (10 s average)",
+      registers: [registry],
+      collect() {
+        this.set(tps());
+      },
+    });
+  }
+  new Gauge({
+    name: "flashnode_store_size_bytes",
+    help: "Size of the archive on disk",
+    registers: [registry],
+    collect() {
+      this.set(sources.storeSizeBytes());
+    },
+  });
+  return {
+    registry,
+    observeCall(method, ctx, ms, errorCode) {
+      const m = metricMethod(method, knownMethods);
+      requests.inc({ method: m, tier: ctx.tier });
+      latency.observe({ method: m, tier: ctx.tier }, ms / 1000);
+      if (errorCode !== undefined)
+        errors.inc({ method: m, tier: ctx.tier, code: String(errorCode) });
+    },
+    forbidden: (tier, method) =>
+      forbidden.inc({ tier, method: metricMethod(method, knownMethods) }),
+    rateLimited: (tier) => limited.inc({ tier }),
+    unauthorized: () => unauthorized.inc(),
+    flashblockBuilt: (ms) => build.observe(ms / 1000),
+  };
+}

@@ -1,0 +1,157 @@
+// The serving side shared by `dev` and `serve`: dispatcher, edge (tiers, policy, limits,
+// metrics, health) and WebSocket, built from the resolved options.
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import { UsageError } from "../cli/args.ts";
+import { type OptionValue, parseDuration } from "../cli/options.ts";
+import { createEdge, type Edge, type Health } from "../edge/edgeServer.ts";
+import { DEFAULT_POLICY, type MethodPolicy, parsePolicy } from "../edge/policy.ts";
+import type { RateLimit } from "../edge/rateLimit.ts";
+import type { ChainFeed } from "../feed/types.ts";
+import { attachWebSocket } from "../feed/wsServer.ts";
+import type { Logger } from "../log/logger.ts";
+import { createMetrics, type Metrics, type MetricsSources } from "../metrics/metrics.ts";
+import { createDispatcher } from "../rpc/dispatch.ts";
+import type { MethodRegistry } from "../rpc/method.ts";
+import { listen } from "../rpc/server.ts";
+
+export type FrontendOptions = {
+  readonly host: string;
+  readonly port: number;
+  readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
+  /** True when no key was configured and one was generated for this run. */
+  readonly generatedKey: boolean;
+  readonly publicRateLimit: RateLimit | undefined;
+  readonly policy: MethodPolicy;
+  readonly corsOrigins: readonly string[] | undefined;
+  readonly bodyLimit: number;
+  readonly batchLimit: number;
+  readonly responseLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly headerTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxConnections: number;
+};
+
+function num(values: ReadonlyMap<string, OptionValue>, name: string): number {
+  return values.get(name) as number;
+}
+
+export function frontendOptions(values: ReadonlyMap<string, OptionValue>): FrontendOptions {
+  const keys = (values.get("api-key") as readonly string[] | undefined) ?? [];
+  const generatedKey = keys.length === 0;
+  const keyRate = num(values, "key-rate-limit");
+  const perKey = (values.get("key-limits") ?? {}) as Record<
+    string,
+    { rate?: number; burst?: number }
+  >;
+  const apiKeys = new Map<string, RateLimit | undefined>();
+  for (const key of generatedKey ? [randomBytes(12).toString("hex")] : keys) {
+    if (!/^[A-Za-z0-9_-]{8,128}$/.test(key))
+      throw new UsageError(`API keys are 8-128 characters of A-Z a-z 0-9 _ -: ${key}`);
+    const own = perKey[key];
+    const rate = own?.rate ?? keyRate;
+    apiKeys.set(key, rate > 0 ? { rate, burst: own?.burst ?? rate * 2 } : undefined);
+  }
+  const rate = num(values, "rate-limit");
+  let policy = DEFAULT_POLICY;
+  if (values.get("policy") !== undefined) {
+    try {
+      policy = parsePolicy(values.get("policy"));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return {
+    host: values.get("host") as string,
+    port: num(values, "port"),
+    apiKeys,
+    generatedKey,
+    publicRateLimit: rate > 0 ? { rate, burst: Math.max(num(values, "rate-burst"), 1) } : undefined,
+    policy,
+    corsOrigins: values.get("cors") as readonly string[] | undefined,
+    bodyLimit: num(values, "body-limit"),
+    batchLimit: num(values, "batch-limit"),
+    responseLimit: num(values, "response-limit"),
+    requestTimeoutMs: parseDuration("request-timeout", values.get("request-timeout"), "s"),
+    headerTimeoutMs: parseDuration("header-timeout", values.get("header-timeout"), "s"),
+    readTimeoutMs: parseDuration("read-timeout", values.get("read-timeout"), "s"),
+    idleTimeoutMs: parseDuration("idle-timeout", values.get("idle-timeout"), "s"),
+    maxConnections: num(values, "max-connections"),
+  };
+}
+
+export type Frontend = {
+  readonly url: string;
+  readonly dedicatedUrl: string;
+  readonly wsUrl: string;
+  readonly server: Server;
+  readonly metrics: Metrics;
+  close(): Promise<void>;
+};
+
+export async function startFrontend(args: {
+  readonly options: FrontendOptions;
+  readonly methods: MethodRegistry;
+  readonly feed: ChainFeed | undefined;
+  readonly metricsSources: MetricsSources;
+  readonly health: () => Health;
+  readonly logger: Logger;
+}): Promise<Frontend> {
+  const o = args.options;
+  const metrics = createMetrics(args.metricsSources, new Set(Object.keys(args.methods)));
+  const dispatcherOptions = {
+    batchRequestLimit: o.batchLimit,
+    batchResponseMaxSize: o.responseLimit,
+    requestTimeoutMs: o.requestTimeoutMs,
+    observe: metrics.observeCall,
+  };
+  const edge: Edge = createEdge({
+    dispatcher: createDispatcher(args.methods, dispatcherOptions),
+    policy: o.policy,
+    apiKeys: o.apiKeys,
+    publicRateLimit: o.publicRateLimit,
+    limits: {
+      bodyLimit: o.bodyLimit,
+      headerTimeoutMs: o.headerTimeoutMs,
+      requestReadTimeoutMs: o.readTimeoutMs,
+      idleTimeoutMs: o.idleTimeoutMs,
+      maxConnections: o.maxConnections,
+      corsOrigins: o.corsOrigins,
+    },
+    metrics,
+    health: args.health,
+  });
+  const ws =
+    args.feed === undefined
+      ? undefined
+      : attachWebSocket(edge.server, {
+          feed: args.feed,
+          methods: args.methods,
+          route: edge.route,
+          dispatcher: {
+            batchRequestLimit: o.batchLimit,
+            batchResponseMaxSize: o.responseLimit,
+            observe: metrics.observeCall,
+          },
+        });
+  const { url } = await listen(edge.server, o.host, o.port);
+  const key = [...o.apiKeys.keys()][0]!;
+  args.logger.info(
+    { url, tiers: { public: url, dedicated: `${url}rpc/<key>` } },
+    "serving JSON-RPC",
+  );
+  return {
+    url,
+    dedicatedUrl: `${url}rpc/${key}`,
+    wsUrl: url.replace(/^http/, "ws"),
+    server: edge.server,
+    metrics,
+    async close() {
+      await ws?.close();
+      await new Promise<void>((resolve) => edge.server.close(() => resolve()));
+      edge.server.closeAllConnections();
+    },
+  };
+}
