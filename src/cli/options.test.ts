@@ -48,3 +48,10 @@ test("every option has help and an environment variable", () => {
     assert.match(envName(o.name), /^FLASHNODE_[A-Z_]+$/);
   }
 });
+
+test("docs/config.md documents every option (regenerate with scripts/gen-config-doc.ts)", async () => {
+  const { readFileSync } = await import("node:fs");
+  const doc = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
+  for (const o of OPTIONS)
+    assert.ok(doc.includes(`\`--${o.name}\``), `docs/config.md lacks --${o.name}`);
+});

@@ -19,6 +19,7 @@ import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 
@@ -112,6 +113,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       coinbase: FEE_RECIPIENT,
     },
     onUpdate,
+    opts.logger.child({ module: "sequencer" }),
   );
   const env = openKvEnv(opts.datadir);
   const store = createChainStore(env);
@@ -128,6 +130,10 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
+    opts.logger.info(
+      { block: u.number, hash: bytesToHex(u.hash), transactions: receipts.receipts.length },
+      "sealed",
+    );
     feed.emitNewHead({
       blockNumber: u.number,
       json: headerJson(backend.decoder.header(headerRlp)),

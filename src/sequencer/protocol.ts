@@ -27,4 +27,10 @@ export type FromWorker =
     }
   | { readonly type: "rejected"; readonly id: number; readonly message: string }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
-  | { readonly type: "stopped" };
+  | { readonly type: "stopped" }
+  | {
+      readonly type: "log";
+      readonly level: "info" | "warn" | "error";
+      readonly msg: string;
+      readonly fields: Record<string, unknown>;
+    };

@@ -36,6 +36,12 @@ export type SequencerOptions = {
   readonly coinbase: Uint8Array;
 };
 
+export type SequencerLog = (
+  level: "info" | "warn" | "error",
+  msg: string,
+  fields: Record<string, unknown>,
+) => void;
+
 export type SubmitResult = {
   readonly hash: string;
   readonly sender: Uint8Array;
@@ -94,6 +100,7 @@ export class Sequencer {
     private readonly common: Common,
     private readonly opts: SequencerOptions,
     private readonly publish: (update: FlashblockUpdate | SealedUpdate) => void,
+    private readonly log: SequencerLog = () => {},
   ) {}
 
   /** Runs `fn` after everything queued before it. */
@@ -190,7 +197,7 @@ export class Sequencer {
         void this.serial(() => this.tick()).then(
           () => this.schedule(),
           (e: unknown) => {
-            console.error("sequencer tick failed", e);
+            this.log("error", "flashblock failed", { error: (e as Error).stack ?? String(e) });
             this.schedule();
           },
         );
@@ -243,7 +250,11 @@ export class Sequencer {
         const message = (e as Error).message;
         // Full block: the transaction waits for the next one.
         if (/remaining gas|blob gas limit/.test(message)) this.pool.requeue(tx);
-        else console.error(`dropped ${bytesToHex(tx.hash())}: ${message}`);
+        else
+          this.log("warn", "transaction dropped at execution", {
+            hash: bytesToHex(tx.hash()),
+            reason: message,
+          });
         continue;
       }
       // The block holds the tx without its blob sidecar; the builder keeps that form.

@@ -1,6 +1,7 @@
 // The RPC thread's handle on the sequencer worker: transaction intake, and the stream of
 // flashblocks and seals that keeps the pending view current.
 import type { Worker } from "node:worker_threads";
+import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
@@ -14,23 +15,33 @@ export class SequencerClient {
   private readonly inflight = new Map<number, Pending>();
   private readonly poolNonces = new Map<string, bigint>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  private stopping: Promise<void> | undefined;
+  stopping: Promise<void> | undefined;
 
   private constructor(
     private readonly worker: Worker,
     private readonly onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
+    private readonly logger: Logger,
   ) {}
 
   static start(
     data: SequencerWorkerData,
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
+    logger: Logger,
   ): Promise<SequencerClient> {
     const worker = startTsWorker(new URL("./worker.ts", import.meta.url), data);
-    const client = new SequencerClient(worker, onUpdate);
+    const client = new SequencerClient(worker, onUpdate, logger);
     return new Promise((resolve, reject) => {
       worker.on("message", (msg: FromWorker) => {
-        if (msg.type === "ready") resolve(client);
-        else if (msg.type === "failed")
+        if (msg.type === "ready") {
+          resolve(client);
+          // After start, a dead sequencer is fatal: the chain would silently stop.
+          worker.once("exit", (code) => {
+            if (client.stopping === undefined) {
+              logger.fatal({ code }, "sequencer worker exited");
+              process.exit(1);
+            }
+          });
+        } else if (msg.type === "failed")
           reject(new Error(`sequencer failed to start: ${msg.message}`));
         else client.handle(msg);
       });
@@ -48,6 +59,9 @@ export class SequencerClient {
         this.settle(msg.id)?.resolve(msg.hash);
         break;
       }
+      case "log":
+        this.logger[msg.level](msg.fields, msg.msg);
+        break;
       case "rejected":
         this.settle(msg.id)?.reject(new TxRejectedError(msg.message));
         break;

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       coinbase: hexToBytes(data.coinbase),
     },
     (update) => send({ type: "update", update }),
+    (level, msg, fields) => send({ type: "log", level, msg, fields }),
   );
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "submit") {
