@@ -100,7 +100,7 @@ spawnSync(process.execPath, [
   datadir,
   join(SAMPLE, "chain.rlp"),
 ]);
-const server = spawn(process.execPath, [BIN, "serve", "--datadir", datadir, "--port", "0"], {
+const server = spawn(process.execPath, [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0"], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 const port = await new Promise<number>((ok) => {

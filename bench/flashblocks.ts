@@ -138,6 +138,8 @@ const child = spawn(
     String(SENDERS),
     "--gas-limit",
     "200000000",
+    "--rate-limit",
+    "0",
   ],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
