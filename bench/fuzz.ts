@@ -36,6 +36,8 @@ const { values: opts } = parseArgs({
     "dedicated-url": { type: "string" },
     "max-seconds": { type: "string", default: "300" },
     replay: { type: "string" },
+    exclude: { type: "string" },
+    "node-rate-limit": { type: "string", default: "0" },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -43,6 +45,13 @@ const MIN_REQUESTS = Number(opts.requests);
 const CONCURRENCY = Math.max(1, Number(opts.concurrency));
 const MAX_SECONDS = Number(opts["max-seconds"]);
 const SEED = opts.seed === undefined ? Date.now() % 1_000_000_000 : Number(opts.seed);
+/** kind or kind/variant-prefix: such cases are generated (indices stay stable) but not sent. */
+const EXCLUDE = (opts.exclude ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter((s) => s !== "");
+const excluded = (c: FuzzCase) =>
+  EXCLUDE.some((e) => e === c.kind || `${c.kind}/${c.variant}`.startsWith(e));
 /** A normal request that takes longer than this is a hang (the node's own limit is 30 s). */
 const REQUEST_TIMEOUT_MS = 45_000;
 /** Bytes of a response kept; larger ones are still counted and checked for size only. */
@@ -90,7 +99,8 @@ function responseProblem(v: unknown, errors: Outcome["errors"]): string | undefi
   if (v.jsonrpc !== "2.0") return 'jsonrpc is not "2.0"';
   if (!("id" in v)) return "no id";
   const id = v.id;
-  if (id !== null && typeof id !== "string" && typeof id !== "number") return "id of a bad type";
+  // geth echoes any id that is not an object or array (booleans included).
+  if (typeof id === "object" && id !== null) return "id is an object or array";
   const hasResult = "result" in v;
   const hasError = "error" in v;
   if (hasResult === hasError)
@@ -498,6 +508,9 @@ function runCase(c: FuzzCase): Promise<Outcome> {
 type Child = { proc: ChildProcess; dir: string; log: string[]; exited?: string };
 let child: Child | undefined;
 let stopping = false;
+/** Cases being run, by index; what was in flight when the node died is the suspect list. */
+const inflight = new Map<number, FuzzCase>();
+let crashInflight: FuzzCase[] | undefined;
 
 function pushLog(log: string[], chunk: Buffer): void {
   for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") log.push(line);
@@ -509,7 +522,13 @@ async function startChild(): Promise<{ url: string; dedicated: string | undefine
   const proc = spawn(
     process.execPath,
     [join(ROOT, "bin/flashnode.js"), "dev", "--datadir", dir, "--host", "127.0.0.1", "--port", "0"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      // Public rate limiting would answer most of the fuzz with 429 (0 = unlimited); an env
+      // variable, so a node without that setting still starts.
+      env: { ...process.env, FLASHNODE_RATE_LIMIT: opts["node-rate-limit"] },
+    },
   );
   const c: Child = { proc, dir, log: [] };
   child = c;
@@ -521,13 +540,14 @@ async function startChild(): Promise<{ url: string; dedicated: string | undefine
   });
   proc.on("exit", (code, signal) => {
     c.exited = signal !== null ? `signal ${signal}` : `exit code ${code}`;
+    if (!stopping) crashInflight = [...inflight.values()];
   });
   const deadline = Date.now() + 120_000;
   for (;;) {
     const m = /JSON-RPC \(public\):\s+(\S+)/.exec(out);
     if (m !== null) {
       await sleep(300); // the rest of the banner (the dedicated URL) is in the same write
-      const d = /(http:\/\/\S+\/rpc\/[^\s/]+)/.exec(out);
+      const d = /JSON-RPC \(dedicated\):\s+(http:\/\/\S+\/rpc\/[\w-]+)(?:\s|$)/.exec(out);
       return { url: m[1]!, dedicated: d?.[1] };
     }
     if (c.exited !== undefined) throw new Error(`flashnode dev ${c.exited}:\n${c.log.join("\n")}`);

@@ -106,7 +106,8 @@ export function createEdge(opts: EdgeOptions): Edge {
     send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
   }
 
-  const server = createServer((req, res) => {
+  // Timeouts are enforced on this tick (Node's default of 30 s would let slow clients linger).
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     res.on("error", () => {});
     const path = pathOf(req.url ?? "/");
     if (req.method === "GET" && path === "/metrics") return void serveMetrics(res);
