@@ -100,9 +100,13 @@ spawnSync(process.execPath, [
   datadir,
   join(SAMPLE, "chain.rlp"),
 ]);
-const server = spawn(process.execPath, [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0"], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const server = spawn(
+  process.execPath,
+  [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0"],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const port = await new Promise<number>((ok) => {
   let out = "";
   server.stdout!.on("data", (c: Buffer) => {

@@ -431,7 +431,7 @@ function runWs(c: WsCase): Promise<Outcome> {
     ws.on("close", (code) => {
       if (!finished && !closing && !expectsClose) {
         o.problems.push({ what: "connection", detail: `websocket closed by server (${code})` });
-      } else o.connEvent ??= `closed ${code}`;
+      } else if (!closing) o.connEvent ??= `closed by server (${code})`;
       onSentinel?.();
       finish();
     });
@@ -792,7 +792,8 @@ const byKind = new Map<CaseKind, KindStats>(
 const statusCounts = new Map<number, number>();
 const problemCounts = new Map<ProblemKind, number>();
 const errorCodes = new Map<number, number>();
-const suspicious = new Map<string, number>();
+/** Internal-looking error messages → count and the first case that got it. */
+const suspicious = new Map<string, { n: number; index: number }>();
 const failures: Failure[] = [];
 let sent = 0;
 let connEvents = 0;
@@ -816,13 +817,29 @@ function record(c: FuzzCase, o: Outcome): void {
     inc(problemCounts, p.what);
     if (failures.length < 200) failures.push({ c, problem: p });
   }
+  let sentText: string | undefined;
   for (const e of o.errors) {
     inc(errorCodes, e.code);
-    if (e.code === -32603 || SUSPICIOUS.test(e.message)) {
+    const m = SUSPICIOUS.exec(e.message);
+    // "undefined" or "NaN" quoted back from the request itself is no sign of a bug.
+    sentText ??= m === null ? undefined : requestText(c);
+    if (e.code === -32603 || (m !== null && !sentText!.includes(m[0]))) {
       const key = `${e.code} ${e.message.slice(0, 160)}`;
-      if (suspicious.size < 50 || suspicious.has(key)) inc(suspicious, key);
+      const seen = suspicious.get(key);
+      if (seen !== undefined) seen.n++;
+      else if (suspicious.size < 50) suspicious.set(key, { n: 1, index: c.index });
     }
   }
+}
+
+function requestText(c: FuzzCase): string {
+  const bufs =
+    c.transport === "http"
+      ? [c.body]
+      : c.transport === "raw"
+        ? c.steps.map((s) => s.data)
+        : c.frames.map((f) => f.data);
+  return Buffer.concat(bufs).toString("utf8");
 }
 
 function preview(b: Buffer | string, n = 240): string {
@@ -940,7 +957,7 @@ async function main(): Promise<number> {
   const rss = { start: childRssMiB(), max: childRssMiB() ?? 0 };
   let next = 0;
   let crash: { what: string; inflight: FuzzCase[] } | undefined;
-  const inflight = new Map<number, FuzzCase>();
+  let skipped = 0;
   const elapsed = () => Date.now() - startedAt;
   const shouldStop = () =>
     crash !== undefined ||
@@ -957,35 +974,60 @@ async function main(): Promise<number> {
   }, 10_000);
   const watch = setInterval(() => {
     if (crash === undefined && child?.exited !== undefined && !stopping)
-      crash = { what: child.exited, inflight: [...inflight.values()] };
+      crash = { what: child.exited, inflight: crashInflight ?? [] };
   }, 20);
+  const failedConnection = (o: Outcome) =>
+    o.problems.some((p) => p.what === "connection" || p.what === "unanswered");
 
-  async function worker(): Promise<void> {
-    while (!shouldStop()) {
-      const c = generateCase(SEED, next++, env);
-      inflight.set(c.index, c);
-      const o = await runCase(c);
-      inflight.delete(c.index);
-      record(c, o);
-      // With --url there is no process to watch: a refused connection means the node is gone.
-      if (
-        child === undefined &&
-        o.problems.some((p) => p.detail.includes("ECONNREFUSED") || p.detail === "connect failed")
-      ) {
+  /** Runs one case and records it; false when the node is gone. */
+  async function handle(c: FuzzCase): Promise<boolean> {
+    inflight.set(c.index, c);
+    const o = await runCase(c);
+    if (failedConnection(o)) {
+      // A cut connection may be the node dying: wait for the exit before blaming the case.
+      if (child !== undefined) {
+        const until = Date.now() + 1_000;
+        while (child.exited === undefined && Date.now() < until) await sleep(20);
+      } else {
+        // With --url there is no process to watch: a node that no longer answers is gone.
         const alive = await rpc("/", "eth_chainId", []).then(
           () => true,
           () => false,
         );
-        if (!alive)
-          crash ??= { what: "target stopped answering (connection refused)", inflight: [c] };
+        if (!alive) crash ??= { what: "target stopped answering", inflight: [c] };
       }
+    }
+    // Answers cut by the crash are not findings of their own; the crash report lists them.
+    if (crash !== undefined || (child?.exited !== undefined && !stopping)) return false;
+    inflight.delete(c.index);
+    record(c, o);
+    return true;
+  }
+
+  // Sessions that mostly wait (dribbled bodies, stalls, WebSocket listening) run beside the
+  // workers, at most 2 × concurrency at once, so they do not starve the quick requests.
+  const background = new Set<Promise<boolean>>();
+  async function worker(): Promise<void> {
+    while (!shouldStop()) {
+      const c = generateCase(SEED, next++, env);
+      if (excluded(c)) {
+        skipped++;
+        continue;
+      }
+      if (c.transport !== "http" && c.kind !== "dropped" && background.size < 2 * CONCURRENCY) {
+        const p: Promise<boolean> = handle(c).finally(() => background.delete(p));
+        background.add(p);
+        continue;
+      }
+      if (!(await handle(c))) return;
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(background);
   clearInterval(monitor);
   clearInterval(watch);
   if (crash === undefined && child?.exited !== undefined)
-    crash = { what: child.exited, inflight: [] };
+    crash = { what: child.exited, inflight: crashInflight ?? [] };
   const duration = elapsed();
   const rssEnd = childRssMiB();
   const probes = crash === undefined ? await runProbes(env) : [];
@@ -994,6 +1036,7 @@ async function main(): Promise<number> {
   const total = (k: ProblemKind) => problemCounts.get(k) ?? 0;
   const lines: string[] = [];
   lines.push("", "=== fuzz summary ===");
+  if (EXCLUDE.length > 0) lines.push(`excluded: ${EXCLUDE.join(", ")} (${skipped} cases not sent)`);
   lines.push(
     `seed ${SEED}    duration ${(duration / 1000).toFixed(1)} s    requests ${sent} (${Math.round(sent / (duration / 1000))}/s)    concurrency ${CONCURRENCY}`,
   );
@@ -1026,8 +1069,10 @@ async function main(): Promise<number> {
   );
   if (suspicious.size > 0) {
     lines.push("", "warnings: internal-looking error messages (-32603 or JS exception text):");
-    for (const [m, n] of [...suspicious.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
-      lines.push(`  ${n}× ${m}`);
+    for (const [m, { n, index }] of [...suspicious.entries()]
+      .sort((a, b) => b[1].n - a[1].n)
+      .slice(0, 15))
+      lines.push(`  ${n}× ${m}  (first: case #${index})`);
   }
   if (failures.length > 0) {
     lines.push(

@@ -1,5 +1,6 @@
 // Case generators of the fuzz harness (bench/fuzz.ts). Case i of seed S is a pure function of
 // (S, i), so any case can be replayed alone (`--replay i`) whatever the concurrency was.
+import { isUtf8 } from "node:buffer";
 
 /** The node's HTTP body limit (geth's 5 MiB): above it with a Content-Length → 413. */
 export const BODY_LIMIT = 5 * 1024 * 1024;
@@ -1175,6 +1176,7 @@ function httpMethod(rng: Rng, env: CaseEnv, index: number): HttpCase {
   else if (method === "HEAD") expect = [200, 405, 415];
   else expect = [200, 204, 405, 415];
   if (route.public) expect.push(429);
+  if (route.public && withBody && method !== "PUT" && method !== "DELETE") expect.push(403);
   return {
     index,
     kind: "http-method",
@@ -1276,7 +1278,7 @@ function httpMisc(rng: Rng, env: CaseEnv, index: number): HttpCase {
       `/${junkString(rng)
         .slice(0, 50)
         .replace(/[^\x21-\x7e]/g, "_")}`,
-      [404, 200, 429, 400],
+      [404, 200, 415, 429, 400],
       true,
     ],
     ["GET", "/flashblocks", [404, 426, 400], false],
@@ -1662,6 +1664,8 @@ function wsRpc(rng: Rng, env: CaseEnv, index: number): WsCase {
         }),
       ],
     ])();
+    // A text frame that is not UTF-8 makes the server close the socket (1007), as it should.
+    if (!f.binary && !isUtf8(f.data)) utf8Broken = true;
     frames.push(f);
   }
   return {
@@ -1726,7 +1730,7 @@ function wsRaw(rng: Rng, env: CaseEnv, index: number): RawCase {
   };
   if (handshakeVariant === "no-key") delete headers["Sec-WebSocket-Key"];
   if (handshakeVariant === "bad-version")
-    headers["Sec-WebSocket-Version"] = rng.pick(["8", "0", "abc", "14"]);
+    headers["Sec-WebSocket-Version"] = rng.pick(["7", "0", "abc", "14"]);
   if (handshakeVariant === "bad-key")
     headers["Sec-WebSocket-Key"] = rng.pick(["x", "", "!!!!", rng.bytes(10).toString("base64")]);
   const method = handshakeVariant === "not-get" ? "POST" : "GET";
