@@ -1116,7 +1116,9 @@ async function main(): Promise<number> {
   const indices = [...new Set(failures.map((f) => f.c.index))].slice(0, 10);
   if (crash !== undefined) for (const c of crash.inflight) indices.push(c.index);
   if (indices.length > 0) {
-    const url = child === undefined ? ` --url ${target.href}` : "";
+    const ded =
+      opts["dedicated-url"] === undefined ? "" : ` --dedicated-url ${opts["dedicated-url"]}`;
+    const url = child === undefined ? ` --url ${target.href}${ded}` : "";
     lines.push("", `reproduce: npm run fuzz -- --seed ${SEED}${url} --replay ${indices.join(",")}`);
   }
   lines.push("", failed ? "RESULT: FAIL" : "RESULT: PASS");

@@ -18,6 +18,9 @@ before(async () => {
   provider = new JsonRpcProvider(node.dedicatedUrl, Number(node.chainId), {
     staticNetwork: true,
     pollingInterval: 50,
+    // ethers caches identical calls for 250 ms by default; pre-confirmations arrive faster than
+    // that, so a cached pending nonce would be stale (the same holds against Base).
+    cacheTimeout: -1,
   });
 });
 after(async () => {
