@@ -54,7 +54,7 @@ const excluded = (c: FuzzCase) =>
   EXCLUDE.some((e) => e === c.kind || `${c.kind}/${c.variant}`.startsWith(e));
 /** A normal request that takes longer than this is a hang (the node's own limit is 30 s). */
 const REQUEST_TIMEOUT_MS = 45_000;
-/** Bytes of a response kept; larger ones are still counted and checked for size only. */
+/** Bytes of an answer kept (the node caps batch answers at 25 MB); a longer one fails the JSON check. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const SUSPICIOUS =
   /Cannot read|is not a function|is not defined|is not iterable|Maximum call stack|Invalid array length|RangeError|TypeError|SyntaxError|Unexpected token|\bundefined\b|\[object |NaN/;
@@ -569,6 +569,39 @@ async function stopChild(): Promise<void> {
   rmSync(c.dir, { recursive: true, force: true });
 }
 
+/**
+ * After a crash: start a fresh node and replay the suspects one at a time (quick requests
+ * first), to name the case that kills the node on its own.
+ */
+async function confirmCrash(
+  suspects: readonly FuzzCase[],
+): Promise<{ text: string; culprit?: number }> {
+  if (suspects.length === 0) return { text: "no case was in flight" };
+  if (child !== undefined) rmSync(child.dir, { recursive: true, force: true });
+  stopping = false;
+  crashInflight = undefined;
+  const started = await startChild();
+  target = only127(started.url, "the node URL");
+  const { env } = await detectEnv(started.dedicated);
+  const quickFirst = [...suspects].sort(
+    (a, b) => Number(a.transport !== "http") - Number(b.transport !== "http"),
+  );
+  const deadline = Date.now() + 120_000;
+  for (const s of quickFirst) {
+    if (Date.now() > deadline) return { text: "not found within 120 s" };
+    const c = generateCase(SEED, s.index, env); // the same case with this node's key
+    await runCase(c);
+    const until = Date.now() + 500;
+    while (child!.exited === undefined && Date.now() < until) await sleep(20);
+    if (child!.exited !== undefined)
+      return {
+        text: `case #${c.index} alone crashes it (${child!.exited}): ${describe(c)}`,
+        culprit: c.index,
+      };
+  }
+  return { text: "no single suspect crashes it on its own" };
+}
+
 /** Resident memory of the child in MiB (Linux), for the summary. */
 function childRssMiB(): number | undefined {
   const pid = child?.proc.pid;
@@ -1031,6 +1064,9 @@ async function main(): Promise<number> {
   const duration = elapsed();
   const rssEnd = childRssMiB();
   const probes = crash === undefined ? await runProbes(env) : [];
+  const crashLog = (child?.log ?? []).filter((l) => !/^\(\d+\) 0x/.test(l)).slice(-25);
+  const confirmation =
+    crash !== undefined && child !== undefined ? await confirmCrash(crash.inflight) : undefined;
 
   // Summary.
   const total = (k: ProblemKind) => problemCounts.get(k) ?? 0;
@@ -1099,7 +1135,9 @@ async function main(): Promise<number> {
     );
     for (const c of crash.inflight) lines.push(`  ${describe(c)}`);
     if (child !== undefined)
-      lines.push("node output (last lines):", ...child.log.slice(-30).map((l) => `  ${l}`));
+      lines.push("node output (last lines):", ...crashLog.map((l) => `  ${l}`));
+    if (confirmation !== undefined)
+      lines.push(`confirmation on a fresh node: ${confirmation.text}`);
   }
   lines.push("", "probes:");
   if (probes.length === 0) lines.push("  skipped (node crashed)");
@@ -1114,7 +1152,8 @@ async function main(): Promise<number> {
     crash !== undefined ||
     probes.some((p) => !p.ok);
   const indices = [...new Set(failures.map((f) => f.c.index))].slice(0, 10);
-  if (crash !== undefined) for (const c of crash.inflight) indices.push(c.index);
+  if (confirmation?.culprit !== undefined) indices.unshift(confirmation.culprit);
+  else if (crash !== undefined) for (const c of crash.inflight) indices.push(c.index);
   if (indices.length > 0) {
     const ded =
       opts["dedicated-url"] === undefined ? "" : ` --dedicated-url ${opts["dedicated-url"]}`;

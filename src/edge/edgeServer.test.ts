@@ -82,6 +82,9 @@ describe("edge", () => {
     assert.equal(r.status, 401);
     assert.equal(r.json.error?.code, -32000);
     assert.match(String(r.json.error?.message), /unknown API key/);
+    // A malformed %-escape cannot name a key (found by the fuzzer: it used to crash the node).
+    assert.equal((await post(`${s.url}rpc/%ff%fe`, call("eth_chainId"))).status, 401);
+    assert.equal((await post(s.url, call("eth_chainId"))).status, 200, "still serving");
   });
 
   test("the policy is data: allow eth_getBlockReceipts(pending) on public, deny the rest", async () => {

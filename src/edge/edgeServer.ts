@@ -38,9 +38,26 @@ export type Health = {
 const UNAUTHORIZED =
   '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}';
 
+/** The path of a request target: origin-form, or absolute-form (as sent to proxies). */
 function pathOf(url: string): string {
+  if (!url.startsWith("/")) {
+    try {
+      return new URL(url).pathname;
+    } catch {
+      return url;
+    }
+  }
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
+}
+
+/** The key of /rpc/<key>; undefined for a malformed %-escape (it cannot name a key). */
+function apiKeyOf(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path.slice(5));
+  } catch {
+    return undefined;
+  }
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
@@ -86,8 +103,8 @@ export function createEdge(opts: EdgeOptions): Edge {
     if (path === "/")
       return { tier: "public", client, admit: admit("public", publicLimiter, client) };
     if (path.startsWith("/rpc/")) {
-      const key = decodeURIComponent(path.slice(5));
-      if (!opts.apiKeys.has(key)) {
+      const key = apiKeyOf(path);
+      if (key === undefined || !opts.apiKeys.has(key)) {
         metrics?.unauthorized();
         return 401;
       }
