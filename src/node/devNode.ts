@@ -161,6 +161,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     transactions: {
       submit: (raw) => sequencer.submit(raw),
       poolNonce: (address) => sequencer.poolNonce(address),
+      mine: () => sequencer.mine(),
       waitForReceipt: (hash, ms) => sequencer.waitForInclusion(hash, ms),
     },
     calls,

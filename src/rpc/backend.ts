@@ -17,6 +17,8 @@ export type TransactionSink = {
   submit(raw: Uint8Array): Promise<{ hash: string }>;
   /** The pool's next nonce for a sender (its contiguous run of accepted txs), if it has any. */
   poolNonce(address: Uint8Array): bigint | undefined;
+  /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */
+  mine(): Promise<number>;
   /** Resolves when the transaction is pre-confirmed or sealed, or with false at the deadline. */
   waitForReceipt(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
 };

@@ -20,6 +20,7 @@ import { maxPriorityFeePerGas } from "./eth/maxPriorityFeePerGas.ts";
 import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
 import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
 import { syncing } from "./eth/syncing.ts";
+import { mine } from "./evm/mine.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { clientVersion } from "./web3/clientVersion.ts";
@@ -48,5 +49,6 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_gasPrice: gasPrice(backend),
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),
+    evm_mine: mine(backend),
   };
 }

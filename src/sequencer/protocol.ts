@@ -13,6 +13,7 @@ export type SequencerWorkerData = {
 
 export type ToWorker =
   | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
+  | { readonly type: "mine"; readonly id: number }
   | { readonly type: "stop" };
 
 export type FromWorker =
@@ -26,6 +27,7 @@ export type FromWorker =
       readonly nextNonce: bigint;
     }
   | { readonly type: "rejected"; readonly id: number; readonly message: string }
+  | { readonly type: "mined"; readonly id: number; readonly number: number }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
   | { readonly type: "stopped" }
   | {

@@ -206,16 +206,28 @@ export class Sequencer {
     );
   }
 
-  private async tick(): Promise<void> {
+  /**
+   * Seals the block being built now (anvil's evm_mine): one more flashblock with what is
+   * waiting, then the seal. Returns the sealed block's number.
+   */
+  mine(): Promise<number> {
+    return this.serial(async () => {
+      await this.tick(true);
+      return this.store.headNumber() ?? 0;
+    });
+  }
+
+  private async tick(forceSeal = false): Promise<void> {
     const b = this.building;
     if (b === undefined) return;
     const started = performance.now();
     b.index++;
-    const added = await this.executeWaiting(b);
+    // A forced seal takes everything waiting: a mined block holds what was sent before it.
+    const added = await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined);
     const update = await this.flashblock(b, added, started);
     if (
-      performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 <
-      this.opts.blockTimeMs
+      !forceSeal &&
+      performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 < this.opts.blockTimeMs
     ) {
       this.publish(update);
       return;
@@ -227,7 +239,7 @@ export class Sequencer {
     this.publish({ ...sealed, next: await this.flashblock(this.building, [], performance.now()) });
   }
 
-  private async executeWaiting(b: Building): Promise<PendingTransaction[]> {
+  private async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
     const nonces = new Map<string, bigint>();
     for (const sender of this.pool.senders()) {
       nonces.set(bytesToHex(sender), (await this.executor.currentAccount(sender))?.nonce ?? 0n);
@@ -236,7 +248,7 @@ export class Sequencer {
     const added: PendingTransaction[] = [];
     // Execution gets half the interval; what does not fit waits for the next flashblock, so a
     // burst cannot stretch the cadence.
-    const deadline = performance.now() + this.opts.flashblockIntervalMs / 2;
+    const deadline = performance.now() + (budgetMs ?? this.opts.flashblockIntervalMs / 2);
     for (const [i, tx] of txs.entries()) {
       if (performance.now() > deadline) {
         for (const rest of txs.slice(i)) this.pool.requeue(rest);

@@ -59,6 +59,9 @@ export class SequencerClient {
         this.settle(msg.id)?.resolve(msg.hash);
         break;
       }
+      case "mined":
+        this.settle(msg.id)?.resolve(String(msg.number));
+        break;
       case "log":
         this.logger[msg.level](msg.fields, msg.msg);
         break;
@@ -96,6 +99,15 @@ export class SequencerClient {
     return new Promise((resolve, reject) => {
       this.inflight.set(id, { resolve: (hash) => resolve({ hash }), reject });
       this.worker.postMessage({ type: "submit", id, raw } satisfies ToWorker);
+    });
+  }
+
+  /** Seals the block being built now; resolves with its number once the update has arrived. */
+  mine(): Promise<number> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.inflight.set(id, { resolve: (n) => resolve(Number(n)), reject });
+      this.worker.postMessage({ type: "mine", id } satisfies ToWorker);
     });
   }
 

@@ -50,6 +50,11 @@ async function main(): Promise<void> {
           }),
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
       );
+    } else if (msg.type === "mine") {
+      sequencer.mine().then(
+        (number) => send({ type: "mined", id: msg.id, number }),
+        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
+      );
     } else if (msg.type === "stop") {
       void sequencer
         .stop()

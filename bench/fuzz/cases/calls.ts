@@ -1,0 +1,216 @@
+// Calls to the node's methods (and unknown ones) in well-formed envelopes: the `valid-call` kind,
+// and the building block of batches, WebSocket frames and most transport cases.
+import type { CaseEnv, HttpCase } from "./types.ts";
+import { toJson, type Json } from "./json.ts";
+import type { Rng } from "./rng.ts";
+import { address, blockOverrides, hash, hexData, junkValue, quantity, rawTx, selector, slot } from "./values.ts";
+import { jsonPost, pickRoute } from "./requests.ts";
+
+function callObject(rng: Rng, env: CaseEnv): Json {
+  if (rng.chance(0.05)) return junkValue(rng);
+  const o: Record<string, Json> = {};
+  const put = (k: string, p: number, v: () => Json) => {
+    if (rng.chance(p)) o[k] = v();
+  };
+  put("from", 0.5, () => address(rng, env));
+  put("to", 0.85, () => (rng.chance(0.05) ? null : address(rng, env)));
+  put("gas", 0.3, () => quantity(rng));
+  put("gasPrice", 0.1, () => quantity(rng));
+  put("maxFeePerGas", 0.15, () => quantity(rng));
+  put("maxPriorityFeePerGas", 0.1, () => quantity(rng));
+  put("value", 0.3, () => (rng.chance(0.2) ? `0x${"f".repeat(64)}` : quantity(rng)));
+  put(rng.chance(0.5) ? "data" : "input", 0.7, () => hexData(rng));
+  put("input", 0.05, () => hexData(rng)); // data and input both set
+  put("nonce", 0.1, () => quantity(rng));
+  put("chainId", 0.05, () => quantity(rng));
+  put("accessList", 0.05, () =>
+    rng.chance(0.5) ? [{ address: address(rng, env), storageKeys: [slot(rng)] }] : junkValue(rng),
+  );
+  put("blobVersionedHashes", 0.03, () => [hash(rng)]);
+  put("authorizationList", 0.03, () => [
+    {
+      chainId: quantity(rng),
+      address: address(rng, env),
+      nonce: quantity(rng),
+      yParity: "0x0",
+      r: "0x1",
+      s: "0x1",
+    },
+  ]);
+  put("DATA", 0.03, () => hexData(rng)); // Go's case-insensitive keys
+  return o;
+}
+
+function overrides(rng: Rng, env: CaseEnv): Json {
+  if (rng.chance(0.3)) return junkValue(rng);
+  const acct: Record<string, Json> = {};
+  if (rng.chance(0.5)) acct.balance = quantity(rng);
+  if (rng.chance(0.3)) acct.nonce = quantity(rng);
+  if (rng.chance(0.4)) acct.code = hexData(rng);
+  if (rng.chance(0.3)) acct.state = { [`0x${rng.hex(32)}`]: `0x${rng.hex(32)}` };
+  if (rng.chance(0.2)) acct.stateDiff = { [String(slot(rng))]: hash(rng) };
+  const key = address(rng, env);
+  return { [typeof key === "string" ? key : "0x00"]: acct };
+}
+
+function blockOverrides(rng: Rng): Json {
+  if (rng.chance(0.3)) return junkValue(rng);
+  const o: Record<string, Json> = {};
+  for (const k of ["number", "time", "gasLimit", "baseFeePerGas", "feeRecipient", "prevRandao"]) {
+    if (rng.chance(0.3)) o[k] = k === "feeRecipient" ? `0x${rng.hex(20)}` : quantity(rng);
+  }
+  return o;
+}
+
+const UNKNOWN_METHODS = [
+  "eth_getLogs",
+  "eth_newFilter",
+  "eth_getFilterChanges",
+  "eth_getProof",
+  "eth_sign",
+  "debug_traceTransaction",
+  "admin_peers",
+  "rpc_modules",
+  "eth_subscribe",
+  "eth_unsubscribe",
+  "ETH_CHAINID",
+  "eth_chainId ",
+  " eth_chainId",
+  "eth_chainid",
+  "eth_getBalance\u0000",
+  "",
+  "_",
+  "eth_",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "🦊_fox",
+];
+
+/** [method, params] of a call to one of the node's methods (or an unknown one). */
+export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
+  const sel = () => selector(rng);
+  const addr = () => address(rng, env);
+  const pair = rng.weighted<() => [string, Json[]]>([
+    [8, () => ["eth_getStorageAt", [addr(), slot(rng), sel()]]],
+    [6, () => ["eth_getBlockReceipts", [sel()]]],
+    [5, () => ["eth_getBalance", [addr(), sel()]]],
+    [3, () => ["eth_getCode", [addr(), sel()]]],
+    [3, () => ["eth_getTransactionCount", [addr(), sel()]]],
+    [5, () => ["eth_getBlockByNumber", [sel(), rng.pick<Json>([true, false, "true", 1, null])]]],
+    [2, () => ["eth_getBlockByHash", [hash(rng), rng.pick<Json>([true, false, 0])]]],
+    [2, () => ["eth_getTransactionReceipt", [hash(rng)]]],
+    [2, () => ["eth_getTransactionByHash", [hash(rng)]]],
+    [
+      3,
+      () => {
+        const a = addr();
+        const slots = Array.from({ length: rng.chance(0.05) ? 1100 : rng.int(6) }, () => slot(rng));
+        const req: Json = rng.chance(0.8)
+          ? { [typeof a === "string" ? a : "0x"]: slots }
+          : junkValue(rng);
+        return ["eth_getStorageValues", [req, sel()]];
+      },
+    ],
+    [
+      6,
+      () => {
+        const p: Json[] = [callObject(rng, env), sel()];
+        if (rng.chance(0.2)) p.push(overrides(rng, env));
+        if (rng.chance(0.1)) p.push(blockOverrides(rng));
+        return ["eth_call", p];
+      },
+    ],
+    [3, () => ["eth_estimateGas", [callObject(rng, env), sel()]]],
+    [4, () => ["eth_sendRawTransaction", [rawTx(rng)]]],
+    [
+      1,
+      () => [
+        "eth_sendRawTransactionSync",
+        [rawTx(rng), rng.pick<Json>([1, 10, "0x10", -1, 1e12, "x", null])],
+      ],
+    ],
+    [
+      2,
+      () => [
+        "eth_feeHistory",
+        [
+          quantity(rng),
+          sel(),
+          rng.pick<Json>([
+            [25, 50, 75],
+            [],
+            [90, 10],
+            [-1, 101],
+            Array.from({ length: 200 }, (_, i) => i / 2),
+            "x",
+            null,
+          ]),
+        ],
+      ],
+    ],
+    [
+      4,
+      () => [
+        rng.pick([
+          "eth_chainId",
+          "eth_blockNumber",
+          "eth_gasPrice",
+          "eth_maxPriorityFeePerGas",
+          "eth_syncing",
+          "net_version",
+          "web3_clientVersion",
+        ]),
+        [],
+      ],
+    ],
+    [4, () => [rng.pick(UNKNOWN_METHODS), [sel()]]],
+  ])();
+  const [method, params] = pair;
+  // Arity games: a missing, an extra or a null argument.
+  const r = rng.int(20);
+  if (r === 0 && params.length > 0) params.pop();
+  else if (r === 1) params.push(junkValue(rng));
+  else if (r === 2 && params.length > 0) params[rng.int(params.length)] = null;
+  return [method, params];
+}
+
+function plainId(rng: Rng): number | string | null {
+  return rng.weighted<() => number | string | null>([
+    [6, () => rng.int(1_000_000)],
+    [2, () => `id-${rng.hex(4)}`],
+    [1, () => null],
+    [1, () => ""],
+  ])();
+}
+
+/** A well-formed call envelope (params sometimes omitted or null). */
+export function envelope(rng: Rng, env: CaseEnv, id: Json | undefined): Json {
+  const [method, params] = call(rng, env);
+  const o: Record<string, Json> = { jsonrpc: "2.0" };
+  if (id !== undefined) o.id = id;
+  o.method = method;
+  const p = rng.int(20);
+  if (p === 0) return o;
+  o.params = p === 1 ? null : params;
+  return o;
+}
+
+
+export function validCall(rng: Rng, env: CaseEnv, index: number): HttpCase {
+  const notification = rng.chance(0.03);
+  const id = notification ? undefined : plainId(rng);
+  const v = envelope(rng, env, id);
+  const method = (v as { method?: unknown }).method;
+  const variant = typeof method === "string" && method.length < 40 ? method : "other";
+  return jsonPost(
+    { index, kind: "valid-call", variant },
+    pickRoute(rng, env),
+    Buffer.from(toJson(v)),
+    {
+      ...(id === undefined ? {} : { expectId: { value: id } }),
+    },
+  );
+}
