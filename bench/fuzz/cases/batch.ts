@@ -1,10 +1,10 @@
 // `batch`: 0 to 5,000 items of calls, notifications and invalid entries.
-import type { CaseEnv, HttpCase } from "./types.ts";
-import { toJson, type Json } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { envelope } from "./calls.ts";
-import { wrongEnvelope } from "./wrongTypes.ts";
+import { type Json, toJson } from "./json.ts";
 import { jsonPost, pickRoute } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, HttpCase } from "./types.ts";
+import { wrongEnvelope } from "./wrongTypes.ts";
 
 export function batchItem(rng: Rng, env: CaseEnv): Json {
   return rng.weighted<() => Json>([

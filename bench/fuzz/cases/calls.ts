@@ -1,10 +1,10 @@
 // Calls to the node's methods (and unknown ones) in well-formed envelopes: the `valid-call` kind,
 // and the building block of batches, WebSocket frames and most transport cases.
-import type { CaseEnv, HttpCase } from "./types.ts";
-import { toJson, type Json } from "./json.ts";
-import type { Rng } from "./rng.ts";
-import { address, blockOverrides, hash, hexData, junkValue, quantity, rawTx, selector, slot } from "./values.ts";
+import { type Json, toJson } from "./json.ts";
 import { jsonPost, pickRoute } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, HttpCase } from "./types.ts";
+import { address, hash, hexData, junkValue, quantity, rawTx, selector, slot } from "./values.ts";
 
 function callObject(rng: Rng, env: CaseEnv): Json {
   if (rng.chance(0.05)) return junkValue(rng);
@@ -197,7 +197,6 @@ export function envelope(rng: Rng, env: CaseEnv, id: Json | undefined): Json {
   o.params = p === 1 ? null : params;
   return o;
 }
-
 
 export function validCall(rng: Rng, env: CaseEnv, index: number): HttpCase {
   const notification = rng.chance(0.03);

@@ -1,19 +1,19 @@
 // The case generator: case `index` of `seed` is a pure function of (seed, index), so any case can
 // be replayed alone (`--replay i`) whatever the concurrency was. The draw order inside each family
 // is part of that contract: reordering rng calls changes every case.
-import type { CaseEnv, CaseKind, FuzzCase } from "./types.ts";
-import { toJson } from "./json.ts";
-import { Rng } from "./rng.ts";
-import { validCall } from "./calls.ts";
-import { wrongEnvelope } from "./wrongTypes.ts";
-import { malformed } from "./malformedJson.ts";
-import { jsonPost, pickRoute } from "./requests.ts";
 import { batch } from "./batch.ts";
-import { contentType, httpMethod, httpMisc, oversized } from "./transport.ts";
-import { rpcKey } from "./rpcKey.ts";
+import { validCall } from "./calls.ts";
+import { toJson } from "./json.ts";
+import { malformed } from "./malformedJson.ts";
 import { rawHttp } from "./rawHttp.ts";
+import { jsonPost, pickRoute } from "./requests.ts";
+import { Rng } from "./rng.ts";
+import { rpcKey } from "./rpcKey.ts";
 import { dropped, slowBody, stall } from "./slowSockets.ts";
+import { contentType, httpMethod, httpMisc, oversized } from "./transport.ts";
+import type { CaseEnv, CaseKind, FuzzCase } from "./types.ts";
 import { wsRaw, wsRpc, wsStream } from "./websocket.ts";
+import { wrongEnvelope } from "./wrongTypes.ts";
 
 const WEIGHTS: readonly (readonly [number, CaseKind])[] = [
   [34, "valid-call"],

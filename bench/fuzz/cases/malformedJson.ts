@@ -1,9 +1,9 @@
 // `malformed-json`: bodies with broken bytes (truncated, invalid UTF-8, deep nesting, bad
 // literals), built from valid envelopes so the parser gets deep before it fails.
-import type { CaseEnv } from "./types.ts";
+import { call, envelope } from "./calls.ts";
 import { Dup, toJson } from "./json.ts";
 import type { Rng } from "./rng.ts";
-import { call, envelope } from "./calls.ts";
+import type { CaseEnv } from "./types.ts";
 import { junkValue } from "./values.ts";
 
 export const INVALID_UTF8 = [

@@ -1,10 +1,10 @@
 // `raw-http`: hand-written HTTP/1.1 on a raw socket (request smuggling shapes, bad chunks,
 // pipelining), which node:http would refuse to send.
-import type { CaseEnv, RawCase } from "./types.ts";
-import { toJson } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { envelope } from "./calls.ts";
+import { toJson } from "./json.ts";
 import { pickRoute, postBytes, postExpect } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, RawCase } from "./types.ts";
 
 export function rawHttp(rng: Rng, env: CaseEnv, index: number): RawCase {
   const route = pickRoute(rng, env);

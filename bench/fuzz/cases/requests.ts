@@ -1,7 +1,7 @@
 // Request helpers and status expectations shared by the case families: which route a case
 // goes to, and which statuses a JSON POST there may get.
-import { BODY_LIMIT, type Base, type CaseEnv, type HttpCase, type Route } from "./types.ts";
 import type { Rng } from "./rng.ts";
+import { type Base, BODY_LIMIT, type CaseEnv, type HttpCase, type Route } from "./types.ts";
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 

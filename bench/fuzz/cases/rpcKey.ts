@@ -1,9 +1,9 @@
 // `rpc-key`: POSTs and WebSocket upgrades to `/rpc/<key>` with unknown keys and odd key paths.
-import type { CaseEnv, FuzzCase } from "./types.ts";
-import { toJson } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { envelope } from "./calls.ts";
-import { JSON_HEADERS, httpRequestBytes } from "./requests.ts";
+import { toJson } from "./json.ts";
+import { httpRequestBytes, JSON_HEADERS } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, FuzzCase } from "./types.ts";
 
 function randomKey(rng: Rng): string {
   return rng.weighted<() => string>([
@@ -12,7 +12,6 @@ function randomKey(rng: Rng): string {
     [1, () => "0"],
   ])();
 }
-
 
 export function rpcKey(rng: Rng, env: CaseEnv, index: number): FuzzCase {
   const body = Buffer.from(toJson(envelope(rng, env, 1)));

@@ -1,10 +1,10 @@
 // Socket timing cases: `slow-body` (dribbled requests that must be answered), `stall` (held
 // sockets) and `dropped` (sockets the client cuts).
-import type { CaseEnv, RawCase } from "./types.ts";
-import { toJson } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { envelope } from "./calls.ts";
+import { toJson } from "./json.ts";
 import { pickRoute, postBytes, postExpect } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, RawCase } from "./types.ts";
 
 /** Pieces of `data` cut at random points. */
 function cut(rng: Rng, data: Buffer, pieces: number): Buffer[] {

@@ -1,11 +1,11 @@
 // HTTP transport cases: `oversized` bodies, `content-type`, `http-method` and `http-misc`
 // (other paths and methods).
-import { BODY_LIMIT, type CaseEnv, type FuzzCase, type HttpCase } from "./types.ts";
-import { toJson } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { envelope } from "./calls.ts";
+import { toJson } from "./json.ts";
+import { httpRequestBytes, JSON_HEADERS, jsonPost, pickRoute } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import { BODY_LIMIT, type CaseEnv, type FuzzCase, type HttpCase } from "./types.ts";
 import { junkString } from "./values.ts";
-import { JSON_HEADERS, httpRequestBytes, jsonPost, pickRoute } from "./requests.ts";
 
 /** A > 5 MiB body, shared by every case that needs one (generating it per case costs). */
 let bigBody: Buffer | undefined;
@@ -162,7 +162,6 @@ export function httpMethod(rng: Rng, env: CaseEnv, index: number): HttpCase {
     mayDrop: false,
   };
 }
-
 
 export function httpMisc(rng: Rng, env: CaseEnv, index: number): HttpCase {
   const [method, path, expect, jsonrpc] = rng.pick<readonly [string, string, number[], boolean]>([

@@ -1,8 +1,8 @@
 // Argument values for calls: well-formed ones (dev accounts, tags, precompiles) and near misses
 // (wrong case, wrong length, wrong type) that the node must refuse without breaking.
-import type { CaseEnv } from "./types.ts";
-import { Lit, Dup, type Json } from "./json.ts";
+import { Dup, type Json, Lit } from "./json.ts";
 import type { Rng } from "./rng.ts";
+import type { CaseEnv } from "./types.ts";
 
 const TAGS = ["latest", "earliest", "pending", "safe", "finalized"] as const;
 const PRECOMPILES = Array.from(

@@ -1,15 +1,15 @@
 // WebSocket cases: `ws-rpc` sessions with the ws client, `ws-raw` handshakes and broken frames on
 // a raw socket, and `ws-stream` listeners on /flashblocks.
 import { isUtf8 } from "node:buffer";
-import type { CaseEnv, RawCase, WsCase, WsFrame } from "./types.ts";
-import { toJson, type Json } from "./json.ts";
-import type { Rng } from "./rng.ts";
-import { envelope } from "./calls.ts";
 import { batchItem } from "./batch.ts";
+import { envelope } from "./calls.ts";
+import { type Json, toJson } from "./json.ts";
 import { INVALID_UTF8, malformed } from "./malformedJson.ts";
-import { wrongEnvelope } from "./wrongTypes.ts";
-import { address, hash, junkValue } from "./values.ts";
 import { httpRequestBytes } from "./requests.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv, RawCase, WsCase, WsFrame } from "./types.ts";
+import { address, hash, junkValue } from "./values.ts";
+import { wrongEnvelope } from "./wrongTypes.ts";
 
 export function wsRpc(rng: Rng, env: CaseEnv, index: number): WsCase {
   const path = env.dedicatedPath !== undefined && rng.chance(0.5) ? env.dedicatedPath : "/";

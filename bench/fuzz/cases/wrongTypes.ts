@@ -1,8 +1,8 @@
 // `wrong-types`: envelopes with one field of the wrong type or missing, or no object at all.
-import type { CaseEnv } from "./types.ts";
-import { Dup, Lit, type Json } from "./json.ts";
-import type { Rng } from "./rng.ts";
 import { call } from "./calls.ts";
+import { Dup, type Json, Lit } from "./json.ts";
+import type { Rng } from "./rng.ts";
+import type { CaseEnv } from "./types.ts";
 import { junkValue } from "./values.ts";
 
 /** An envelope with one field of the wrong type (or missing), or not an object at all. */
