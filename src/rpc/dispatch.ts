@@ -194,8 +194,11 @@ export function createDispatcher(
       : (msg as Record<string, unknown>)[env.paramsKey];
   }
 
-  /** geth handler.handleCall: the result or error of one call or notification. Never throws. */
-  async function callTail(env: Envelope, msg: unknown, ctx: RequestContext): Promise<string> {
+  /**
+   * geth handler.handleCall: the result or error of one call or notification. Never throws.
+   * Synchronous handlers answer synchronously: no promise and no timeout timer per call.
+   */
+  function callTail(env: Envelope, msg: unknown, ctx: RequestContext): string | Promise<string> {
     const method = env.method;
     if (method.length * 3 > MAX_METHOD_NAME_LENGTH) {
       const n = utf8Length(method);
@@ -221,23 +224,34 @@ export function createDispatcher(
     const def = table.get(method);
     if (def === undefined) return errorTail(new MethodNotFoundError(method));
     const started = observe === undefined ? 0 : performance.now();
-    let tail: string;
-    let code: number | undefined;
-    try {
-      const args = parseArgs(def.params, rawParams);
-      tail = resultTail(await def.handler(args, ctx));
-    } catch (e) {
+    const failed = (e: unknown): string => {
       const err = toRpcError(e);
-      code = err.code;
-      tail = `"error":${encodeRpcError(err)}`;
+      observe?.(method, ctx, performance.now() - started, err.code);
+      return `"error":${encodeRpcError(err)}`;
+    };
+    const succeeded = (result: unknown): string => {
+      const tail = resultTail(result);
+      observe?.(method, ctx, performance.now() - started, undefined);
+      return tail;
+    };
+    let out: unknown;
+    try {
+      out = def.handler(parseArgs(def.params, rawParams), ctx);
+    } catch (e) {
+      return failed(e);
     }
-    observe?.(method, ctx, performance.now() - started, code);
-    return tail;
+    return out instanceof Promise ? out.then(succeeded, failed) : succeeded(out);
   }
 
-  function run(env: Envelope, msg: unknown, ctx: RequestContext, ms: number) {
+  function run(
+    env: Envelope,
+    msg: unknown,
+    ctx: RequestContext,
+    ms: number,
+  ): string | Promise<string | typeof TIMEOUT> {
     const work = callTail(env, msg, ctx);
-    return ms > 0 ? withTimeout(work, ms) : work;
+    if (typeof work === "string" || ms <= 0) return work;
+    return withTimeout(work, ms);
   }
 
   async function handleSingle(body: string, start: number, msg: unknown, ctx: RequestContext) {

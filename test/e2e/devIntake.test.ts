@@ -173,9 +173,15 @@ describe("transaction intake", () => {
   test("evm_mine seals the block being built, with everything sent before it", async () => {
     const nonce = await nonceOf(alice.address);
     const hashes: string[] = [];
-    for (let i = 0; i < 3; i++) hashes.push((await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + i })])).result as string);
+    for (let i = 0; i < 3; i++)
+      hashes.push(
+        (await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + i })]))
+          .result as string,
+      );
     assert.equal((await call("evm_mine", [])).result, "0x0");
-    const block = (await call("eth_getBlockByNumber", ["latest", false])).result as { transactions: string[] };
+    const block = (await call("eth_getBlockByNumber", ["latest", false])).result as {
+      transactions: string[];
+    };
     for (const h of hashes) assert.ok(block.transactions.includes(h), `${h} sealed by evm_mine`);
   });
 
