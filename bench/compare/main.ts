@@ -169,16 +169,13 @@ try {
 
   // ---- workloads -------------------------------------------------------------------------------
   const storage = (tag: string) =>
-    `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x",${tag}]}', math.random(1, ${seed.slots}))`;
+    `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","${tag}"]}', math.random(1, ${seed.slots}))`;
+  const historical = `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","0x%x"]}', math.random(1, ${seed.slots}), math.random(1, ${head}))`;
   const batch = `(function() local t = {} for i = 1, 100 do t[i] = string.format('{"jsonrpc":"2.0","id":%d,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","latest"]}', i, math.random(1, ${seed.slots})) end return "[" .. table.concat(t, ",") .. "]" end)()`;
   const workloads = [
-    { name: "eth_getStorageAt latest", calls: 1, body: storage('"latest"') },
-    {
-      name: "eth_getStorageAt historical",
-      calls: 1,
-      body: storage(`string.format('"0x%x"', math.random(1, ${head}))`),
-    },
-    { name: "eth_getStorageAt pending", calls: 1, body: storage('"pending"') },
+    { name: "eth_getStorageAt latest", calls: 1, body: storage("latest") },
+    { name: "eth_getStorageAt historical", calls: 1, body: historical },
+    { name: "eth_getStorageAt pending", calls: 1, body: storage("pending") },
     {
       name: "eth_getBlockReceipts 10 receipts",
       calls: 1,

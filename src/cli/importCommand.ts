@@ -2,6 +2,7 @@
 import { chainSpecFromFile } from "../chain/genesis.ts";
 import { applyForkchoiceFile, type ImportProgress, importChain } from "../chain/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
+import { lockDatadir } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { UsageError } from "./args.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
@@ -45,6 +46,7 @@ export async function importCommand(argv: string[]): Promise<void> {
   }
   const interval = parseDuration("progress-interval", values.get("progress-interval"), "ms");
   const spec = await chainSpecFromFile(genesis);
+  const lock = lockDatadir(datadir);
   const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
   const store = createChainStore(env);
   try {
@@ -67,5 +69,6 @@ export async function importCommand(argv: string[]): Promise<void> {
     }
   } finally {
     await env.close();
+    lock.release();
   }
 }

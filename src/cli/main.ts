@@ -50,5 +50,6 @@ try {
   // Known, operator-facing errors carry a string code: print the message alone.
   if (typeof err.code === "string") console.error(`flashnode: ${err.message}`);
   else console.error(err);
-  process.exitCode = 1;
+  // Exit now: a half-started node may still hold handles (workers, sockets) open.
+  process.exit(1);
 }

@@ -18,7 +18,8 @@ import { logJson } from "../rpc/format/receipt.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
-import { openKvEnv } from "../store/lmdb.ts";
+import { lockDatadir } from "../store/datadir.ts";
+import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
@@ -67,7 +68,12 @@ export type DevNode = {
 };
 
 export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
-  if (opts.fresh) rmSync(opts.datadir, { recursive: true, force: true });
+  if (opts.fresh) {
+    // Only a datadir no live process holds may be wiped.
+    lockDatadir(opts.datadir).release();
+    rmSync(opts.datadir, { recursive: true, force: true });
+  }
+  const lock = lockDatadir(opts.datadir);
   const accounts = devAccounts(opts.accounts);
   const genesis =
     opts.genesisFile !== undefined
@@ -103,111 +109,126 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     stats.record(fb.buildMs, fb.publishedAt, now());
   };
 
-  const sequencer = await SequencerClient.start(
-    {
-      datadir: opts.datadir,
-      genesis,
-      blockTimeMs: opts.blockTimeMs,
-      flashblockIntervalMs: opts.flashblockIntervalMs,
-      gasLimit: opts.gasLimit.toString(),
-      coinbase: FEE_RECIPIENT,
-    },
-    onUpdate,
-    opts.logger.child({ module: "sequencer" }),
-  );
-  const env = openKvEnv(opts.datadir);
-  const store = createChainStore(env);
-  const spec = await chainSpecFromGenesis(
-    JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
-  );
-  calls = await CallClient.start({ datadir: opts.datadir });
-
-  onSealed = (u) => {
-    // The worker committed the block before it posted this: see it, then swap the pending view,
-    // so head and pending change together.
-    env.refresh();
-    pending = applyFlashblock(undefined, u.next);
-    const headerRlp = store.headerRlp(u.number, u.hash);
-    const receipts = store.receipts(u.number, u.hash);
-    if (headerRlp === undefined || receipts === undefined) return;
-    opts.logger.info(
-      { block: u.number, hash: bytesToHex(u.hash), transactions: receipts.receipts.length },
-      "sealed",
+  // Stopped in reverse order of start: workers before the store they write, the lock last.
+  let sequencer: SequencerClient | undefined;
+  let env: KvEnv | undefined;
+  const undo = async () => {
+    await calls?.stop();
+    await sequencer?.stop();
+    await env?.close();
+    lock.release();
+  };
+  try {
+    sequencer = await SequencerClient.start(
+      {
+        datadir: opts.datadir,
+        genesis,
+        blockTimeMs: opts.blockTimeMs,
+        flashblockIntervalMs: opts.flashblockIntervalMs,
+        gasLimit: opts.gasLimit.toString(),
+        coinbase: FEE_RECIPIENT,
+      },
+      onUpdate,
+      opts.logger.child({ module: "sequencer" }),
     );
-    feed.emitNewHead({
-      blockNumber: u.number,
-      json: headerJson(backend.decoder.header(headerRlp)),
-    });
-    const logs: LogEvent[] = [];
-    let logIndex = 0;
-    receipts.receipts.forEach((r, i) => {
-      r.logs.forEach((log, j) => {
-        const ctx = {
-          blockHash: u.hash,
-          blockNumber: u.number,
-          blockTimestamp: receipts.blockTimestamp,
-          transactionIndex: i,
-          firstLogIndex: logIndex,
-        };
-        logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
-      });
-      logIndex += r.logs.length;
-    });
-    if (logs.length > 0) feed.emitLogs(logs);
-  };
+    const sequencerClient = sequencer;
+    const kv = openKvEnv(opts.datadir);
+    env = kv;
+    const store = createChainStore(kv);
+    const spec = await chainSpecFromGenesis(
+      JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
+    );
+    calls = await CallClient.start({ datadir: opts.datadir });
 
-  const backend = createBackend(spec, store, {
-    pending: () => pending,
-    transactions: {
-      submit: (raw) => sequencer.submit(raw),
-      poolNonce: (address) => sequencer.poolNonce(address),
-      mine: () => sequencer.mine(),
-      waitForReceipt: (hash, ms) => sequencer.waitForInclusion(hash, ms),
-    },
-    calls,
-  });
-  const methods = createMethods(backend);
-  let lastFlashblockAt: number | undefined;
-  const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
-  const frontend = await startFrontend({
-    options: opts.frontend,
-    methods,
-    feed,
-    logger: opts.logger,
-    metricsSources: {
-      head: () => store.headNumber(),
-      pendingNumber: () => pending?.base.number,
-      flashblocks: stats,
-      storeSizeBytes: () => env.sizeOnDisk(),
-      transactionsPerSecond: () => txRate.perSecond(),
-    },
-    health: () => {
-      const reasons: string[] = [];
-      if (store.headNumber() === undefined) reasons.push("no head block");
-      lastFlashblockAt = stats.snapshot().lastAppliedAt;
-      const age =
-        lastFlashblockAt === undefined
-          ? Number.POSITIVE_INFINITY
-          : performance.timeOrigin + performance.now() - lastFlashblockAt;
-      if (age > staleAfterMs)
-        reasons.push(`pending is stale: last flashblock ${Math.round(age)} ms ago`);
-      return { live: true, ready: reasons.length === 0, reasons };
-    },
-  });
-  return {
-    url: frontend.url,
-    dedicatedUrl: frontend.dedicatedUrl,
-    wsUrl: frontend.wsUrl,
-    server: frontend.server,
-    accounts,
-    chainId: spec.chainId,
-    pending: () => pending,
-    stats,
-    async close() {
-      await frontend.close();
-      await sequencer.stop();
-      await calls?.stop();
-      await env.close();
-    },
-  };
+    onSealed = (u) => {
+      // The worker committed the block before it posted this: see it, then swap the pending view,
+      // so head and pending change together.
+      kv.refresh();
+      pending = applyFlashblock(undefined, u.next);
+      const headerRlp = store.headerRlp(u.number, u.hash);
+      const receipts = store.receipts(u.number, u.hash);
+      if (headerRlp === undefined || receipts === undefined) return;
+      opts.logger.info(
+        { block: u.number, hash: bytesToHex(u.hash), transactions: receipts.receipts.length },
+        "sealed",
+      );
+      feed.emitNewHead({
+        blockNumber: u.number,
+        json: headerJson(backend.decoder.header(headerRlp)),
+      });
+      const logs: LogEvent[] = [];
+      let logIndex = 0;
+      receipts.receipts.forEach((r, i) => {
+        r.logs.forEach((log, j) => {
+          const ctx = {
+            blockHash: u.hash,
+            blockNumber: u.number,
+            blockTimestamp: receipts.blockTimestamp,
+            transactionIndex: i,
+            firstLogIndex: logIndex,
+          };
+          logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
+        });
+        logIndex += r.logs.length;
+      });
+      if (logs.length > 0) feed.emitLogs(logs);
+    };
+
+    const backend = createBackend(spec, store, {
+      pending: () => pending,
+      transactions: {
+        submit: (raw) => sequencerClient.submit(raw),
+        poolNonce: (address) => sequencerClient.poolNonce(address),
+        mine: () => sequencerClient.mine(),
+        waitForReceipt: (hash, ms) => sequencerClient.waitForInclusion(hash, ms),
+      },
+      calls,
+    });
+    const methods = createMethods(backend);
+    let lastFlashblockAt: number | undefined;
+    const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
+    const frontend = await startFrontend({
+      options: opts.frontend,
+      methods,
+      feed,
+      logger: opts.logger,
+      metricsSources: {
+        head: () => store.headNumber(),
+        pendingNumber: () => pending?.base.number,
+        flashblocks: stats,
+        storeSizeBytes: () => kv.sizeOnDisk(),
+        transactionsPerSecond: () => txRate.perSecond(),
+      },
+      health: () => {
+        const reasons: string[] = [];
+        if (store.headNumber() === undefined) reasons.push("no head block");
+        lastFlashblockAt = stats.snapshot().lastAppliedAt;
+        const age =
+          lastFlashblockAt === undefined
+            ? Number.POSITIVE_INFINITY
+            : performance.timeOrigin + performance.now() - lastFlashblockAt;
+        if (age > staleAfterMs)
+          reasons.push(`pending is stale: last flashblock ${Math.round(age)} ms ago`);
+        return { live: true, ready: reasons.length === 0, reasons };
+      },
+    });
+    return {
+      url: frontend.url,
+      dedicatedUrl: frontend.dedicatedUrl,
+      wsUrl: frontend.wsUrl,
+      server: frontend.server,
+      accounts,
+      chainId: spec.chainId,
+      pending: () => pending,
+      stats,
+      async close() {
+        await frontend.close();
+        await undo();
+      },
+    };
+  } catch (e) {
+    // A node that cannot start (port in use, …) leaves no worker or lock behind.
+    await undo();
+    throw e;
+  }
 }

@@ -136,7 +136,13 @@ export async function startFrontend(args: {
             observe: metrics.observeCall,
           },
         });
-  const { url } = await listen(edge.server, o.host, o.port);
+  let url: string;
+  try {
+    ({ url } = await listen(edge.server, o.host, o.port));
+  } catch (e) {
+    await ws?.close();
+    throw e;
+  }
   const key = [...o.apiKeys.keys()][0]!;
   args.logger.info(
     { url, tiers: { public: url, dedicated: `${url}rpc/<key>` } },

@@ -263,10 +263,24 @@ export function createRpcServer(opts: RpcHttpOptions): Server {
   return server;
 }
 
+/** The listen address cannot be used; an operator-facing error. */
+export class PortInUseError extends Error {
+  readonly code = "PORT_UNAVAILABLE";
+}
+
 /** Starts listening; resolves with the base URL (port 0 picks a free port). */
 export function listen(server: Server, host: string, port: number): Promise<{ url: string }> {
   return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
+    const onError = (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === "EADDRINUSE"
+          ? new PortInUseError(
+              `port ${port} on ${host} is already in use: stop what holds it or choose another --port`,
+            )
+          : err.code === "EADDRNOTAVAIL"
+            ? new PortInUseError(`cannot listen on ${host}: no such local address (--host)`)
+            : err,
+      );
     server.once("error", onError);
     server.listen(port, host, () => {
       server.off("error", onError);

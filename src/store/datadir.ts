@@ -1,0 +1,90 @@
+// Checks of a datadir before a node opens it for writing, each failing with one clear line:
+// another flashnode process holds it, it is read-only, the disk is (nearly) full.
+import {
+  accessSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+
+export class DatadirUnavailableError extends Error {
+  readonly code = "DATADIR_UNAVAILABLE";
+}
+
+/** Below this, a node refuses to start rather than fail on its first block write. */
+export const MIN_FREE_BYTES = 64 * 1024 * 1024;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export type DatadirLock = { release(): void };
+
+/**
+ * Takes the datadir for this process (a LOCK file holding our pid). A lock left by a process
+ * that no longer exists (killed) is taken over.
+ */
+export function lockDatadir(datadir: string): DatadirLock {
+  try {
+    mkdirSync(datadir, { recursive: true });
+    accessSync(datadir, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new DatadirUnavailableError(
+      code === "EACCES" || code === "EROFS" || code === "EPERM"
+        ? `datadir ${datadir} is not writable (${code}): choose another --datadir or fix its permissions`
+        : `cannot use datadir ${datadir}: ${(e as Error).message}`,
+    );
+  }
+  const free = (() => {
+    try {
+      const s = statfsSync(datadir);
+      return s.bavail * s.bsize;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  })();
+  if (free < MIN_FREE_BYTES) {
+    throw new DatadirUnavailableError(
+      `the disk of datadir ${datadir} is full (${Math.floor(free / 1024 / 1024)} MiB free, need at least ${MIN_FREE_BYTES / 1024 / 1024} MiB)`,
+    );
+  }
+  const path = join(datadir, "LOCK");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return {
+        release() {
+          rmSync(path, { force: true });
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new DatadirUnavailableError(
+          `cannot lock datadir ${datadir}: ${(e as Error).message}`,
+        );
+      }
+      const pid = Number(readFileSync(path, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new DatadirUnavailableError(
+          `datadir ${datadir} is in use by another flashnode process (pid ${pid}); stop it or choose another --datadir`,
+        );
+      }
+      rmSync(path, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new DatadirUnavailableError(`cannot lock datadir ${datadir}`);
+}
