@@ -1,5 +1,6 @@
 import type { RpcBackend } from "../backend.ts";
 import { blockReceiptsJson } from "../format/receipt.ts";
+import { ReceiptsJsonCache } from "../format/receiptsCache.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
@@ -10,11 +11,18 @@ import { blockReceipts } from "./blockResult.ts";
  * pending → the pre-confirmed receipts (block hash 32 zero bytes, as Base), or latest's.
  */
 export function getBlockReceipts(backend: RpcBackend) {
+  const cache = new ReceiptsJsonCache();
   return defineMethod({
     params: [required(parseBlockSelector)],
     handler: ([selector]) => {
-      const receipts = blockReceipts(backend, resolveBlockTarget(backend, selector));
-      return receipts === undefined ? null : new RawJson(blockReceiptsJson(receipts));
+      const target = resolveBlockTarget(backend, selector);
+      const render = () => {
+        const receipts = blockReceipts(backend, target);
+        return receipts === undefined ? undefined : blockReceiptsJson(receipts);
+      };
+      // Sealed blocks are immutable: rendered once. The pending block changes every flashblock.
+      const json = target?.kind === "sealed" ? cache.get(target.hash, render) : render();
+      return json === undefined ? null : new RawJson(json);
     },
   });
 }
