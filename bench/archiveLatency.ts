@@ -3,10 +3,10 @@
 // Run: npm run bench:archive [-- --requests 5000]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { benchAgent, postJson, waitForOutput } from "./lib/http.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/flashnode.js");
@@ -43,37 +43,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function post(port: number, body: string): Promise<string> {
-  return new Promise((ok, fail) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/",
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () => ok(text));
-      },
-    );
-    req.on("error", fail);
-    req.end(body);
-  });
-}
-
 async function latency(port: number, block: () => string): Promise<{ p50: number; p99: number }> {
   const samples: number[] = [];
   for (let i = 0; i < REQUESTS + 500; i++) {
     const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${CONTRACT}","0x0","${block()}"]}`;
     const t = process.hrtime.bigint();
-    const text = await post(port, body);
+    const text = await postJson(`http://127.0.0.1:${port}/`, body);
     const us = Number(process.hrtime.bigint() - t) / 1000;
     if (!text.includes('"result":"0x')) throw new Error(`bad answer: ${text}`);
     if (i >= 500) samples.push(us); // first 500 are warm-up
@@ -107,14 +82,7 @@ const server = spawn(
     stdio: ["ignore", "pipe", "inherit"],
   },
 );
-const port = await new Promise<number>((ok) => {
-  let out = "";
-  server.stdout!.on("data", (c: Buffer) => {
-    out += c.toString();
-    const m = /127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) ok(Number(m[1]));
-  });
-});
+const port = Number(await waitForOutput(server, /127\.0\.0\.1:(\d+)/));
 try {
   const latest = await latency(port, () => "latest");
   const historical = await latency(port, () => `0x${Math.floor(Math.random() * 54).toString(16)}`);
@@ -127,5 +95,5 @@ try {
   console.log(`historical/latest p50 ratio: ${(historical.p50 / latest.p50).toFixed(2)}`);
 } finally {
   server.kill("SIGTERM");
-  agent.destroy();
+  benchAgent.destroy();
 }

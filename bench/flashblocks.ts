@@ -7,7 +7,6 @@
 // Run: npm run bench:flashblocks   (bounded: about two minutes)
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -18,6 +17,7 @@ import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
 import { percentile } from "../src/pending/flashblockStats.ts";
 import { bytesToHex, hexToBytes } from "../src/util/hex.ts";
 import { startTestDevNode } from "../test/utils/devChain.ts";
+import { benchAgent, postJson, rpcBody, waitForOutput } from "./lib/http.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -29,34 +29,7 @@ const { values } = parseArgs({
 const RATES = values.rates.split(",").map(Number);
 const STEP_SECONDS = Number(values.seconds);
 const SENDERS = 20;
-const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
-
-function post(url: string, body: string): Promise<string> {
-  const u = new URL(url);
-  return new Promise((ok, fail) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: "/",
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () => ok(text));
-      },
-    );
-    req.on("error", fail);
-    req.end(body);
-  });
-}
-const rpcBody = (method: string, params: unknown[]) =>
-  JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
 
 const accounts = devAccounts(SENDERS);
 const spec = await chainSpecFromGenesis(
@@ -100,11 +73,11 @@ function signTransfers(count: number, nonces: number[]): string[] {
   const latencies: number[] = [];
   for (const raw of raws) {
     const t0 = performance.now();
-    const hash = JSON.parse(await post(node.url, rpcBody("eth_sendRawTransaction", [raw])))
+    const hash = JSON.parse(await postJson(node.url, rpcBody("eth_sendRawTransaction", [raw])))
       .result as string;
     for (;;) {
       const r = JSON.parse(
-        await post(node.url, rpcBody("eth_getTransactionReceipt", [hash])),
+        await postJson(node.url, rpcBody("eth_getTransactionReceipt", [hash])),
       ).result;
       if (r !== null) break;
       await new Promise((res) => setTimeout(res, 2));
@@ -143,14 +116,7 @@ const child = spawn(
   ],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
-const url = await new Promise<string>((ok) => {
-  let out = "";
-  child.stdout!.on("data", (c: Buffer) => {
-    out += c.toString();
-    const m = /JSON-RPC \(public\):\s+(\S+)/.exec(out);
-    if (m) ok(m[1]!);
-  });
-});
+const url = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
 try {
   const contract = accounts[0]!.address;
   async function storageLatency(ms: number): Promise<number[]> {
@@ -158,7 +124,7 @@ try {
     const end = performance.now() + ms;
     while (performance.now() < end) {
       const t0 = performance.now();
-      await post(url, rpcBody("eth_getStorageAt", [contract, "0x0", "pending"]));
+      await postJson(url, rpcBody("eth_getStorageAt", [contract, "0x0", "pending"]));
       samples.push(performance.now() - t0);
     }
     return samples;
@@ -192,7 +158,7 @@ try {
     while (sent < raws.length) {
       const due = Math.floor(((performance.now() - start) / 1000) * rate);
       while (sent < Math.min(due, raws.length))
-        sends.push(post(url, rpcBody("eth_sendRawTransaction", [raws[sent++]!])));
+        sends.push(postJson(url, rpcBody("eth_sendRawTransaction", [raws[sent++]!])));
       await new Promise((r) => setTimeout(r, 5));
     }
     const answers = await Promise.all(sends);
@@ -224,5 +190,5 @@ try {
     );
 } finally {
   child.kill("SIGTERM");
-  agent.destroy();
+  benchAgent.destroy();
 }

@@ -1,6 +1,6 @@
 // `npm run bench`: flashnode vs anvil on loopback, on the same chain, under the same wrk load,
 // in alternating rounds, plus the ceiling of a bare node:http server. See docs/benchmarks.md.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../../src/chain/genesis.ts";
+import { waitForOutput } from "../lib/http.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkResult } from "./wrk.ts";
 
@@ -35,20 +36,6 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   const json = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (json.error !== undefined) throw new Error(`${method}: ${json.error.message}`);
   return json.result;
-}
-
-function started(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((ok, fail) => {
-    let out = "";
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = pattern.exec(out);
-      if (m) ok(m[1]!);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => fail(new Error(`exited (${code}) before ready:\n${out}`)));
-  });
 }
 
 ensureWrk();
@@ -82,7 +69,7 @@ const anvil = spawn(
   ],
   { stdio: ["ignore", "pipe", "pipe"] },
 );
-const anvilPort = await started(anvil, /Listening on 127\.0\.0\.1:(\d+)/);
+const anvilPort = await waitForOutput(anvil, /Listening on 127\.0\.0\.1:(\d+)/);
 const anvilUrl = `http://127.0.0.1:${anvilPort}/`;
 const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
 const flash = spawn(
@@ -105,7 +92,7 @@ const flash = spawn(
   ],
   { stdio: ["ignore", "pipe", "pipe"] },
 );
-const flashBase = await started(flash, /JSON-RPC \(public\):\s+(\S+)/);
+const flashBase = await waitForOutput(flash, /JSON-RPC \(public\):\s+(\S+)/);
 const flashUrl = `${flashBase}rpc/${KEY}`;
 const nodes = [
   { name: "flashnode", url: flashUrl, path: `/rpc/${KEY}` },
