@@ -8,6 +8,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import {
   createBlob4844TxFromSerializedNetworkWrapper,
+  createTxFromBlockBodyData,
   createTxFromRLP,
   NetworkWrapperType,
   type TypedTransaction,
@@ -74,12 +75,12 @@ function builderTransactions(builder: BlockBuilder): TypedTransaction[] {
  * transaction is appended to the real one afterwards. Roots are still computed from the full
  * list at seal, and every sealed block is verified against them.
  */
-async function addTransaction(builder: BlockBuilder, tx: TypedTransaction) {
+async function addTransaction(builder: BlockBuilder, tx: TypedTransaction, allowNoBlobs: boolean) {
   const holder = builder as unknown as { transactions: TypedTransaction[] };
   const all = holder.transactions;
   holder.transactions = [];
   try {
-    const result = await builder.addTransaction(tx, { allowNoBlobs: false });
+    const result = await builder.addTransaction(tx, { allowNoBlobs });
     all.push(...holder.transactions);
     return result;
   } finally {
@@ -103,6 +104,20 @@ export class Sequencer {
     private readonly log: SequencerLog = () => {},
   ) {}
 
+  /**
+   * A pre-confirmation is a promise: the flashblock's transactions are durably recorded before
+   * anyone (RPC readers, the stream) sees them, so a restart seals the same block.
+   */
+  private publishFlashblock(b: Building, update: FlashblockUpdate): void {
+    this.store.recordFlashblock(
+      b.base.number,
+      update.index,
+      b.base.timestamp,
+      update.transactions.map((t) => t.raw),
+    );
+    this.publish(update);
+  }
+
   /** Runs `fn` after everything queued before it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
@@ -112,8 +127,30 @@ export class Sequencer {
 
   async start(): Promise<void> {
     await this.serial(async () => {
-      this.building = await this.open();
-      this.publish(await this.flashblock(this.building, [], performance.now()));
+      const next = (this.store.headNumber() ?? 0) + 1;
+      const recorded = this.store.recordedFlashblocks(next);
+      const b = await this.open(recorded[0]?.timestamp);
+      this.building = b;
+      this.publishFlashblock(b, await this.flashblock(b, [], performance.now()));
+      // After a crash: the same transactions, in the same order and flashblocks, before any new one.
+      for (const fb of recorded) {
+        if (fb.index === 0) continue;
+        const started = performance.now();
+        b.index = fb.index;
+        const added: PendingTransaction[] = [];
+        for (const raw of fb.transactions)
+          added.push(
+            await this.include(b, createTxFromBlockBodyData(raw, { common: this.common }), true),
+          );
+        this.publish(await this.flashblock(b, added, started));
+      }
+      if (recorded.length > 0) {
+        this.log("info", "rebuilt the pre-confirmed block from its record", {
+          block: next,
+          flashblocks: recorded.length,
+          transactions: b.transactions.length,
+        });
+      }
     });
     this.schedule();
   }
@@ -229,14 +266,17 @@ export class Sequencer {
       !forceSeal &&
       performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 < this.opts.blockTimeMs
     ) {
-      this.publish(update);
+      this.publishFlashblock(b, update);
       return;
     }
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
-    this.publish(update);
+    this.publishFlashblock(b, update);
     const sealed = await this.seal(b);
-    this.building = await this.open();
-    this.publish({ ...sealed, next: await this.flashblock(this.building, [], performance.now()) });
+    const nextBlock = await this.open();
+    this.building = nextBlock;
+    const next = await this.flashblock(nextBlock, [], performance.now());
+    this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
+    this.publish({ ...sealed, next });
   }
 
   private async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
@@ -254,10 +294,8 @@ export class Sequencer {
         for (const rest of txs.slice(i)) this.pool.requeue(rest);
         break;
       }
-      const previousCumulative = b.builder.gasUsed;
-      let result: Awaited<ReturnType<BlockBuilder["addTransaction"]>>;
       try {
-        result = await addTransaction(b.builder, tx);
+        added.push(await this.include(b, tx));
       } catch (e) {
         const message = (e as Error).message;
         // Full block: the transaction waits for the next one.
@@ -267,32 +305,43 @@ export class Sequencer {
             hash: bytesToHex(tx.hash()),
             reason: message,
           });
-        continue;
       }
-      // The block holds the tx without its blob sidecar; the builder keeps that form.
-      const built = builderTransactions(b.builder);
-      const included = built[built.length - 1]!;
-      b.receipts.push(
-        receiptRecord(included, result.receipt, {
-          baseFee: b.base.baseFeePerGas,
-          blobGasPrice: b.base.blobGasPrice,
-          previousCumulative,
-        }),
-      );
-      const pending = { hash: included.hash(), raw: included.serialize() };
-      const key = RLP.encode(b.transactions.length);
-      await b.txTrie.put(key, pending.raw);
-      await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
-      b.transactions.push(pending);
-      added.push(pending);
     }
     return added;
   }
 
-  private async open(): Promise<Building> {
+  /** Executes one transaction onto the block being built; throws if it cannot be included. */
+  private async include(
+    b: Building,
+    tx: TypedTransaction,
+    allowNoBlobs = false,
+  ): Promise<PendingTransaction> {
+    const previousCumulative = b.builder.gasUsed;
+    const result = await addTransaction(b.builder, tx, allowNoBlobs);
+    // The block holds the tx without its blob sidecar; the builder keeps that form.
+    const built = builderTransactions(b.builder);
+    const included = built[built.length - 1]!;
+    b.receipts.push(
+      receiptRecord(included, result.receipt, {
+        baseFee: b.base.baseFeePerGas,
+        blobGasPrice: b.base.blobGasPrice,
+        previousCumulative,
+      }),
+    );
+    const pending = { hash: included.hash(), raw: included.serialize() };
+    const key = RLP.encode(b.transactions.length);
+    await b.txTrie.put(key, pending.raw);
+    await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
+    b.transactions.push(pending);
+    return pending;
+  }
+
+  /** Opens the next block; `recordedTimestamp` rebuilds one whose flashblocks were recorded. */
+  private async open(recordedTimestamp?: bigint): Promise<Building> {
     const parent = this.executor.headBlock();
     const now = BigInt(Math.floor(Date.now() / 1000));
-    const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + 1n;
+    const timestamp =
+      recordedTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     const prevRandao = keccak256(parent.hash());
     const builder = await this.executor.openBuilder({
       coinbase: this.opts.coinbase,

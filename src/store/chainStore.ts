@@ -1,11 +1,20 @@
 // The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
 import type { AccountRecord, BlockReceipts, BlockWrite } from "../chain/types.ts";
 import { copyBytes } from "../util/hex.ts";
-import { decodeAccount, decodeReceipts, encodeAccount, encodeReceipts } from "./codec.ts";
+import {
+  decodeAccount,
+  decodeFlashblockRecord,
+  decodeReceipts,
+  encodeAccount,
+  encodeFlashblockRecord,
+  encodeReceipts,
+} from "./codec.ts";
 import {
   accountChangeKey,
   accountHistoryKey,
   blockKey,
+  flashblockKey,
+  readFlashblockIndex,
   readTxLocation,
   readU64,
   storageChangeKey,
@@ -62,6 +71,10 @@ export type ChainStore = ChainReader &
     currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
     trieNode(key: Uint8Array): Uint8Array | undefined;
     writeBlock(block: BlockWrite): void;
+    /** Durably records a flashblock of the unsealed block `number` before it is published. */
+    recordFlashblock(number: number, index: number, timestamp: bigint, transactions: readonly Uint8Array[]): void;
+    /** The recorded flashblocks of an unsealed block, in index order. */
+    recordedFlashblocks(number: number): Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }>;
     setForkchoice(fc: Forkchoice): void;
     setChainConfig(json: string): void;
   };
@@ -96,6 +109,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     accountHistory: env.table("accountHistory"),
     storageHistory: env.table("storageHistory"),
     trieNodes: env.table("trieNodes"),
+    preconfirmations: env.table("preconfirmations"),
   };
 
   const version = metaNumber(t.meta, META_KEYS.schemaVersion);
@@ -219,8 +233,24 @@ export function createChainStore(env: KvEnv): ChainStore {
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
+        // The block's pre-confirmation record ends with it, in the same write.
+        for (const { key } of t.preconfirmations.range(flashblockKey(b.number, 0), flashblockKey(b.number + 1, 0))) {
+          t.preconfirmations.remove(key);
+        }
         t.meta.put(utf8.encode(META_KEYS.head), numberKey);
       });
+    },
+    recordFlashblock(number, index, timestamp, transactions) {
+      env.writeAtomically(() =>
+        t.preconfirmations.put(flashblockKey(number, index), encodeFlashblockRecord(timestamp, transactions)),
+      );
+    },
+    recordedFlashblocks(number) {
+      const out: Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }> = [];
+      for (const { key, value } of t.preconfirmations.range(flashblockKey(number, 0), flashblockKey(number + 1, 0))) {
+        out.push({ index: readFlashblockIndex(key), ...decodeFlashblockRecord(value) });
+      }
+      return out;
     },
     setForkchoice(fc) {
       env.writeAtomically(() => {

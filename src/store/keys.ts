@@ -108,3 +108,18 @@ export function readTxLocation(bytes: Uint8Array): { number: number; index: numb
   const index = ((bytes[8]! << 24) | (bytes[9]! << 16) | (bytes[10]! << 8) | bytes[11]!) >>> 0;
   return { number: readU64(bytes, 0), index };
 }
+
+/** number ‖ flashblock index u32: pre-confirmation records. */
+export function flashblockKey(number: number, index: number): Uint8Array {
+  const out = new Uint8Array(12);
+  writeU64(out, 0, number);
+  out[8] = index >>> 24;
+  out[9] = (index >>> 16) & 0xff;
+  out[10] = (index >>> 8) & 0xff;
+  out[11] = index & 0xff;
+  return out;
+}
+
+export function readFlashblockIndex(key: Uint8Array): number {
+  return ((key[8]! << 24) | (key[9]! << 16) | (key[10]! << 8) | key[11]!) >>> 0;
+}

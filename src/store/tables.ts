@@ -57,6 +57,12 @@ export const TABLES = {
     name: "trieNodes",
     layout: "node hash (32) → trie node RLP; only for computing state roots, never read by RPC",
   },
+  preconfirmations: {
+    id: 16,
+    name: "preconfirmations",
+    layout:
+      "number u64 ‖ flashblock index u32 → RLP [timestamp, [tx…]]: the unsealed block's published flashblocks, removed by its seal",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
