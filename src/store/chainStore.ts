@@ -72,9 +72,16 @@ export type ChainStore = ChainReader &
     trieNode(key: Uint8Array): Uint8Array | undefined;
     writeBlock(block: BlockWrite): void;
     /** Durably records a flashblock of the unsealed block `number` before it is published. */
-    recordFlashblock(number: number, index: number, timestamp: bigint, transactions: readonly Uint8Array[]): void;
+    recordFlashblock(
+      number: number,
+      index: number,
+      timestamp: bigint,
+      transactions: readonly Uint8Array[],
+    ): void;
     /** The recorded flashblocks of an unsealed block, in index order. */
-    recordedFlashblocks(number: number): Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }>;
+    recordedFlashblocks(
+      number: number,
+    ): Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }>;
     setForkchoice(fc: Forkchoice): void;
     setChainConfig(json: string): void;
   };
@@ -234,7 +241,10 @@ export function createChainStore(env: KvEnv): ChainStore {
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
         // The block's pre-confirmation record ends with it, in the same write.
-        for (const { key } of t.preconfirmations.range(flashblockKey(b.number, 0), flashblockKey(b.number + 1, 0))) {
+        for (const { key } of t.preconfirmations.range(
+          flashblockKey(b.number, 0),
+          flashblockKey(b.number + 1, 0),
+        )) {
           t.preconfirmations.remove(key);
         }
         t.meta.put(utf8.encode(META_KEYS.head), numberKey);
@@ -242,12 +252,18 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     recordFlashblock(number, index, timestamp, transactions) {
       env.writeAtomically(() =>
-        t.preconfirmations.put(flashblockKey(number, index), encodeFlashblockRecord(timestamp, transactions)),
+        t.preconfirmations.put(
+          flashblockKey(number, index),
+          encodeFlashblockRecord(timestamp, transactions),
+        ),
       );
     },
     recordedFlashblocks(number) {
       const out: Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }> = [];
-      for (const { key, value } of t.preconfirmations.range(flashblockKey(number, 0), flashblockKey(number + 1, 0))) {
+      for (const { key, value } of t.preconfirmations.range(
+        flashblockKey(number, 0),
+        flashblockKey(number + 1, 0),
+      )) {
         out.push({ index: readFlashblockIndex(key), ...decodeFlashblockRecord(value) });
       }
       return out;

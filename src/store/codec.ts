@@ -113,11 +113,20 @@ export function decodeReceipts(
 }
 
 /** A published flashblock: the block's timestamp and the flashblock's transactions (2718 bytes). */
-export function encodeFlashblockRecord(timestamp: bigint, transactions: readonly Uint8Array[]): Uint8Array {
+export function encodeFlashblockRecord(
+  timestamp: bigint,
+  transactions: readonly Uint8Array[],
+): Uint8Array {
   return RLP.encode([num(timestamp), [...transactions]]);
 }
 
-export function decodeFlashblockRecord(bytes: Uint8Array): { timestamp: bigint; transactions: Uint8Array[] } {
+export function decodeFlashblockRecord(bytes: Uint8Array): {
+  timestamp: bigint;
+  transactions: Uint8Array[];
+} {
   const [timestamp, txs] = asList(RLP.decode(bytes) as Nested);
-  return { timestamp: bytesToBigInt(asBytes(timestamp)), transactions: asList(txs).map((t) => copyBytes(asBytes(t))) };
+  return {
+    timestamp: bytesToBigInt(asBytes(timestamp)),
+    transactions: asList(txs).map((t) => copyBytes(asBytes(t))),
+  };
 }

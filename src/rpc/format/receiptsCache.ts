@@ -3,7 +3,7 @@
 // total characters; the least recently used blocks go first.
 import { bytesToUnprefixedHex } from "../../util/hex.ts";
 
-export const RECEIPTS_CACHE_CHARS = 64 * 1024 * 1024;
+export const RECEIPTS_CACHE_CHARS = 16 * 1024 * 1024;
 
 export class ReceiptsJsonCache {
   private readonly entries = new Map<string, string>();

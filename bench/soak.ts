@@ -1,0 +1,203 @@
+// `npm run soak` (bounded; default 10 minutes): `flashnode dev` under a mixed read load at half
+// its measured capacity plus a steady write load (≥ 100 tx/s). Records RSS over time, errors,
+// flashblock cadence (as seen on /flashblocks) and pending lag (/metrics); fails on memory
+// growth past warm-up > 10%, any error, or a cadence p99 above 1.5× the interval.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createTx } from "@ethereumjs/tx";
+import WebSocket from "ws";
+import { devAccounts, devGenesis } from "../src/chain/devGenesis.ts";
+import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
+import { percentile } from "../src/pending/flashblockStats.ts";
+import { bytesToHex, hexToBytes } from "../src/util/hex.ts";
+import { luaScript, runWrk } from "./compare/wrk.ts";
+import { benchAgent, postJson, rpcBody, waitForOutput } from "./lib/http.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "10" },
+    "tx-rate": { type: "string", default: "100" },
+  },
+});
+const DURATION_MS = Number(values.minutes) * 60_000;
+const TX_RATE = Number(values["tx-rate"]);
+const INTERVAL_MS = 200;
+const KEY = "soak-key-0001";
+const SENDERS = 10;
+
+const datadir = mkdtempSync(join(tmpdir(), "flashnode-soak-"));
+const child = spawn(
+  process.execPath,
+  [
+    join(ROOT, "bin/flashnode.js"),
+    "dev",
+    "--datadir",
+    datadir,
+    "--port",
+    "0",
+    "--api-key",
+    KEY,
+    "--rate-limit",
+    "0",
+    "--log-level",
+    "warn",
+    "--accounts",
+    String(SENDERS),
+  ],
+  { stdio: ["ignore", "pipe", "pipe"] },
+);
+const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
+const url = `${base}rpc/${KEY}`;
+const rss = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const accounts = devAccounts(SENDERS);
+const spec = await chainSpecFromGenesis(
+  devGenesis({
+    chainId: 31337n,
+    fork: "osaka",
+    accounts,
+    balanceWei: 1n,
+    gasLimit: 1n,
+    timestamp: 0n,
+  }),
+);
+let errors = 0;
+const errorSamples: string[] = [];
+const fail = (what: string) => {
+  errors++;
+  if (errorSamples.length < 10) errorSamples.push(what);
+};
+
+// Capacity: eth_getStorageAt latest under wrk for 3 s; the read load runs at half of it.
+const probe = await runWrk(
+  base,
+  luaScript(
+    `/rpc/${KEY}`,
+    `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${accounts[0]!.address}","0x%x","latest"]}', math.random(1, 1000))`,
+  ),
+  3,
+  16,
+);
+const readRate = Math.floor(probe.requestsPerSecond / 2);
+console.log(
+  `capacity probe: ${probe.requestsPerSecond.toFixed(0)} req/s → read load ${readRate} req/s; write load ${TX_RATE} tx/s; ${values.minutes} min`,
+);
+
+const ws = new WebSocket(`${base.replace(/^http/, "ws")}flashblocks`);
+const arrivals: number[] = [];
+ws.on("message", () => arrivals.push(performance.now()));
+const samples: Array<{ t: number; rssMiB: number; fileMiB: number; lagS: number }> = [];
+const started = performance.now();
+const nonces = new Array(SENDERS).fill(0);
+let reads = 0;
+let writes = 0;
+const reads_ = ["latest", "pending", "0x1"];
+
+async function writer(): Promise<void> {
+  let due = performance.now();
+  for (let i = 0; performance.now() - started < DURATION_MS; i++) {
+    const s = i % SENDERS;
+    const tx = createTx(
+      {
+        type: 2,
+        chainId: 31337n,
+        nonce: BigInt(nonces[s]!++),
+        to: accounts[(s + 1) % SENDERS]!.address as `0x${string}`,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: 50_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: spec.common },
+    ).sign(hexToBytes(accounts[s]!.privateKey));
+    const answer = await postJson(
+      url,
+      rpcBody("eth_sendRawTransaction", [bytesToHex(tx.serialize())]),
+    );
+    if (!answer.includes('"result"')) fail(`send: ${answer.slice(0, 200)}`);
+    writes++;
+    due += 1000 / TX_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+async function reader(share: number): Promise<void> {
+  let due = performance.now();
+  for (let i = 0; performance.now() - started < DURATION_MS; i++) {
+    const tag = reads_[i % reads_.length]!;
+    const body =
+      i % 10 === 9
+        ? rpcBody("eth_getBlockReceipts", ["latest"])
+        : rpcBody("eth_getStorageAt", [accounts[i % SENDERS]!.address, "0x0", tag]);
+    const answer = await postJson(url, body);
+    if (!answer.startsWith('{"jsonrpc":"2.0","id":1,"result"'))
+      fail(`read: ${answer.slice(0, 200)}`);
+    reads++;
+    due += 1000 / share;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+const monitor = setInterval(async () => {
+  const metrics = await (await fetch(`${base}metrics`)).text();
+  const lag = Number(/^flashnode_flashblock_age_seconds (\S+)/m.exec(metrics)?.[1] ?? Number.NaN);
+  const m = memory();
+  samples.push({
+    t: (performance.now() - started) / 1000,
+    rssMiB: m.anon,
+    fileMiB: m.file,
+    lagS: lag,
+  });
+  const last = samples.at(-1)!;
+  if (samples.length % 6 === 0)
+    console.log(
+      `${last.t.toFixed(0)} s: RSS ${last.rssMiB.toFixed(0)} MiB, pending lag ${(last.lagS * 1000).toFixed(0)} ms, reads ${reads}, writes ${writes}, errors ${errors}`,
+    );
+}, 5000);
+
+const READERS = 32;
+await Promise.all([writer(), ...Array.from({ length: READERS }, () => reader(readRate / READERS))]);
+clearInterval(monitor);
+ws.close();
+child.kill("SIGTERM");
+benchAgent.destroy();
+
+// Warm-up: the first fifth (caches fill: EVM state LRU, receipts JSON, LMDB pages).
+const warm = samples[Math.floor(samples.length / 5)]!;
+const end = samples.at(-1)!;
+const intervals = arrivals
+  .slice(1)
+  .map((t, i) => t - arrivals[i]!)
+  .slice(10);
+const growth = (end.rssMiB - warm.rssMiB) / warm.rssMiB;
+const lags = samples.map((s) => s.lagS * 1000).filter(Number.isFinite);
+const p99 = percentile(intervals, 99);
+console.log("");
+console.log(
+  `duration ${((performance.now() - started) / 1000).toFixed(0)} s; requests served: ${reads} reads (${(reads / (DURATION_MS / 1000)).toFixed(0)}/s) + ${writes} transactions (${(writes / (DURATION_MS / 1000)).toFixed(0)}/s); errors ${errors}`,
+);
+console.log(
+  `RSS: start ${samples[0]!.rssMiB.toFixed(0)} MiB, after warm-up (${warm.t.toFixed(0)} s) ${warm.rssMiB.toFixed(0)} MiB, end ${end.rssMiB.toFixed(0)} MiB, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)} MiB → growth past warm-up ${(growth * 100).toFixed(1)}%`,
+);
+console.log(
+  `flashblock cadence (${intervals.length} intervals): p50 ${percentile(intervals, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...intervals).toFixed(1)} ms`,
+);
+console.log(
+  `pending lag (age of the newest flashblock at 5 s samples): p50 ${percentile(lags, 50).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`,
+);
+for (const e of errorSamples) console.log(`error: ${e}`);
+const failures = [
+  growth > 0.1 ? `memory grew ${(growth * 100).toFixed(1)}% past warm-up` : undefined,
+  errors > 0 ? `${errors} errors` : undefined,
+  p99 > 1.5 * INTERVAL_MS
+    ? `cadence p99 ${p99.toFixed(0)} ms > ${1.5 * INTERVAL_MS} ms`
+    : undefined,
+].filter((f) => f !== undefined);
+console.log(failures.length === 0 ? "SOAK: PASS" : `SOAK: FAIL (${failures.join("; ")})`);
+process.exit(failures.length === 0 ? 0 : 1);
