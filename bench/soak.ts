@@ -52,8 +52,12 @@ const child = spawn(
 );
 const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
 const url = `${base}rpc/${KEY}`;
-const rss = () =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+/** Resident memory in MiB: anonymous (heaps, stacks: what can leak) and file-backed (LMDB's map). */
+function memory(): { anon: number; file: number } {
+  const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { anon: kib("RssAnon") / 1024, file: kib("RssFile") / 1024 };
+}
 const accounts = devAccounts(SENDERS);
 const spec = await chainSpecFromGenesis(
   devGenesis({
