@@ -6,13 +6,7 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import {
-  createBlob4844TxFromSerializedNetworkWrapper,
-  createTxFromBlockBodyData,
-  createTxFromRLP,
-  NetworkWrapperType,
-  type TypedTransaction,
-} from "@ethereumjs/tx";
+import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { type BlockBuilder, encodeReceipt } from "@ethereumjs/vm";
 import type { ReceiptRecord } from "../chain/types.ts";
@@ -27,6 +21,8 @@ import type {
 } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
+import { addTransaction, builderTransactions } from "./builderAccess.ts";
+import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { flashblockWireJson } from "./flashblockWire.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
@@ -63,30 +59,6 @@ type Building = {
 };
 
 const ZERO32 = new Uint8Array(32);
-
-function builderTransactions(builder: BlockBuilder): TypedTransaction[] {
-  return (builder as unknown as { transactions: TypedTransaction[] }).transactions;
-}
-
-/**
- * BlockBuilder.addTransaction re-creates the whole block (every transaction so far) just to give
- * the new one its block context, which makes a block of n transactions cost O(n²). The context
- * needs only the header, so the builder is shown an empty list for the call and the new
- * transaction is appended to the real one afterwards. Roots are still computed from the full
- * list at seal, and every sealed block is verified against them.
- */
-async function addTransaction(builder: BlockBuilder, tx: TypedTransaction, allowNoBlobs: boolean) {
-  const holder = builder as unknown as { transactions: TypedTransaction[] };
-  const all = holder.transactions;
-  holder.transactions = [];
-  try {
-    const result = await builder.addTransaction(tx, { allowNoBlobs });
-    all.push(...holder.transactions);
-    return result;
-  } finally {
-    holder.transactions = all;
-  }
-}
 
 export class Sequencer {
   readonly pool = new TxPool();
@@ -163,7 +135,7 @@ export class Sequencer {
 
   submit(raw: Uint8Array): Promise<SubmitResult> {
     return this.serial(async () => {
-      const tx = this.decode(raw);
+      const tx = decodeRawTransaction(raw, this.common);
       const building = this.building;
       if (building === undefined) throw new TxRejectedError("sequencer is not running");
       let sender: Uint8Array;
@@ -183,45 +155,6 @@ export class Sequencer {
       });
       return { hash, sender, nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n) };
     });
-  }
-
-  private decode(raw: Uint8Array): TypedTransaction {
-    try {
-      if (raw[0] === 3) return this.decodeBlobTx(raw);
-      return createTxFromRLP(raw, { common: this.common });
-    } catch (e) {
-      const message = (e as Error).message;
-      const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(message);
-      if (cap !== null)
-        throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
-      if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
-      if (/type|not supported|unsupported/i.test(message))
-        throw new TxRejectedError("transaction type not supported");
-      throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
-    }
-  }
-
-  /**
-   * A blob transaction with its sidecar. Since Osaka (EIP-7594) sidecars carry cell proofs; like
-   * geth, a sidecar with the older per-blob proofs is converted rather than refused.
-   */
-  private decodeBlobTx(raw: Uint8Array): TypedTransaction {
-    const tx = createBlob4844TxFromSerializedNetworkWrapper(raw, {
-      common: this.common,
-      freeze: false,
-    });
-    const kzg = this.common.customCrypto.kzg;
-    if (
-      this.common.isActivatedEIP(7594) &&
-      tx.networkWrapperVersion === NetworkWrapperType.EIP4844 &&
-      kzg !== undefined
-    ) {
-      const proofs: string[] = [];
-      for (const blob of tx.blobs ?? []) proofs.push(...kzg.computeCellsAndProofs(blob)[1]);
-      Object.assign(tx, { kzgProofs: proofs, networkWrapperVersion: NetworkWrapperType.EIP7594 });
-    }
-    Object.freeze(tx);
-    return tx;
   }
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */

@@ -93,33 +93,45 @@ export function storageChangeKey(
   return out;
 }
 
-/** txLookup value: number ‖ index u32. */
-export function txLocation(number: number, index: number): Uint8Array {
+function writeU32(out: Uint8Array, offset: number, n: number): void {
+  out[offset] = n >>> 24;
+  out[offset + 1] = (n >>> 16) & 0xff;
+  out[offset + 2] = (n >>> 8) & 0xff;
+  out[offset + 3] = n & 0xff;
+}
+
+function readU32(bytes: Uint8Array, offset: number): number {
+  return (
+    ((bytes[offset]! << 24) |
+      (bytes[offset + 1]! << 16) |
+      (bytes[offset + 2]! << 8) |
+      bytes[offset + 3]!) >>>
+    0
+  );
+}
+
+/** number ‖ u32: txLookup values (tx index) and pre-confirmation keys (flashblock index). */
+function numberAndIndex(number: number, index: number): Uint8Array {
   const out = new Uint8Array(12);
   writeU64(out, 0, number);
-  out[8] = index >>> 24;
-  out[9] = (index >>> 16) & 0xff;
-  out[10] = (index >>> 8) & 0xff;
-  out[11] = index & 0xff;
+  writeU32(out, 8, index);
   return out;
 }
 
+/** txLookup value: number ‖ index u32. */
+export function txLocation(number: number, index: number): Uint8Array {
+  return numberAndIndex(number, index);
+}
+
 export function readTxLocation(bytes: Uint8Array): { number: number; index: number } {
-  const index = ((bytes[8]! << 24) | (bytes[9]! << 16) | (bytes[10]! << 8) | bytes[11]!) >>> 0;
-  return { number: readU64(bytes, 0), index };
+  return { number: readU64(bytes, 0), index: readU32(bytes, 8) };
 }
 
 /** number ‖ flashblock index u32: pre-confirmation records. */
 export function flashblockKey(number: number, index: number): Uint8Array {
-  const out = new Uint8Array(12);
-  writeU64(out, 0, number);
-  out[8] = index >>> 24;
-  out[9] = (index >>> 16) & 0xff;
-  out[10] = (index >>> 8) & 0xff;
-  out[11] = index & 0xff;
-  return out;
+  return numberAndIndex(number, index);
 }
 
 export function readFlashblockIndex(key: Uint8Array): number {
-  return ((key[8]! << 24) | (key[9]! << 16) | (key[10]! << 8) | key[11]!) >>> 0;
+  return readU32(key, 8);
 }

@@ -1,0 +1,48 @@
+// Signed transactions as eth_sendRawTransaction receives them, decoded with geth's refusal texts.
+import type { Common } from "@ethereumjs/common";
+import {
+  createBlob4844TxFromSerializedNetworkWrapper,
+  createTxFromRLP,
+  NetworkWrapperType,
+  type TypedTransaction,
+} from "@ethereumjs/tx";
+import { TxRejectedError } from "./txPool.ts";
+
+export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+  try {
+    if (raw[0] === 3) return decodeBlobTx(raw, common);
+    return createTxFromRLP(raw, { common: common });
+  } catch (e) {
+    const message = (e as Error).message;
+    const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(message);
+    if (cap !== null)
+      throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
+    if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
+    if (/type|not supported|unsupported/i.test(message))
+      throw new TxRejectedError("transaction type not supported");
+    throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
+  }
+}
+
+/**
+ * A blob transaction with its sidecar. Since Osaka (EIP-7594) sidecars carry cell proofs; like
+ * geth, a sidecar with the older per-blob proofs is converted rather than refused.
+ */
+function decodeBlobTx(raw: Uint8Array, common: Common): TypedTransaction {
+  const tx = createBlob4844TxFromSerializedNetworkWrapper(raw, {
+    common: common,
+    freeze: false,
+  });
+  const kzg = common.customCrypto.kzg;
+  if (
+    common.isActivatedEIP(7594) &&
+    tx.networkWrapperVersion === NetworkWrapperType.EIP4844 &&
+    kzg !== undefined
+  ) {
+    const proofs: string[] = [];
+    for (const blob of tx.blobs ?? []) proofs.push(...kzg.computeCellsAndProofs(blob)[1]);
+    Object.assign(tx, { kzgProofs: proofs, networkWrapperVersion: NetworkWrapperType.EIP7594 });
+  }
+  Object.freeze(tx);
+  return tx;
+}
