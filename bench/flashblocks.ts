@@ -5,21 +5,13 @@
 //     (node in its own process; cadence seen on the /flashblocks stream);
 //  4. eth_getStorageAt p99 while the sequencer is busy vs idle.
 // Run: npm run bench:flashblocks   (bounded: about two minutes)
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createTx } from "@ethereumjs/tx";
 import WebSocket from "ws";
-import { devAccounts, devGenesis } from "../src/chain/devGenesis.ts";
-import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
 import { percentile } from "../src/pending/flashblockStats.ts";
-import { bytesToHex, hexToBytes } from "../src/util/hex.ts";
 import { startTestDevNode } from "../test/utils/devChain.ts";
-import { benchAgent, postJson, rpcBody, waitForOutput } from "./lib/http.ts";
+import { startDevChild, transferSigner } from "./lib/devChain.ts";
+import { benchAgent, postJson, rpcBody } from "./lib/http.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
     rates: { type: "string", default: "50,100,200,400,800" },
@@ -31,37 +23,12 @@ const STEP_SECONDS = Number(values.seconds);
 const SENDERS = 20;
 const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
-const accounts = devAccounts(SENDERS);
-const spec = await chainSpecFromGenesis(
-  devGenesis({
-    chainId: 31337n,
-    fork: "osaka",
-    accounts,
-    balanceWei: 1n,
-    gasLimit: 1n,
-    timestamp: 0n,
-  }),
-);
+const signer = await transferSigner(SENDERS);
+const accounts = signer.accounts;
 function signTransfers(count: number, nonces: number[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const s = i % SENDERS;
-    const tx = createTx(
-      {
-        type: 2,
-        chainId: 31337n,
-        nonce: BigInt(nonces[s]!++),
-        to: accounts[(s + 1) % SENDERS]!.address as `0x${string}`,
-        value: 1n,
-        gasLimit: 21000n,
-        maxFeePerGas: 50_000_000_000n,
-        maxPriorityFeePerGas: 1n,
-      },
-      { common: spec.common },
-    ).sign(hexToBytes(accounts[s]!.privateKey));
-    out.push(bytesToHex(tx.serialize()));
-  }
-  return out;
+  return Array.from({ length: count }, (_, i) =>
+    signer.transfer(i % SENDERS, nonces[i % SENDERS]!++),
+  );
 }
 
 // ---- 1 and 2: in-process node, light load --------------------------------------------------
@@ -97,26 +64,14 @@ function signTransfers(count: number, nonces: number[]): string[] {
 }
 
 // ---- 3 and 4: node in its own process ------------------------------------------------------
-const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-fb-"));
-const child = spawn(
-  process.execPath,
-  [
-    join(ROOT, "bin/flashnode.js"),
-    "dev",
-    "--datadir",
-    datadir,
-    "--port",
-    "0",
-    "--accounts",
-    String(SENDERS),
-    "--gas-limit",
-    "200000000",
-    "--rate-limit",
-    "0",
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const url = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
+const { child, url } = await startDevChild([
+  "--accounts",
+  String(SENDERS),
+  "--gas-limit",
+  "200000000",
+  "--rate-limit",
+  "0",
+]);
 try {
   const contract = accounts[0]!.address;
   async function storageLatency(ms: number): Promise<number[]> {

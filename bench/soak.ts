@@ -1,22 +1,11 @@
-// `npm run soak` (bounded; default 10 minutes): `flashnode dev` under a mixed read load at half
-// its measured capacity plus a steady write load (≥ 100 tx/s). Records RSS over time, errors,
-// flashblock cadence (as seen on /flashblocks) and pending lag (/metrics); fails on memory
-// growth past warm-up > 10%, any error, or a cadence p99 above 1.5× the interval.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createTx } from "@ethereumjs/tx";
 import WebSocket from "ws";
-import { devAccounts, devGenesis } from "../src/chain/devGenesis.ts";
-import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
 import { percentile } from "../src/pending/flashblockStats.ts";
-import { bytesToHex, hexToBytes } from "../src/util/hex.ts";
 import { luaScript, runWrk } from "./compare/wrk.ts";
-import { benchAgent, postJson, rpcBody, waitForOutput } from "./lib/http.ts";
+import { startDevChild, transferSigner } from "./lib/devChain.ts";
+import { benchAgent, postJson, rpcBody } from "./lib/http.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
     minutes: { type: "string", default: "10" },
@@ -29,28 +18,16 @@ const INTERVAL_MS = 200;
 const KEY = "soak-key-0001";
 const SENDERS = 10;
 
-const datadir = mkdtempSync(join(tmpdir(), "flashnode-soak-"));
-const child = spawn(
-  process.execPath,
-  [
-    join(ROOT, "bin/flashnode.js"),
-    "dev",
-    "--datadir",
-    datadir,
-    "--port",
-    "0",
-    "--api-key",
-    KEY,
-    "--rate-limit",
-    "0",
-    "--log-level",
-    "warn",
-    "--accounts",
-    String(SENDERS),
-  ],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
+const { child, url: base } = await startDevChild([
+  "--api-key",
+  KEY,
+  "--rate-limit",
+  "0",
+  "--log-level",
+  "warn",
+  "--accounts",
+  String(SENDERS),
+]);
 const url = `${base}rpc/${KEY}`;
 /** Resident memory in MiB: anonymous (heaps, stacks: what can leak) and file-backed (LMDB's map). */
 function memory(): { anon: number; file: number } {
@@ -58,17 +35,8 @@ function memory(): { anon: number; file: number } {
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { anon: kib("RssAnon") / 1024, file: kib("RssFile") / 1024 };
 }
-const accounts = devAccounts(SENDERS);
-const spec = await chainSpecFromGenesis(
-  devGenesis({
-    chainId: 31337n,
-    fork: "osaka",
-    accounts,
-    balanceWei: 1n,
-    gasLimit: 1n,
-    timestamp: 0n,
-  }),
-);
+const signer = await transferSigner(SENDERS);
+const accounts = signer.accounts;
 let errors = 0;
 const errorSamples: string[] = [];
 const fail = (what: string) => {
@@ -105,23 +73,8 @@ async function writer(): Promise<void> {
   let due = performance.now();
   for (let i = 0; performance.now() - started < DURATION_MS; i++) {
     const s = i % SENDERS;
-    const tx = createTx(
-      {
-        type: 2,
-        chainId: 31337n,
-        nonce: BigInt(nonces[s]!++),
-        to: accounts[(s + 1) % SENDERS]!.address as `0x${string}`,
-        value: 1n,
-        gasLimit: 21000n,
-        maxFeePerGas: 50_000_000_000n,
-        maxPriorityFeePerGas: 1n,
-      },
-      { common: spec.common },
-    ).sign(hexToBytes(accounts[s]!.privateKey));
-    const answer = await postJson(
-      url,
-      rpcBody("eth_sendRawTransaction", [bytesToHex(tx.serialize())]),
-    );
+    const raw = signer.transfer(s, nonces[s]!++);
+    const answer = await postJson(url, rpcBody("eth_sendRawTransaction", [raw]));
     if (!answer.includes('"result"')) fail(`send: ${answer.slice(0, 200)}`);
     writes++;
     due += 1000 / TX_RATE;

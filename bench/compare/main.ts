@@ -1,14 +1,11 @@
 // `npm run bench`: flashnode vs anvil on loopback, on the same chain, under the same wrk load,
 // in alternating rounds, plus the ceiling of a bare node:http server. See docs/benchmarks.md.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
-import { chainSpecFromGenesis } from "../../src/chain/genesis.ts";
+import { startDevChild, transferSigner } from "../lib/devChain.ts";
 import { waitForOutput } from "../lib/http.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkResult } from "./wrk.ts";
@@ -39,18 +36,8 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
 }
 
 ensureWrk();
-const accounts = devAccounts(10);
-const spec = await chainSpecFromGenesis(
-  devGenesis({
-    chainId: 31337n,
-    fork: "osaka",
-    accounts,
-    balanceWei: 1n,
-    gasLimit: 1n,
-    timestamp: 0n,
-  }),
-);
-const seed = buildSeed(spec.common, accounts);
+const { accounts, common } = await transferSigner(10);
+const seed = buildSeed(common, accounts);
 
 const anvil = spawn(
   ANVIL,
@@ -71,28 +58,16 @@ const anvil = spawn(
 );
 const anvilPort = await waitForOutput(anvil, /Listening on 127\.0\.0\.1:(\d+)/);
 const anvilUrl = `http://127.0.0.1:${anvilPort}/`;
-const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
-const flash = spawn(
-  process.execPath,
-  [
-    join(ROOT, "bin/flashnode.js"),
-    "dev",
-    "--datadir",
-    datadir,
-    "--port",
-    "0",
-    "--block-time",
-    "3600s",
-    "--rate-limit",
-    "0",
-    "--api-key",
-    KEY,
-    "--log-level",
-    "warn",
-  ],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-const flashBase = await waitForOutput(flash, /JSON-RPC \(public\):\s+(\S+)/);
+const { child: flash, url: flashBase } = await startDevChild([
+  "--block-time",
+  "3600s",
+  "--rate-limit",
+  "0",
+  "--api-key",
+  KEY,
+  "--log-level",
+  "warn",
+]);
 const flashUrl = `${flashBase}rpc/${KEY}`;
 const nodes = [
   { name: "flashnode", url: flashUrl, path: `/rpc/${KEY}` },
