@@ -35,6 +35,12 @@ test("ethers: deploy, write, read through pending before the seal, then latest, 
   await deployed.waitForDeployment();
   const contract = await deployed.getAddress();
   assert.equal(await provider.getStorage(contract, 0, "pending"), word(42n));
+  // ethers estimates gas at `latest` (geth's default): a contract only pre-confirmed has no code
+  // there yet, so the estimate would be too low. Let the deployment seal first.
+  await pollUntil(
+    () => provider.getStorage(contract, 0, "latest"),
+    (v) => v === word(42n),
+  );
 
   let sawPendingFirst = false;
   for (let attempt = 1n; attempt <= 3n && !sawPendingFirst; attempt++) {

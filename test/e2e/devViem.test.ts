@@ -59,6 +59,8 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     await client.getStorageAt({ address: contract, slot: "0x0", blockTag: "pending" }),
     word(42n),
   );
+  // viem estimates gas at `latest` (geth's default), where a contract only pre-confirmed has no
+  // code yet: let the deployment seal before writing to it.
   await pollUntil(
     () => client.getStorageAt({ address: contract, slot: "0x0" }),
     (v) => v === word(42n),
