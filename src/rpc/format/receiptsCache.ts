@@ -1,6 +1,6 @@
 // Rendered receipts of sealed blocks, kept by block hash: a sealed block never changes, so its
 // eth_getBlockReceipts answer is built once and then spliced into every response. Bounded by
-// total characters; the least recently used blocks go first.
+// total characters (flat one-byte strings: bytes); the least recently used blocks go first.
 import { bytesToUnprefixedHex } from "../../util/hex.ts";
 
 export const RECEIPTS_CACHE_CHARS = 16 * 1024 * 1024;
@@ -24,15 +24,17 @@ export class ReceiptsJsonCache {
       this.entries.set(key, hit);
       return hit;
     }
-    const json = render();
-    if (json !== undefined && json.length <= this.maxChars) {
-      this.entries.set(key, json);
-      this.chars += json.length;
-      for (const [k, v] of this.entries) {
-        if (this.chars <= this.maxChars) break;
-        this.entries.delete(k);
-        this.chars -= v.length;
-      }
+    const rendered = render();
+    if (rendered === undefined || rendered.length > this.maxChars) return rendered;
+    // The rendered text is a rope of thousands of small concatenated pieces (about ten times
+    // its length in heap); the cache keeps one flat copy, so the budget is the memory it holds.
+    const json = Buffer.from(rendered).toString();
+    this.entries.set(key, json);
+    this.chars += json.length;
+    for (const [k, v] of this.entries) {
+      if (this.chars <= this.maxChars) break;
+      this.entries.delete(k);
+      this.chars -= v.length;
     }
     return json;
   }
