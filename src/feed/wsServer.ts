@@ -175,8 +175,8 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
         conn.paused = true;
         ws.pause();
       }
-      void dispatcher
-        .handle(textOf(data), ctx)
+      void Promise.resolve()
+        .then(() => dispatcher.handle(textOf(data), ctx))
         .catch(() => INTERNAL_ERROR)
         .then((out) => {
           // A refusal has no HTTP status to carry on a socket: its JSON-RPC error is the answer.

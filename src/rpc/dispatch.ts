@@ -59,9 +59,12 @@ export type RefusedResponse = {
   readonly body: string;
 };
 
+/** The response body, or undefined when nothing is to be sent (notifications, empty body). */
+export type DispatchResult = string | undefined | RefusedResponse;
+
 export type Dispatcher = {
-  /** The response body, or undefined when nothing is to be sent (notifications, empty body). */
-  handle(body: string, ctx: RequestContext): Promise<string | undefined | RefusedResponse>;
+  /** Synchronous when every call it holds is (no promise per request on the hot path). */
+  handle(body: string, ctx: RequestContext): DispatchResult | Promise<DispatchResult>;
 };
 
 const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}';
@@ -224,23 +227,36 @@ export function createDispatcher(
     const def = table.get(method);
     if (def === undefined) return errorTail(new MethodNotFoundError(method));
     const started = observe === undefined ? 0 : performance.now();
-    const failed = (e: unknown): string => {
-      const err = toRpcError(e);
-      observe?.(method, ctx, performance.now() - started, err.code);
-      return `"error":${encodeRpcError(err)}`;
-    };
-    const succeeded = (result: unknown): string => {
-      const tail = resultTail(result);
-      observe?.(method, ctx, performance.now() - started, undefined);
-      return tail;
-    };
     let out: unknown;
     try {
       out = def.handler(parseArgs(def.params, rawParams), ctx);
     } catch (e) {
-      return failed(e);
+      return failedTail(method, ctx, started, e);
     }
-    return out instanceof Promise ? out.then(succeeded, failed) : succeeded(out);
+    if (out instanceof Promise) {
+      return out.then(
+        (result) => succeededTail(method, ctx, started, result),
+        (e) => failedTail(method, ctx, started, e),
+      );
+    }
+    return succeededTail(method, ctx, started, out);
+  }
+
+  function failedTail(method: string, ctx: RequestContext, started: number, e: unknown): string {
+    const err = toRpcError(e);
+    observe?.(method, ctx, performance.now() - started, err.code);
+    return `"error":${encodeRpcError(err)}`;
+  }
+
+  function succeededTail(
+    method: string,
+    ctx: RequestContext,
+    started: number,
+    result: unknown,
+  ): string {
+    const tail = resultTail(result);
+    observe?.(method, ctx, performance.now() - started, undefined);
+    return tail;
   }
 
   function run(
@@ -254,19 +270,30 @@ export function createDispatcher(
     return withTimeout(work, ms);
   }
 
-  async function handleSingle(body: string, start: number, msg: unknown, ctx: RequestContext) {
+  function handleSingle(
+    body: string,
+    start: number,
+    msg: unknown,
+    ctx: RequestContext,
+  ): DispatchResult | Promise<DispatchResult> {
     const env = newEnvelope();
     if (isObject(msg) && scanEnvelope(body, start, 0, env) < 0) return PARSE_ERROR;
     if (isIgnored(env)) return undefined;
     if (isCall(env) || isNotification(env)) {
       const refusal = ctx.admit?.([{ method: env.method, params: paramsOf(env, msg) }]);
       if (refusal !== undefined) return refused(env.id, refusal);
-      const tail = await run(env, msg, ctx, timeoutMs);
-      // geth writes the timeout error even for a notification (without an id).
-      if (tail === TIMEOUT) return wrap(env.id, TIMED_OUT);
-      return isNotification(env) ? undefined : wrap(env.id, tail);
+      const tail = run(env, msg, ctx, timeoutMs);
+      return typeof tail === "string"
+        ? singleAnswer(env, tail)
+        : tail.then((t) => singleAnswer(env, t));
     }
     return wrap(hasValidId(env) ? env.id : "null", INVALID_REQUEST);
+  }
+
+  function singleAnswer(env: Envelope, tail: string | typeof TIMEOUT): string | undefined {
+    // geth writes the timeout error even for a notification (without an id).
+    if (tail === TIMEOUT) return wrap(env.id, TIMED_OUT);
+    return isNotification(env) ? undefined : wrap(env.id, tail);
   }
 
   async function handleBatch(body: string, start: number, msgs: unknown[], ctx: RequestContext) {
@@ -329,7 +356,7 @@ export function createDispatcher(
   }
 
   return {
-    async handle(body, ctx) {
+    handle(body, ctx) {
       const start = skipSpace(body, 0);
       if (start === body.length) return undefined; // io.EOF: geth writes nothing
       let parsed: unknown;

@@ -5,6 +5,7 @@
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { overlayPending } from "../pending/pendingState.ts";
+import type { StateReader } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
 import type { RpcBackend } from "./backend.ts";
 import { ServerError } from "./errors.ts";
@@ -34,10 +35,10 @@ function head(backend: RpcBackend): number {
 }
 
 /** The pre-confirmed block if it builds on the current head (a stale one is already sealed). */
-export function livePending(backend: RpcBackend): PendingBlock | undefined {
+export function livePending(backend: RpcBackend, top = head(backend)): PendingBlock | undefined {
   const p = backend.pending();
   if (p === undefined) return undefined;
-  return p.base.number === head(backend) + 1 ? p : undefined;
+  return p.base.number === top + 1 ? p : undefined;
 }
 
 function sealed(backend: RpcBackend, number: number): BlockTarget | undefined {
@@ -74,7 +75,7 @@ export function resolveBlockTarget(
         case "latest":
           return sealed(backend, top);
         case "pending": {
-          const p = livePending(backend);
+          const p = livePending(backend, top);
           return p === undefined ? sealed(backend, top) : { kind: "pending", block: p };
         }
         case "safe":
@@ -98,15 +99,26 @@ export function resolveBlock(
   return target;
 }
 
+/** A class, not an object of closures: one is made per state read on the hot path. */
+class SealedState implements BlockState {
+  readonly pending = false;
+  constructor(
+    private readonly state: StateReader,
+    readonly number: number,
+  ) {}
+  account(address: Uint8Array): AccountRecord | undefined {
+    return this.state.account(address, this.number);
+  }
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    return this.state.storage(address, slot, this.number);
+  }
+  code(codeHash: Uint8Array): Uint8Array | undefined {
+    return this.state.code(codeHash);
+  }
+}
+
 function sealedState(backend: RpcBackend, number: number): BlockState {
-  const s = backend.state;
-  return {
-    number,
-    pending: false,
-    account: (address) => s.account(address, number),
-    storage: (address, slot) => s.storage(address, slot, number),
-    code: (codeHash) => s.code(codeHash),
-  };
+  return new SealedState(backend.state, number);
 }
 
 function pendingState(backend: RpcBackend, p: PendingBlock): BlockState {

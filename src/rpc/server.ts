@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
-import type { Dispatcher, RefusedResponse } from "./dispatch.ts";
+import type { Dispatcher, DispatchResult } from "./dispatch.ts";
 import {
   HTTP_BODY_LIMIT,
   HTTP_IDLE_TIMEOUT_MS,
@@ -40,6 +40,8 @@ const ACCEPTED_TYPES = new Set([
   "application/jsonrequest",
 ]);
 const CORS_METHODS = new Set(["POST", "GET", "OPTIONS"]);
+const INTERNAL_ERROR =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
 
 /** Go's http.Error: plain text, message plus newline. */
 function httpError(res: ServerResponse, status: number, message: string): void {
@@ -163,28 +165,43 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     return false;
   }
 
-  async function respond(
+  function respond(
     res: ServerResponse,
     body: string,
     truncated: boolean,
     reqCtx: RequestContext,
-  ) {
-    let out: string | undefined | RefusedResponse;
+  ): void {
+    let out: DispatchResult | Promise<DispatchResult>;
     try {
-      out = await opts.dispatcher.handle(body, reqCtx);
+      out = opts.dispatcher.handle(body, reqCtx);
     } catch {
-      out = '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
+      out = INTERNAL_ERROR;
     }
+    if (out instanceof Promise) {
+      out.then(
+        (o) => write(res, o, truncated),
+        () => write(res, INTERNAL_ERROR, truncated),
+      );
+    } else {
+      write(res, out, truncated);
+    }
+  }
+
+  function write(res: ServerResponse, out: DispatchResult, truncated: boolean): void {
     if (res.destroyed || res.writableEnded) return;
-    const text = typeof out === "object" ? out.body : out;
-    const headers: Record<string, string | number> = {
-      ...(typeof out === "object" ? out.headers : {}),
-      "content-type": "application/json",
-      "content-length": text === undefined ? 0 : Buffer.byteLength(text),
-    };
+    const refused = typeof out === "object";
+    const text = refused ? out.body : out;
+    // A flat header list: the cheapest form for node:http to serialize.
+    const headers: Array<string | number> = [
+      "content-type",
+      "application/json",
+      "content-length",
+      text === undefined ? 0 : Buffer.byteLength(text),
+    ];
+    if (refused) for (const [name, value] of Object.entries(out.headers)) headers.push(name, value);
     // The unread rest of a cut body makes the connection unusable for another request.
-    if (truncated) headers.connection = "close";
-    res.writeHead(typeof out === "object" ? out.status : 200, headers);
+    if (truncated) headers.push("connection", "close");
+    res.writeHead(refused ? out.status : 200, headers);
     res.end(text);
   }
 
@@ -214,7 +231,7 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     const finish = (truncated: boolean) => {
       done = true;
       const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      void respond(res, buf.toString("utf8"), truncated, reqCtx);
+      respond(res, buf.toString("utf8"), truncated, reqCtx);
     };
     req.on("data", (chunk: Buffer) => {
       if (done) return;

@@ -90,12 +90,19 @@ export class SchemaMismatchError extends Error {
   readonly code = "SCHEMA_MISMATCH";
 }
 
-function metaGet(meta: KvTable, key: string): Uint8Array | undefined {
-  return meta.get(utf8.encode(key));
+type MetaKey = keyof typeof META_KEYS;
+/** The meta keys as bytes, encoded once: the head is read on every RPC call. */
+const META_KEY_BYTES = Object.fromEntries(
+  Object.entries(META_KEYS).map(([name, key]) => [name, utf8.encode(key)]),
+) as Record<MetaKey, Uint8Array>;
+
+function metaGet(meta: KvTable, key: MetaKey): Uint8Array | undefined {
+  return meta.get(META_KEY_BYTES[key]);
 }
 
-function metaNumber(meta: KvTable, key: string): number | undefined {
-  const v = metaGet(meta, key);
+function metaNumber(meta: KvTable, key: MetaKey): number | undefined {
+  // Decoded at once, so LMDB's reused buffer needs no copy.
+  const v = meta.getFast(META_KEY_BYTES[key]);
   return v === undefined ? undefined : readU64(v);
 }
 
@@ -119,12 +126,10 @@ export function createChainStore(env: KvEnv): ChainStore {
     preconfirmations: env.table("preconfirmations"),
   };
 
-  const version = metaNumber(t.meta, META_KEYS.schemaVersion);
+  const version = metaNumber(t.meta, "schemaVersion");
   if (version === undefined) {
     if (!env.readOnly) {
-      env.writeAtomically(() =>
-        t.meta.put(utf8.encode(META_KEYS.schemaVersion), u64Key(SCHEMA_VERSION)),
-      );
+      env.writeAtomically(() => t.meta.put(META_KEY_BYTES.schemaVersion, u64Key(SCHEMA_VERSION)));
     }
   } else if (version !== SCHEMA_VERSION) {
     throw new SchemaMismatchError(
@@ -132,7 +137,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     );
   }
 
-  const headNumber = () => metaNumber(t.meta, META_KEYS.head);
+  const headNumber = () => metaNumber(t.meta, "head");
 
   function currentAccount(address: Uint8Array): AccountRecord | undefined {
     const v = t.accounts.getFast(address);
@@ -166,11 +171,11 @@ export function createChainStore(env: KvEnv): ChainStore {
       return blockHash === undefined ? undefined : { ...location, blockHash };
     },
     forkchoice: () => ({
-      safe: metaNumber(t.meta, META_KEYS.safe),
-      finalized: metaNumber(t.meta, META_KEYS.finalized),
+      safe: metaNumber(t.meta, "safe"),
+      finalized: metaNumber(t.meta, "finalized"),
     }),
     chainConfig() {
-      const v = metaGet(t.meta, META_KEYS.chainConfig);
+      const v = metaGet(t.meta, "chainConfig");
       return v === undefined ? undefined : utf8Decoder.decode(v);
     },
 
@@ -247,7 +252,7 @@ export function createChainStore(env: KvEnv): ChainStore {
         )) {
           t.preconfirmations.remove(key);
         }
-        t.meta.put(utf8.encode(META_KEYS.head), numberKey);
+        t.meta.put(META_KEY_BYTES.head, numberKey);
       });
     },
     recordFlashblock(number, index, timestamp, transactions) {
@@ -270,13 +275,12 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     setForkchoice(fc) {
       env.writeAtomically(() => {
-        if (fc.safe !== undefined) t.meta.put(utf8.encode(META_KEYS.safe), u64Key(fc.safe));
-        if (fc.finalized !== undefined)
-          t.meta.put(utf8.encode(META_KEYS.finalized), u64Key(fc.finalized));
+        if (fc.safe !== undefined) t.meta.put(META_KEY_BYTES.safe, u64Key(fc.safe));
+        if (fc.finalized !== undefined) t.meta.put(META_KEY_BYTES.finalized, u64Key(fc.finalized));
       });
     },
     setChainConfig(json) {
-      env.writeAtomically(() => t.meta.put(utf8.encode(META_KEYS.chainConfig), utf8.encode(json)));
+      env.writeAtomically(() => t.meta.put(META_KEY_BYTES.chainConfig, utf8.encode(json)));
     },
   };
 }
