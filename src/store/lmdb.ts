@@ -44,7 +44,12 @@ function wrap(db: Database<Buffer, Buffer>): KvTable {
       db.removeSync(key as Buffer);
     },
     first: (start, end) => {
-      for (const e of db.getRange({ start: start as Buffer, end: end as Buffer, limit: 1 }))
+      for (const e of db.getRange({
+        start: start as Buffer,
+        end: end as Buffer,
+        limit: 1,
+        snapshot: false,
+      }))
         return e;
       return undefined;
     },
