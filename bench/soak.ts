@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { percentile } from "../src/pending/flashblockStats.ts";
-import { luaScript, runWrk } from "./compare/wrk.ts";
+import { luaScript, pacedCheckingScript, runWrk } from "./compare/wrk.ts";
 import { startDevChild, transferSigner } from "./lib/devChain.ts";
 import { benchAgent, postJson, rpcBody } from "./lib/http.ts";
 
@@ -65,9 +65,7 @@ ws.on("message", () => arrivals.push(performance.now()));
 const samples: Array<{ t: number; rssMiB: number; fileMiB: number; lagS: number }> = [];
 const started = performance.now();
 const nonces = new Array(SENDERS).fill(0);
-let reads = 0;
 let writes = 0;
-const reads_ = ["latest", "pending", "0x1"];
 
 async function writer(): Promise<void> {
   let due = performance.now();
@@ -83,23 +81,26 @@ async function writer(): Promise<void> {
   }
 }
 
-async function reader(share: number): Promise<void> {
-  let due = performance.now();
-  for (let i = 0; performance.now() - started < DURATION_MS; i++) {
-    const tag = reads_[i % reads_.length]!;
-    const body =
-      i % 10 === 9
-        ? rpcBody("eth_getBlockReceipts", ["latest"])
-        : rpcBody("eth_getStorageAt", [accounts[i % SENDERS]!.address, "0x0", tag]);
-    const answer = await postJson(url, body);
-    if (!answer.startsWith('{"jsonrpc":"2.0","id":1,"result"'))
-      fail(`read: ${answer.slice(0, 200)}`);
-    reads++;
-    due += 1000 / share;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  }
+// The read load runs in wrk (a Node client on the same two cores cannot reach half of the
+// capacity): a fixed cycle of latest, pending and historical storage reads and, every tenth,
+// the receipts of the latest block; each connection paced by wrk's delay().
+const READ_DELAY_MS = 4;
+const readConnections = Math.max(1, Math.round((readRate * (READ_DELAY_MS + 0.3)) / 1000));
+const readBodies: string[] = [];
+for (let i = 0; i < 30; i++) {
+  const tag = ["latest", "pending", "0x1"][i % 3]!;
+  readBodies.push(
+    i % 10 === 9
+      ? rpcBody("eth_getBlockReceipts", ["latest"])
+      : rpcBody("eth_getStorageAt", [accounts[i % SENDERS]!.address, "0x0", tag]),
+  );
 }
+const readLoad = runWrk(
+  base,
+  pacedCheckingScript(`/rpc/${KEY}`, readBodies, READ_DELAY_MS, '{"jsonrpc":"2.0","id":1,"result"'),
+  DURATION_MS / 1000,
+  readConnections,
+);
 
 const monitor = setInterval(async () => {
   const metrics = await (await fetch(`${base}metrics`)).text();
@@ -114,12 +115,13 @@ const monitor = setInterval(async () => {
   const last = samples.at(-1)!;
   if (samples.length % 6 === 0)
     console.log(
-      `${last.t.toFixed(0)} s: RSS anon ${last.rssMiB.toFixed(0)} MiB + file ${last.fileMiB.toFixed(0)} MiB, pending lag ${(last.lagS * 1000).toFixed(0)} ms, reads ${reads}, writes ${writes}, errors ${errors}`,
+      `${last.t.toFixed(0)} s: RSS anon ${last.rssMiB.toFixed(0)} MiB + file ${last.fileMiB.toFixed(0)} MiB, pending lag ${(last.lagS * 1000).toFixed(0)} ms, writes ${writes}, errors ${errors}`,
     );
 }, 5000);
 
-const READERS = 32;
-await Promise.all([writer(), ...Array.from({ length: READERS }, () => reader(readRate / READERS))]);
+const [, reads] = await Promise.all([writer(), readLoad]);
+errors += reads.errors + reads.badAnswers;
+if (reads.stderr !== "") errorSamples.push(`read: ${reads.stderr.slice(0, 400)}`);
 clearInterval(monitor);
 ws.close();
 child.kill("SIGTERM");
@@ -145,7 +147,7 @@ const lags = samples.map((s) => s.lagS * 1000).filter(Number.isFinite);
 const p99 = percentile(intervals, 99);
 console.log("");
 console.log(
-  `duration ${((performance.now() - started) / 1000).toFixed(0)} s; requests served: ${reads} reads (${(reads / (DURATION_MS / 1000)).toFixed(0)}/s) + ${writes} transactions (${(writes / (DURATION_MS / 1000)).toFixed(0)}/s); errors ${errors}`,
+  `duration ${((performance.now() - started) / 1000).toFixed(0)} s; requests served: ${reads.requests} reads (${reads.requestsPerSecond.toFixed(0)}/s over ${readConnections} connections; p50 ${reads.p50Ms.toFixed(2)} ms, p99 ${reads.p99Ms.toFixed(2)} ms) + ${writes} transactions (${(writes / (DURATION_MS / 1000)).toFixed(0)}/s); errors ${errors} (reads: ${reads.errors} transport/HTTP, ${reads.badAnswers} not a result)`,
 );
 console.log(
   `RSS (anonymous: heaps and stacks of all threads): start ${samples[0]!.rssMiB.toFixed(0)} MiB, last sample ${samples.at(-1)!.rssMiB.toFixed(0)} MiB, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)} MiB; median after warm-up (from ${warm.t.toFixed(0)} s) ${warm.rssMiB.toFixed(0)} MiB, median of the last fifth ${end.rssMiB.toFixed(0)} MiB → growth past warm-up ${(growth * 100).toFixed(1)}%`,

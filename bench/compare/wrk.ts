@@ -10,6 +10,11 @@ export type WrkResult = {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly errors: number;
+  readonly requests: number;
+  /** Answers a checking script refused (pacedCheckingScript), 0 otherwise. */
+  readonly badAnswers: number;
+  /** What wrk printed on stderr (a checking script's first refused answers). */
+  readonly stderr: string;
 };
 
 export function ensureWrk(): string {
@@ -41,6 +46,51 @@ end
   return file;
 }
 
+/**
+ * A paced, checking script: each connection cycles through `bodies`, waits `delayMs` before each
+ * request (so the rate is about connections × 1000 / (delayMs + latency)), and counts answers
+ * not starting with `okPrefix` (printed as "BAD n"; the first few go to stderr).
+ */
+export function pacedCheckingScript(
+  path: string,
+  bodies: readonly string[],
+  delayMs: number,
+  okPrefix: string,
+): string {
+  const file = join(dir, `w${scripts++}.lua`);
+  const list = bodies.map((b) => `[==[${b}]==]`).join(",\n  ");
+  writeFileSync(
+    file,
+    `wrk.method = "POST"
+wrk.path = "${path}"
+wrk.headers["Content-Type"] = "application/json"
+local bodies = {
+  ${list}
+}
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) bad = 0; i = 0 end
+function delay() return ${delayMs} end
+function request()
+  i = i + 1
+  return wrk.format(nil, nil, nil, bodies[(i % #bodies) + 1])
+end
+function response(status, headers, body)
+  if string.sub(body, 1, ${okPrefix.length}) ~= [==[${okPrefix}]==] then
+    bad = bad + 1
+    if bad <= 5 then io.stderr:write(status .. " " .. string.sub(body, 1, 200) .. "\n") end
+  end
+end
+function done(summary, latency, requests)
+  local total = 0
+  for _, t in ipairs(threads) do total = total + t:get("bad") end
+  io.write("BAD " .. total .. "\n")
+end
+`,
+  );
+  return file;
+}
+
 function toMs(value: string, unit: string): number {
   const n = Number(value);
   return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : n;
@@ -63,8 +113,12 @@ export function runWrk(
       url,
     ]);
     let out = "";
+    let stderr = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => {
+      out += c.toString();
+      stderr += c.toString();
+    });
     child.on("error", reject);
     child.on("exit", () => {
       const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
@@ -77,7 +131,12 @@ export function runWrk(
       const errors =
         Number(non2xx?.[1] ?? 0) +
         (sock === null ? 0 : sock.slice(1).reduce((n, x) => n + Number(x), 0));
+      const requests = /(\d+) requests in/.exec(out);
+      const bad = /^BAD (\d+)$/m.exec(out);
       resolve({
+        requests: Number(requests?.[1] ?? 0),
+        badAnswers: Number(bad?.[1] ?? 0),
+        stderr,
         requestsPerSecond: Number(rps[1]),
         p50Ms: toMs(p50[1]!, p50[2]!),
         p99Ms: toMs(p99[1]!, p99[2]!),
