@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { percentile } from "../src/pending/flashblockStats.ts";
-import { luaScript, pacedCheckingScript, runWrk } from "./compare/wrk.ts";
+import { pacedCheckingScript, runWrk } from "./compare/wrk.ts";
 import { startDevChild, transferSigner } from "./lib/devChain.ts";
 import { benchAgent, postJson, rpcBody } from "./lib/http.ts";
 
@@ -44,32 +44,34 @@ const fail = (what: string) => {
   if (errorSamples.length < 10) errorSamples.push(what);
 };
 
-// Capacity: eth_getStorageAt latest under wrk for 3 s; the read load runs at half of it.
-const probe = await runWrk(
-  base,
-  luaScript(
-    `/rpc/${KEY}`,
-    `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${accounts[0]!.address}","0x%x","latest"]}', math.random(1, 1000))`,
-  ),
-  3,
-  16,
-);
-const readRate = Math.floor(probe.requestsPerSecond / 2);
-console.log(
-  `capacity probe: ${probe.requestsPerSecond.toFixed(0)} req/s → read load ${readRate} req/s; write load ${TX_RATE} tx/s; ${values.minutes} min`,
-);
+// The read load runs in wrk (a Node client on the same two cores cannot reach half of the
+// capacity): a fixed cycle of latest, pending and historical storage reads and, every tenth,
+// the receipts of the latest block, every answer checked.
+const readBodies: string[] = [];
+for (let i = 0; i < 30; i++) {
+  const tag = ["latest", "pending", "0x1"][i % 3]!;
+  readBodies.push(
+    i % 10 === 9
+      ? rpcBody("eth_getBlockReceipts", ["latest"])
+      : rpcBody("eth_getStorageAt", [accounts[i % SENDERS]!.address, "0x0", tag]),
+  );
+}
+const OK_PREFIX = '{"jsonrpc":"2.0","id":1,"result"';
+const READ_DELAY_MS = 4;
+const readScript = (delayMs: number) =>
+  pacedCheckingScript(`/rpc/${KEY}`, readBodies, delayMs, OK_PREFIX);
 
 const ws = new WebSocket(`${base.replace(/^http/, "ws")}flashblocks`);
 const arrivals: number[] = [];
 ws.on("message", () => arrivals.push(performance.now()));
 const samples: Array<{ t: number; rssMiB: number; fileMiB: number; lagS: number }> = [];
-const started = performance.now();
 const nonces = new Array(SENDERS).fill(0);
 let writes = 0;
+let writing = true;
 
 async function writer(): Promise<void> {
   let due = performance.now();
-  for (let i = 0; performance.now() - started < DURATION_MS; i++) {
+  for (let i = 0; writing; i++) {
     const s = i % SENDERS;
     const raw = signer.transfer(s, nonces[s]!++);
     const answer = await postJson(url, rpcBody("eth_sendRawTransaction", [raw]));
@@ -81,26 +83,24 @@ async function writer(): Promise<void> {
   }
 }
 
-// The read load runs in wrk (a Node client on the same two cores cannot reach half of the
-// capacity): a fixed cycle of latest, pending and historical storage reads and, every tenth,
-// the receipts of the latest block; each connection paced by wrk's delay().
-const READ_DELAY_MS = 4;
-const readConnections = Math.max(1, Math.round((readRate * (READ_DELAY_MS + 0.3)) / 1000));
-const readBodies: string[] = [];
-for (let i = 0; i < 30; i++) {
-  const tag = ["latest", "pending", "0x1"][i % 3]!;
-  readBodies.push(
-    i % 10 === 9
-      ? rpcBody("eth_getBlockReceipts", ["latest"])
-      : rpcBody("eth_getStorageAt", [accounts[i % SENDERS]!.address, "0x0", tag]),
-  );
-}
-const readLoad = runWrk(
-  base,
-  pacedCheckingScript(`/rpc/${KEY}`, readBodies, READ_DELAY_MS, '{"jsonrpc":"2.0","id":1,"result"'),
-  DURATION_MS / 1000,
-  readConnections,
+// Capacity of the same read mix, under the write load (blocks full of receipts): unpaced wrk for
+// 3 s. The read load is half of it: wrk's delay() paces each connection, and a 3 s trial sets
+// the number of connections that reaches the rate.
+const writing_ = writer();
+await new Promise((r) => setTimeout(r, 5000));
+const probe = await runWrk(base, readScript(0), 3, 16);
+const readRate = Math.floor(probe.requestsPerSecond / 2);
+const firstGuess = Math.max(1, Math.round((readRate * (READ_DELAY_MS + 0.5)) / 1000));
+const trial = await runWrk(base, readScript(READ_DELAY_MS), 3, firstGuess);
+const readConnections = Math.max(
+  1,
+  Math.round((firstGuess * readRate) / Math.max(1, trial.requestsPerSecond)),
 );
+console.log(
+  `capacity probe (read mix, under writes): ${probe.requestsPerSecond.toFixed(0)} req/s → read load ${readRate} req/s (${readConnections} connections, ${READ_DELAY_MS} ms apart); write load ${TX_RATE} tx/s; ${values.minutes} min`,
+);
+const started = performance.now();
+const readLoad = runWrk(base, readScript(READ_DELAY_MS), DURATION_MS / 1000, readConnections);
 
 const monitor = setInterval(async () => {
   const metrics = await (await fetch(`${base}metrics`)).text();
@@ -119,9 +119,14 @@ const monitor = setInterval(async () => {
     );
 }, 5000);
 
-const [, reads] = await Promise.all([writer(), readLoad]);
-errors += reads.errors + reads.badAnswers;
-if (reads.stderr !== "") errorSamples.push(`read: ${reads.stderr.slice(0, 400)}`);
+const reads = await readLoad;
+for (const r of [probe, trial, reads]) {
+  errors += r.errors + r.badAnswers;
+  if (!r.checked) fail(`read load: the wrk script did not run: ${r.stderr.slice(0, 400)}`);
+  else if (r.stderr !== "") errorSamples.push(`read: ${r.stderr.slice(0, 400)}`);
+}
+writing = false;
+await writing_;
 clearInterval(monitor);
 ws.close();
 child.kill("SIGTERM");
@@ -147,7 +152,7 @@ const lags = samples.map((s) => s.lagS * 1000).filter(Number.isFinite);
 const p99 = percentile(intervals, 99);
 console.log("");
 console.log(
-  `duration ${((performance.now() - started) / 1000).toFixed(0)} s; requests served: ${reads.requests} reads (${reads.requestsPerSecond.toFixed(0)}/s over ${readConnections} connections; p50 ${reads.p50Ms.toFixed(2)} ms, p99 ${reads.p99Ms.toFixed(2)} ms) + ${writes} transactions (${(writes / (DURATION_MS / 1000)).toFixed(0)}/s); errors ${errors} (reads: ${reads.errors} transport/HTTP, ${reads.badAnswers} not a result)`,
+  `duration ${((performance.now() - started) / 1000).toFixed(0)} s; requests served: ${reads.requests} reads (${reads.requestsPerSecond.toFixed(0)}/s, target ${readRate}/s, over ${readConnections} connections; p50 ${reads.p50Ms.toFixed(2)} ms, p99 ${reads.p99Ms.toFixed(2)} ms) + ${writes} transactions (${TX_RATE}/s); errors ${errors} (reads: ${reads.errors} transport/HTTP, ${reads.badAnswers} not a result)`,
 );
 console.log(
   `RSS (anonymous: heaps and stacks of all threads): start ${samples[0]!.rssMiB.toFixed(0)} MiB, last sample ${samples.at(-1)!.rssMiB.toFixed(0)} MiB, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)} MiB; median after warm-up (from ${warm.t.toFixed(0)} s) ${warm.rssMiB.toFixed(0)} MiB, median of the last fifth ${end.rssMiB.toFixed(0)} MiB → growth past warm-up ${(growth * 100).toFixed(1)}%`,

@@ -13,6 +13,8 @@ export type WrkResult = {
   readonly requests: number;
   /** Answers a checking script refused (pacedCheckingScript), 0 otherwise. */
   readonly badAnswers: number;
+  /** Whether a checking script reported (false: it did not run, e.g. a Lua error). */
+  readonly checked: boolean;
   /** What wrk printed on stderr (a checking script's first refused answers). */
   readonly stderr: string;
 };
@@ -47,8 +49,8 @@ end
 }
 
 /**
- * A paced, checking script: each connection cycles through `bodies`, waits `delayMs` before each
- * request (so the rate is about connections × 1000 / (delayMs + latency)), and counts answers
+ * A paced, checking script: each connection cycles through `bodies`, waits `delayMs` (0: no
+ * wait) before each request (so the rate is about connections × 1000 / (delayMs + latency)), and counts answers
  * not starting with `okPrefix` (printed as "BAD n"; the first few go to stderr).
  */
 export function pacedCheckingScript(
@@ -70,7 +72,7 @@ local bodies = {
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 function init(args) bad = 0; i = 0 end
-function delay() return ${delayMs} end
+${delayMs > 0 ? `function delay() return ${delayMs} end` : "-- unpaced"}
 function request()
   i = i + 1
   return wrk.format(nil, nil, nil, bodies[(i % #bodies) + 1])
@@ -78,13 +80,13 @@ end
 function response(status, headers, body)
   if string.sub(body, 1, ${okPrefix.length}) ~= [==[${okPrefix}]==] then
     bad = bad + 1
-    if bad <= 5 then io.stderr:write(status .. " " .. string.sub(body, 1, 200) .. "\n") end
+    if bad <= 5 then io.stderr:write(status .. " " .. string.sub(body, 1, 200) .. "\\n") end
   end
 end
 function done(summary, latency, requests)
   local total = 0
   for _, t in ipairs(threads) do total = total + t:get("bad") end
-  io.write("BAD " .. total .. "\n")
+  io.write("BAD " .. total .. "\\n")
 end
 `,
   );
@@ -136,6 +138,7 @@ export function runWrk(
       resolve({
         requests: Number(requests?.[1] ?? 0),
         badAnswers: Number(bad?.[1] ?? 0),
+        checked: bad !== null,
         stderr,
         requestsPerSecond: Number(rps[1]),
         p50Ms: toMs(p50[1]!, p50[2]!),
