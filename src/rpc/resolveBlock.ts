@@ -132,6 +132,18 @@ function pendingState(backend: RpcBackend, p: PendingBlock): BlockState {
 /** For state reads: an unknown block is an error, as in geth. The block defaults to latest. */
 export function resolveState(backend: RpcBackend, selector: BlockSelector | undefined): BlockState {
   const sel = selector ?? LATEST;
+  // The common selectors need only the head: the canonical chain is contiguous from genesis, so
+  // every number up to the head exists, and a state read needs no block hash.
+  if (sel.kind === "number") {
+    const top = head(backend);
+    if (sel.number > BigInt(top)) throw new ServerError("header not found");
+    return sealedState(backend, Number(sel.number));
+  }
+  if (sel.kind === "tag" && (sel.tag === "latest" || sel.tag === "pending")) {
+    const top = head(backend);
+    const p = sel.tag === "pending" ? livePending(backend, top) : undefined;
+    return p === undefined ? sealedState(backend, top) : pendingState(backend, p);
+  }
   const target = resolveBlockTarget(backend, sel);
   if (target === undefined) {
     throw new ServerError(sel.kind === "hash" ? "header for hash not found" : "header not found");

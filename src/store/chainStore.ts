@@ -22,6 +22,7 @@ import {
   storageKey,
   txLocation,
   u64Key,
+  writeU64,
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
@@ -29,7 +30,9 @@ import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
-const MAX_U64_KEY = new Uint8Array(8).fill(0xff);
+/** Bounds of a storage-history seek: address ‖ slot ‖ block, and address ‖ slot ‖ 2^64-1. */
+const HISTORY_START = new Uint8Array(60);
+const HISTORY_END = new Uint8Array(60).fill(0xff);
 
 export type Forkchoice = {
   readonly safe: number | undefined;
@@ -193,11 +196,12 @@ export function createChainStore(env: KvEnv): ChainStore {
     storage(address, slot, block) {
       const head = headNumber();
       if (head === undefined || block >= head) return currentStorage(address, slot);
-      const start = storageHistoryKey(address, slot, block + 1);
-      const end = new Uint8Array(60);
-      end.set(start.subarray(0, 52), 0);
-      end.set(MAX_U64_KEY, 52);
-      const hit = t.storageHistory.first(start, end);
+      // Scratch keys: lmdb-js copies a range's bounds when the read starts, and this read ends here.
+      HISTORY_START.set(address, 0);
+      HISTORY_START.set(slot, 20);
+      writeU64(HISTORY_START, 52, block + 1);
+      HISTORY_END.set(HISTORY_START.subarray(0, 52), 0);
+      const hit = t.storageHistory.first(HISTORY_START, HISTORY_END);
       if (hit === undefined) return currentStorage(address, slot);
       return hit.value;
     },
