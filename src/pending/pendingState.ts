@@ -11,17 +11,33 @@ export type StateView = {
 
 const EMPTY = new Uint8Array(0);
 
+/** The pending block's writes over `parent`: a class, since one is made per pending read. */
+export class PendingOverlay implements StateView {
+  constructor(
+    protected readonly block: PendingBlock,
+    protected readonly parent: StateView,
+  ) {}
+
+  account(address: Uint8Array): AccountRecord | undefined {
+    const key = bytesToUnprefixedHex(address);
+    return this.block.accounts.has(key)
+      ? this.block.accounts.get(key)
+      : this.parent.account(address);
+  }
+
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    const value = this.block.storage.get(storageId(address, slot));
+    if (value !== undefined) return value;
+    return this.block.wiped.has(bytesToUnprefixedHex(address))
+      ? EMPTY
+      : this.parent.storage(address, slot);
+  }
+
+  code(codeHash: Uint8Array): Uint8Array | undefined {
+    return this.block.code.get(bytesToUnprefixedHex(codeHash)) ?? this.parent.code(codeHash);
+  }
+}
+
 export function overlayPending(p: PendingBlock, parent: StateView): StateView {
-  return {
-    account(address) {
-      const key = bytesToUnprefixedHex(address);
-      return p.accounts.has(key) ? p.accounts.get(key) : parent.account(address);
-    },
-    storage(address, slot) {
-      const value = p.storage.get(storageId(address, slot));
-      if (value !== undefined) return value;
-      return p.wiped.has(bytesToUnprefixedHex(address)) ? EMPTY : parent.storage(address, slot);
-    },
-    code: (codeHash) => p.code.get(bytesToUnprefixedHex(codeHash)) ?? parent.code(codeHash),
-  };
+  return new PendingOverlay(p, parent);
 }

@@ -4,7 +4,7 @@
 // head, and `latest` otherwise: never null, never an error.
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import { overlayPending } from "../pending/pendingState.ts";
+import { PendingOverlay } from "../pending/pendingState.ts";
 import type { StateReader } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
 import type { RpcBackend } from "./backend.ts";
@@ -121,12 +121,17 @@ function sealedState(backend: RpcBackend, number: number): BlockState {
   return new SealedState(backend.state, number);
 }
 
+class PendingBlockState extends PendingOverlay implements BlockState {
+  readonly pending = true;
+  readonly number: number;
+  constructor(state: StateReader, p: PendingBlock) {
+    super(p, new SealedState(state, p.base.number - 1));
+    this.number = p.base.number;
+  }
+}
+
 function pendingState(backend: RpcBackend, p: PendingBlock): BlockState {
-  return {
-    number: p.base.number,
-    pending: true,
-    ...overlayPending(p, sealedState(backend, p.base.number - 1)),
-  };
+  return new PendingBlockState(backend.state, p);
 }
 
 /** For state reads: an unknown block is an error, as in geth. The block defaults to latest. */
