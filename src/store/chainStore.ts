@@ -30,9 +30,14 @@ import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
-/** Bounds of a storage-history seek: address ‖ slot ‖ block, and address ‖ slot ‖ 2^64-1. */
+// Scratch bounds of history seeks (no garbage per read): lmdb-js copies a range's bounds when
+// the read starts, and each seek ends before the next begins.
+/** address ‖ slot ‖ block, and address ‖ slot ‖ 2^64-1. */
 const HISTORY_START = new Uint8Array(60);
 const HISTORY_END = new Uint8Array(60).fill(0xff);
+/** address ‖ block, and address ‖ 2^64-1. */
+const ACCOUNT_HISTORY_START = new Uint8Array(28);
+const ACCOUNT_HISTORY_END = new Uint8Array(28).fill(0xff);
 
 export type Forkchoice = {
   readonly safe: number | undefined;
@@ -186,17 +191,16 @@ export function createChainStore(env: KvEnv): ChainStore {
       const head = headNumber();
       if (head === undefined || block >= head) return currentAccount(address);
       // The first change after `block` holds the value the account had at the end of `block`.
-      const hit = t.accountHistory.first(
-        accountHistoryKey(address, block + 1),
-        accountHistoryKey(address, Number.MAX_SAFE_INTEGER),
-      );
+      ACCOUNT_HISTORY_START.set(address, 0);
+      writeU64(ACCOUNT_HISTORY_START, 20, block + 1);
+      ACCOUNT_HISTORY_END.set(address, 0);
+      const hit = t.accountHistory.first(ACCOUNT_HISTORY_START, ACCOUNT_HISTORY_END);
       if (hit === undefined) return currentAccount(address);
       return hit.value.length === 0 ? undefined : decodeAccount(hit.value);
     },
     storage(address, slot, block) {
       const head = headNumber();
       if (head === undefined || block >= head) return currentStorage(address, slot);
-      // Scratch keys: lmdb-js copies a range's bounds when the read starts, and this read ends here.
       HISTORY_START.set(address, 0);
       HISTORY_START.set(slot, 20);
       writeU64(HISTORY_START, 52, block + 1);
