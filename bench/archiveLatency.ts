@@ -20,7 +20,7 @@ const { values } = parseArgs({
 });
 const REQUESTS = Number(values.requests);
 
-function importOnce(sync: boolean): { mgas: number; line: string } {
+function importOnce(sync: boolean): { mgas: number; line: string; datadir: string } {
   const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
   const args = [
     BIN,
@@ -36,7 +36,7 @@ function importOnce(sync: boolean): { mgas: number; line: string } {
   const line = r.stdout.trim().split("\n").at(-1) ?? "";
   const m = /= ([\d.]+) Mgas\/s/.exec(line);
   if (r.status !== 0 || m === null) throw new Error(`import failed: ${r.stderr}`);
-  return { mgas: Number(m[1]), line };
+  return { mgas: Number(m[1]), line, datadir };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -65,16 +65,7 @@ for (const sync of [true, false]) {
   );
 }
 
-const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
-spawnSync(process.execPath, [
-  BIN,
-  "import",
-  "--genesis",
-  join(SAMPLE, "genesis.json"),
-  "--datadir",
-  datadir,
-  join(SAMPLE, "chain.rlp"),
-]);
+const { datadir } = importOnce(true);
 const server = spawn(
   process.execPath,
   [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0"],

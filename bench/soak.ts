@@ -86,7 +86,7 @@ async function writer(): Promise<void> {
 // Capacity of the same read mix, under the write load (blocks full of receipts): unpaced wrk for
 // 3 s. The read load is half of it: wrk's delay() paces each connection, and a 3 s trial sets
 // the number of connections that reaches the rate.
-const writing_ = writer();
+const writerDone = writer();
 await new Promise((r) => setTimeout(r, 5000));
 const probe = await runWrk(base, readScript(0), 3, 16);
 const readRate = Math.floor(probe.requestsPerSecond / 2);
@@ -126,7 +126,7 @@ for (const r of [probe, trial, reads]) {
   else if (r.stderr !== "") errorSamples.push(`read: ${r.stderr.slice(0, 400)}`);
 }
 writing = false;
-await writing_;
+await writerDone;
 clearInterval(monitor);
 ws.close();
 child.kill("SIGTERM");

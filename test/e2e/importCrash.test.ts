@@ -11,7 +11,7 @@ import { bytesToHex } from "../../src/util/hex.ts";
 import {
   BIN,
   CHAIN_RLP,
-  FORKCHOICE,
+  fixtureImportArgs,
   GENESIS,
   importFixtureChain,
   runCli,
@@ -107,16 +107,7 @@ test("import survives SIGKILL at several points and resumes to identical results
     await env.close();
 
     // Resuming finishes the chain with the same bytes in every table.
-    const resumed = runCli([
-      "import",
-      "--genesis",
-      GENESIS,
-      "--datadir",
-      datadir,
-      "--forkchoice",
-      FORKCHOICE,
-      CHAIN_RLP,
-    ]);
+    const resumed = runCli(fixtureImportArgs(datadir));
     assert.equal(resumed.status, 0, resumed.stderr);
     assert.match(
       resumed.stdout,

@@ -42,10 +42,9 @@ export function runCli(args: string[]): CliResult {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
-export function importFixtureChain(label: string): string {
-  const datadir = tempDatadir(label);
-  const r = runCli([
+/** `flashnode import` arguments for the fixture chain (with forkchoice) into `datadir`. */
+export function fixtureImportArgs(datadir: string): string[] {
+  return [
     "import",
     "--genesis",
     GENESIS,
@@ -54,7 +53,13 @@ export function importFixtureChain(label: string): string {
     "--forkchoice",
     FORKCHOICE,
     CHAIN_RLP,
-  ]);
+  ];
+}
+
+/** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
+export function importFixtureChain(label: string): string {
+  const datadir = tempDatadir(label);
+  const r = runCli(fixtureImportArgs(datadir));
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}${r.stdout}`);
   return datadir;
 }
