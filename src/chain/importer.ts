@@ -2,12 +2,12 @@
 // verified, then committed in one atomic write, so an interrupted import resumes from the last
 // committed block.
 import { readFileSync } from "node:fs";
-import { type Block, createBlockFromBytesArray } from "@ethereumjs/block";
-import { type Input, RLP } from "@ethereumjs/rlp";
+import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import type { ChainSpec } from "./genesis.ts";
+import { ChainFile, ChainFileError } from "./rlpFile.ts";
 
 export class ImportError extends Error {
   readonly code = "IMPORT_FAILED";
@@ -28,35 +28,12 @@ export type ImportResult = {
   readonly elapsedMs: number;
 };
 
-/** Splits a file of concatenated RLP blocks into their raw list values. */
-export function* readRlpBlocks(bytes: Uint8Array): Generator<Uint8Array[]> {
-  let rest = bytes;
-  while (rest.length > 0) {
-    let decoded: { data: Input; remainder: Uint8Array };
-    try {
-      decoded = RLP.decode(rest, true) as unknown as { data: Input; remainder: Uint8Array };
-    } catch (e) {
-      throw new ImportError(
-        `chain file is not valid RLP at byte ${bytes.length - rest.length}: ${(e as Error).message}`,
-      );
-    }
-    yield decoded.data as Uint8Array[];
-    rest = decoded.remainder;
-  }
-}
-
-function decodeBlock(spec: ChainSpec, raw: Uint8Array[], position: number): Block {
+function decodeBlock(spec: ChainSpec, bytes: Uint8Array, position: number, offset: number): Block {
   try {
-    return createBlockFromBytesArray(
-      raw as unknown as Parameters<typeof createBlockFromBytesArray>[0],
-      {
-        common: spec.common,
-        setHardfork: true,
-      },
-    );
+    return createBlockFromRLP(bytes, { common: spec.common, setHardfork: true });
   } catch (e) {
     throw new ImportError(
-      `block #${position} of the chain file cannot be decoded: ${(e as Error).message}`,
+      `block #${position} of the chain file (byte ${offset}) cannot be decoded: ${(e as Error).message}`,
     );
   }
 }
@@ -85,40 +62,49 @@ export async function importChain(opts: {
 }): Promise<ImportResult> {
   const { spec, store } = opts;
   const executor = await ensureGenesis(spec, store);
-  let bytes: Uint8Array;
+  let file: ChainFile;
   try {
-    bytes = readFileSync(opts.chainFile);
+    file = ChainFile.open(opts.chainFile);
   } catch (e) {
-    throw new ImportError(`cannot read chain file ${opts.chainFile}: ${(e as Error).message}`);
+    throw new ImportError((e as Error).message);
   }
-  const raws = [...readRlpBlocks(bytes)];
   const started = performance.now();
   let imported = 0;
   let skipped = 0;
   let gas = 0n;
-  const last =
-    raws.length === 0
-      ? 0
-      : Number(decodeBlock(spec, raws[raws.length - 1]!, raws.length).header.number);
-  for (let i = 0; i < raws.length; i++) {
-    const block = decodeBlock(spec, raws[i]!, i + 1);
-    const number = Number(block.header.number);
-    const head = store.headNumber() ?? -1;
-    if (number <= head) {
-      const stored = store.canonicalHash(number);
-      if (stored === undefined || !equalBytes(stored, block.hash())) {
-        throw new ImportError(
-          `the archive holds a different block ${number} (${stored === undefined ? "none" : bytesToHex(stored)}) than the chain file (${bytesToHex(block.hash())})`,
-        );
+  try {
+    // A first pass over the item headers only: the last block number, for progress.
+    const { count, last: lastItem } = file.count();
+    const last =
+      lastItem === undefined
+        ? 0
+        : Number(decodeBlock(spec, lastItem.bytes, count, lastItem.offset).header.number);
+    let position = 0;
+    for (const item of file.items()) {
+      const block = decodeBlock(spec, item.bytes, ++position, item.offset);
+      const number = Number(block.header.number);
+      const head = store.headNumber() ?? -1;
+      if (number <= head) {
+        const stored = store.canonicalHash(number);
+        if (stored === undefined || !equalBytes(stored, block.hash())) {
+          throw new ImportError(
+            `the archive holds a different block ${number} (${stored === undefined ? "none" : bytesToHex(stored)}) than the chain file (${bytesToHex(block.hash())})`,
+          );
+        }
+        skipped++;
+        continue;
       }
-      skipped++;
-      continue;
+      const write = await executor.execute(block);
+      store.writeBlock(write);
+      imported++;
+      gas += block.header.gasUsed;
+      opts.onProgress?.({ number, last, gas, elapsedMs: performance.now() - started });
     }
-    const write = await executor.execute(block);
-    store.writeBlock(write);
-    imported++;
-    gas += block.header.gasUsed;
-    opts.onProgress?.({ number, last, gas, elapsedMs: performance.now() - started });
+  } catch (e) {
+    if (e instanceof ChainFileError) throw new ImportError(e.message);
+    throw e;
+  } finally {
+    file.close();
   }
   return {
     imported,

@@ -33,6 +33,10 @@ export async function devCommand(argv: string[]): Promise<void> {
   if (flashblockIntervalMs < 1 || flashblockIntervalMs > blockTimeMs) {
     throw new UsageError("--flashblock-interval must be at least 1ms and at most --block-time");
   }
+  const safeDepth = values.get("safe-depth") as number;
+  const finalizedDepth = values.get("finalized-depth") as number;
+  if (finalizedDepth < safeDepth)
+    throw new UsageError("--finalized-depth must be at least --safe-depth");
   const datadir =
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
@@ -50,6 +54,8 @@ export async function devCommand(argv: string[]): Promise<void> {
     gasLimit: BigInt(values.get("gas-limit") as number),
     accounts: values.get("accounts") as number,
     balanceEth: BigInt(values.get("balance") as number),
+    safeDepth,
+    finalizedDepth,
   });
   const lines = [
     "",

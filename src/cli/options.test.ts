@@ -24,7 +24,7 @@ test("precedence: flag > FLASHNODE_* > config file > default", () => {
   assert.deepEqual(values.get("api-key"), ["file-key-0001"]);
   assert.equal(values.get("host"), "127.0.0.1", "default");
   assert.deepEqual(
-    resolveOptions("dev", [], { FLASHNODE_API_KEY: "a-key-00001,b-key-00002" }).values.get(
+    resolveOptions("dev", [], { FLASHNODE_API_KEYS: "a-key-00001,b-key-00002" }).values.get(
       "api-key",
     ),
     ["a-key-00001", "b-key-00002"],

@@ -3,6 +3,7 @@
 // default; `--help` and docs/config.md are generated from / kept in step with this table.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { UsageError } from "./args.ts";
 
 export type Command = "dev" | "serve" | "import";
@@ -14,6 +15,8 @@ export type OptionDef = {
   readonly commands: readonly Command[];
   readonly help: string;
   readonly default?: string | number | boolean | readonly string[];
+  /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
+  readonly env?: string;
 };
 
 const NODE: readonly Command[] = ["dev", "serve"];
@@ -50,6 +53,7 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "api-key",
     kind: "list",
     commands: NODE,
+    env: "FLASHNODE_API_KEYS",
     help: "dedicated endpoint key, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
   },
   {
@@ -71,7 +75,7 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "int",
     commands: NODE,
     default: 0,
-    help: "dedicated endpoints: calls per second per key (0 = unlimited); per-key limits in the config file's api-keys",
+    help: "dedicated endpoints: calls per second per key (0 = unlimited); per-key limits in --key-limits",
   },
   {
     name: "key-limits",
@@ -204,10 +208,24 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "ETH in each prefunded account",
   },
   {
+    name: "safe-depth",
+    kind: "int",
+    commands: ["dev"],
+    default: DEFAULT_SAFE_DEPTH,
+    help: "the safe block trails latest by this many blocks (no consensus layer in dev)",
+  },
+  {
+    name: "finalized-depth",
+    kind: "int",
+    commands: ["dev"],
+    default: DEFAULT_FINALIZED_DEPTH,
+    help: "the finalized block trails latest by this many blocks (at least --safe-depth)",
+  },
+  {
     name: "forkchoice",
     kind: "string",
     commands: ["import"],
-    help: "engine_forkchoiceUpdated JSON: sets safe and finalized",
+    help: "engine_forkchoiceUpdated JSON: sets safe and finalized (without it both are the head)",
   },
   {
     name: "no-sync",
@@ -232,6 +250,8 @@ export type ResolvedOptions = {
 };
 
 export function envName(name: string): string {
+  const override = OPTIONS.find((o) => o.name === name)?.env;
+  if (override !== undefined) return override;
   return `FLASHNODE_${name.replace(/-/g, "_").toUpperCase()}`;
 }
 

@@ -123,6 +123,18 @@ describe("edge", () => {
       call("eth_chainId", [], 4),
     ]);
     assert.equal(batch.status, 429, "a batch of 4 exceeds a bucket of 3");
+    assert.deepEqual(batch.json, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32016, message: "over rate limit" },
+    });
+    assert.match(batch.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
+    const fits = await post(
+      s2.url,
+      [1, 2, 3].map((i) => call("eth_chainId", [], i)),
+    );
+    assert.equal(fits.status, 200, "a refused batch spends nothing; 3 calls fit the bucket");
+    assert.equal((await post(s2.url, call("eth_chainId"))).status, 429, "and the bucket is empty");
     for (let i = 0; i < 10; i++)
       assert.equal((await post(s.dedicatedUrl, call("eth_chainId"))).status, 200);
   });

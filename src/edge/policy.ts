@@ -62,7 +62,12 @@ export function selectorClass(call: CallSummary): SelectorClass | undefined {
     if (TAGS.has(raw)) return raw as SelectorClass;
     return raw.length === 66 ? "hash" : "number";
   }
-  if (typeof raw === "object") return "blockHash" in raw ? "hash" : "number";
+  if (typeof raw === "object") {
+    if ("blockHash" in raw) return "hash";
+    // EIP-1898 {blockNumber} takes the tags too: {"blockNumber":"pending"} is a pending read.
+    const n = (raw as { blockNumber?: unknown }).blockNumber;
+    return typeof n === "string" && TAGS.has(n) ? (n as SelectorClass) : "number";
+  }
   return undefined;
 }
 

@@ -40,10 +40,23 @@ test("policy: first matching rule wins; selectors classify tags, numbers and has
     selectorClass({ method: "eth_getBlockReceipts", params: [{ blockNumber: "0x1" }] }),
     "number",
   );
+  assert.equal(
+    selectorClass({ method: "eth_getBlockReceipts", params: [{ blockNumber: "pending" }] }),
+    "pending",
+    "EIP-1898 objects carry tags too",
+  );
   const policy = parsePolicy({ public: [{ method: "*", action: "deny", selectors: ["pending"] }] });
   assert.equal(
     allowed(policy, "public", { method: "eth_getBalance", params: ["0x0", "pending"] }),
     false,
+  );
+  assert.equal(
+    allowed(policy, "public", {
+      method: "eth_getBalance",
+      params: ["0x0", { blockNumber: "pending" }],
+    }),
+    false,
+    "a pending rule cannot be bypassed with the object form",
   );
   assert.equal(
     allowed(policy, "public", { method: "eth_getBalance", params: ["0x0", "latest"] }),

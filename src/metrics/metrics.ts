@@ -19,7 +19,6 @@ export type Metrics = {
   forbidden(tier: string, method: string): void;
   rateLimited(tier: string): void;
   unauthorized(): void;
-  flashblockBuilt(buildMs: number): void;
 };
 
 /** Unknown method names are folded into one label value so clients cannot grow the registry. */
@@ -92,12 +91,13 @@ export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet
   }
   if (sources.flashblocks !== undefined) {
     const stats = sources.flashblocks;
+    stats.onRecord((ms) => build.observe(ms / 1000));
     new Gauge({
       name: "flashnode_flashblock_age_seconds",
       help: "Age of the newest flashblock the RPC thread applied (the pending lag)",
       registers: [registry],
       collect() {
-        const at = stats.snapshot().lastAppliedAt;
+        const at = stats.lastAppliedAt;
         this.set(at === undefined ? -1 : (performance.timeOrigin + performance.now() - at) / 1000);
       },
     });
@@ -106,7 +106,7 @@ export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet
       help: "Flashblocks applied",
       registers: [registry],
       collect() {
-        this.set(stats.snapshot().count);
+        this.set(stats.count);
       },
     });
   }
@@ -142,6 +142,5 @@ export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet
       forbidden.inc({ tier, method: metricMethod(method, knownMethods) }),
     rateLimited: (tier) => limited.inc({ tier }),
     unauthorized: () => unauthorized.inc(),
-    flashblockBuilt: (ms) => build.observe(ms / 1000),
   };
 }

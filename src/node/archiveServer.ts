@@ -9,6 +9,7 @@ import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
+import { storeReadiness } from "./readiness.ts";
 
 export class DatadirError extends Error {
   readonly code = "DATADIR";
@@ -44,8 +45,8 @@ export async function startArchiveServer(opts: {
     logger: opts.logger,
     metricsSources: { head: () => store.headNumber(), storeSizeBytes: () => env.sizeOnDisk() },
     health: () => {
-      const ready = store.headNumber() !== undefined;
-      return { live: true, ready, reasons: ready ? [] : ["no head block"] };
+      const reasons = storeReadiness(env, store);
+      return { live: true, ready: reasons.length === 0, reasons };
     },
   });
   return {

@@ -6,6 +6,7 @@ import {
   decodeTransaction,
   pendingBlockView,
 } from "../chain/blockView.ts";
+import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
@@ -19,6 +20,7 @@ export function createBackend(
     readonly pending?: () => PendingBlock | undefined;
     readonly transactions?: TransactionSink;
     readonly calls?: CallService;
+    readonly forkchoice?: (head: number) => SafeAndFinalized;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -35,6 +37,7 @@ export function createBackend(
     },
     clientVersion: CLIENT_VERSION,
     pending: services.pending ?? (() => undefined),
+    forkchoice: services.forkchoice ?? storedForkchoice(() => store.forkchoice()),
     transactions: services.transactions,
     calls: services.calls,
   };

@@ -4,6 +4,11 @@
 import { readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { type DevAccount, type DevFork, devAccounts, devGenesis } from "../chain/devGenesis.ts";
+import {
+  DEFAULT_FINALIZED_DEPTH,
+  DEFAULT_SAFE_DEPTH,
+  trailingForkchoice,
+} from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
@@ -23,6 +28,7 @@ import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
+import { storeReadiness } from "./readiness.ts";
 
 export type DevNodeOptions = {
   readonly datadir: string;
@@ -37,6 +43,9 @@ export type DevNodeOptions = {
   readonly gasLimit: bigint;
   readonly accounts: number;
   readonly balanceEth: bigint;
+  /** How many blocks `safe` and `finalized` trail `latest`. */
+  readonly safeDepth: number;
+  readonly finalizedDepth: number;
 };
 
 export const DEFAULT_DEV_OPTIONS = {
@@ -47,6 +56,8 @@ export const DEFAULT_DEV_OPTIONS = {
   gasLimit: 60_000_000n,
   accounts: 10,
   balanceEth: 10_000n,
+  safeDepth: DEFAULT_SAFE_DEPTH,
+  finalizedDepth: DEFAULT_FINALIZED_DEPTH,
 };
 
 /** Base's SequencerFeeVault: where a Base block's fees go. */
@@ -183,6 +194,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         waitForReceipt: (hash, ms) => sequencerClient.waitForInclusion(hash, ms),
       },
       calls,
+      forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
     const methods = createMethods(backend);
     let lastFlashblockAt: number | undefined;
@@ -200,9 +212,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         transactionsPerSecond: () => txRate.perSecond(),
       },
       health: () => {
-        const reasons: string[] = [];
-        if (store.headNumber() === undefined) reasons.push("no head block");
-        lastFlashblockAt = stats.snapshot().lastAppliedAt;
+        const reasons = storeReadiness(kv, store);
+        lastFlashblockAt = stats.lastAppliedAt;
         const age =
           lastFlashblockAt === undefined
             ? Number.POSITIVE_INFINITY

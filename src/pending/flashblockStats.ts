@@ -18,8 +18,24 @@ export class FlashblockStats {
   private lastPublished: number | undefined;
   private lastApplied: number | undefined;
   private total = 0;
+  private readonly listeners: ((buildMs: number) => void)[] = [];
 
   constructor(private readonly capacity = 10_000) {}
+
+  /** Flashblocks applied so far. */
+  get count(): number {
+    return this.total;
+  }
+
+  /** When the newest flashblock reached RPC readers (epoch ms), if any has. */
+  get lastAppliedAt(): number | undefined {
+    return this.lastApplied;
+  }
+
+  /** Calls `fn` with each flashblock's build time as it is recorded (the metrics histogram). */
+  onRecord(fn: (buildMs: number) => void): void {
+    this.listeners.push(fn);
+  }
 
   private push(list: number[], value: number): void {
     list.push(value);
@@ -34,6 +50,7 @@ export class FlashblockStats {
       this.push(this.interval, publishedAt - this.lastPublished);
     this.lastPublished = publishedAt;
     this.lastApplied = appliedAt;
+    for (const fn of this.listeners) fn(buildMs);
   }
 
   snapshot(): FlashblockTimings {

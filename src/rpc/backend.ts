@@ -1,6 +1,8 @@
 // What RPC handlers may use: read interfaces of the chain, state and pending block, and the
 // sequencer/call services; never the store or the VM themselves.
+
 import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/blockView.ts";
+import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 
@@ -75,6 +77,8 @@ export type RpcBackend = {
   readonly clientVersion: string;
   /** The newest pre-confirmed block, if any (may trail a just-sealed head; see resolveBlock). */
   readonly pending: () => PendingBlock | undefined;
+  /** The safe and finalized block numbers for a head (never above it). */
+  readonly forkchoice: (head: number) => SafeAndFinalized;
   readonly transactions: TransactionSink | undefined;
   readonly calls: CallService | undefined;
 };

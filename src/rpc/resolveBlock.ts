@@ -79,11 +79,8 @@ export function resolveBlockTarget(
           return p === undefined ? sealed(backend, top) : { kind: "pending", block: p };
         }
         case "safe":
-        case "finalized": {
-          const n = chain.forkchoice()[selector.tag];
-          if (n === undefined) throw new ServerError(`${selector.tag} block not found`);
-          return sealed(backend, n);
-        }
+        case "finalized":
+          return sealed(backend, backend.forkchoice(top)[selector.tag]);
       }
   }
 }

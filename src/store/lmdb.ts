@@ -28,6 +28,8 @@ export type KvEnv = {
   sizeOnDisk(): number;
   /** Drops the cached read snapshot so the next read sees writes committed by another thread. */
   refresh(): void;
+  /** False once close() has begun: readiness reports a closed store. */
+  isOpen(): boolean;
   close(): Promise<void>;
 };
 
@@ -79,6 +81,7 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     // A reader never has to wait for the writer to grow the map.
     mapSize: 64 * 1024 * 1024 * 1024,
   });
+  let open_ = true;
   const tables = new Map<TableName, KvTable>();
   for (const [name, def] of Object.entries(TABLES) as [TableName, { id: number; name: string }][]) {
     const db = root.openDB<Buffer, Buffer>({
@@ -106,7 +109,9 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       const stats = root.getStats() as { lastPageNumber: number; pageSize: number };
       return (stats.lastPageNumber + 1) * stats.pageSize;
     },
+    isOpen: () => open_,
     async close() {
+      open_ = false;
       await root.close();
     },
   };

@@ -15,6 +15,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
 import { rpc } from "../utils/fixtures.ts";
+import { testFrontendOptions } from "../utils/options.ts";
 
 let node: DevNode;
 let alice: PrivateKeyAccount;
@@ -70,11 +71,20 @@ describe("transaction intake", () => {
     const ok = await sign(alice, { nonce });
     const hash = (await call("eth_sendRawTransaction", [ok])).result as string;
     assert.match(hash, /^0x[0-9a-f]{64}$/);
+    // Resent at once it is still in the pool or already pre-confirmed (200 ms flashblocks).
     const again = await call("eth_sendRawTransaction", [ok]);
     assert.ok(
       again.error?.message === "already known" || /nonce too low/.test(again.error?.message ?? ""),
       JSON.stringify(again),
     );
+    // A gapped transaction stays queued, so a resend is always the pool's "already known"
+    // (another account: the gap must not meet this test's later nonces).
+    const carol = privateKeyToAccount(node.accounts[2]!.privateKey as `0x${string}`);
+    const queued = await sign(carol, { nonce: (await nonceOf(carol.address)) + 5 });
+    assert.match((await call("eth_sendRawTransaction", [queued])).result as string, /^0x/);
+    const resent = await call("eth_sendRawTransaction", [queued]);
+    assert.equal(resent.error?.code, -32000);
+    assert.equal(resent.error?.message, "already known");
     await pollUntil(
       async () => (await call("eth_getTransactionReceipt", [hash])).result,
       (v) => v !== null,
@@ -280,5 +290,40 @@ describe("transaction intake", () => {
       `0xef0100${alice.address.slice(2).toLowerCase()}`,
       "7702 delegation designator",
     );
+  });
+
+  test("a single call past --request-timeout is answered -32002 over HTTP", async () => {
+    const { startTestDevNode } = await import("../utils/devChain.ts");
+    const short = await startTestDevNode({
+      frontend: testFrontendOptions(["--request-timeout", "250ms"]),
+    });
+    try {
+      const dave = privateKeyToAccount(short.accounts[1]!.privateKey as `0x${string}`);
+      // A gapped transaction is never pre-confirmed: the sync send would wait its 5 s.
+      const raw = await dave.signTransaction({
+        chainId: Number(short.chainId),
+        type: "eip1559",
+        nonce: 7,
+        gas: 21000n,
+        maxFeePerGas: parseGwei("20"),
+        maxPriorityFeePerGas: 1n,
+        to: dave.address,
+      });
+      const started = Date.now();
+      const r = await rpc(short.dedicatedUrl, {
+        jsonrpc: "2.0",
+        id: 42,
+        method: "eth_sendRawTransactionSync",
+        params: [raw, 5000],
+      });
+      assert.deepEqual(r, {
+        jsonrpc: "2.0",
+        id: 42,
+        error: { code: -32002, message: "request timed out" },
+      });
+      assert.ok(Date.now() - started < 4000, "answered at the request timeout, not the 5 s wait");
+    } finally {
+      await short.close();
+    }
   });
 });

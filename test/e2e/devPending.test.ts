@@ -251,4 +251,55 @@ describe("pending view", () => {
       "header not found",
     );
   });
+
+  test("metrics and readiness follow the sequencer", async () => {
+    const metric = async (series: string): Promise<number> => {
+      const text = await (await fetch(`${node.url}metrics`)).text();
+      const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+      assert.ok(line !== undefined, `${series} is exported`);
+      return Number(line.slice(series.length + 1));
+    };
+    const account = privateKeyToAccount(node.accounts[6]!.privateKey as `0x${string}`);
+    const nonce = Number(
+      (await call("eth_getTransactionCount", [account.address, "pending"])).result,
+    );
+    for (let i = 0; i < 3; i++) {
+      const raw = await account.signTransaction({
+        chainId: Number(node.chainId),
+        type: "eip1559",
+        nonce: nonce + i,
+        gas: 21000n,
+        maxFeePerGas: parseGwei("20"),
+        maxPriorityFeePerGas: 1n,
+        to: account.address,
+        value: 1n,
+      });
+      assert.ok((await call("eth_sendRawTransaction", [raw])).result);
+    }
+    await pollUntil(
+      async () =>
+        Number((await call("eth_getTransactionCount", [account.address, "pending"])).result),
+      (n) => n === nonce + 3,
+    );
+    const flashblocks = await metric("flashnode_flashblocks_total");
+    const head = await metric("flashnode_head_block_number");
+    const pendingNumber = await metric("flashnode_pending_block_number");
+    // A seal can land between the two scrapes: the pending block is the next one, or the one after.
+    assert.ok(
+      pendingNumber === head + 1 || pendingNumber === head + 2,
+      `${pendingNumber} vs ${head}`,
+    );
+    const age = await metric("flashnode_flashblock_age_seconds");
+    assert.ok(age >= 0 && age < 1, `flashblock age ${age} s at a 100 ms cadence`);
+    assert.ok((await metric("flashnode_flashblock_build_seconds_count")) > 0);
+    assert.ok((await metric("flashnode_transactions_per_second")) > 0, "3 txs in the last 10 s");
+    await sleep(350);
+    assert.ok(
+      (await metric("flashnode_flashblocks_total")) > flashblocks,
+      "flashblocks keep coming every 100 ms",
+    );
+    const ready = await fetch(`${node.url}readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), { ready: true, reasons: [] });
+  });
 });

@@ -1,13 +1,12 @@
 // A block that does not verify is refused with an error naming the block and the mismatch, and
 // nothing of it is stored; the archive stays usable and the real chain imports afterwards.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createBlock, createBlockFromBytesArray } from "@ethereumjs/block";
-import { RLP } from "@ethereumjs/rlp";
+import { createBlock, createBlockFromRLP } from "@ethereumjs/block";
 import { chainSpecFromFile } from "../../src/chain/genesis.ts";
-import { readRlpBlocks } from "../../src/chain/importer.ts";
+import { ChainFile } from "../../src/chain/rlpFile.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import { CHAIN_RLP, GENESIS, runCli, tempDatadir } from "../utils/fixtures.ts";
@@ -17,8 +16,10 @@ async function chainWithBadBlock(
   corrupt: (header: Record<string, unknown>) => void,
 ): Promise<{ file: string; badHash: string }> {
   const spec = await chainSpecFromFile(GENESIS);
-  const raws = [...readRlpBlocks(readFileSync(CHAIN_RLP))].slice(0, bad);
-  const original = createBlockFromBytesArray(raws[bad - 1] as never, {
+  const file = ChainFile.open(CHAIN_RLP);
+  const raws = [...file.items()].slice(0, bad).map((item) => item.bytes);
+  file.close();
+  const original = createBlockFromRLP(raws[bad - 1]!, {
     common: spec.common,
     setHardfork: true,
   });
@@ -29,10 +30,10 @@ async function chainWithBadBlock(
     common: original.common,
     skipConsensusFormatValidation: true,
   });
-  const parts = [...raws.slice(0, bad - 1).map((r) => RLP.encode(r as never)), forged.serialize()];
-  const file = join(tempDatadir("badchain"), "chain.rlp");
-  writeFileSync(file, Buffer.concat(parts));
-  return { file, badHash: `0x${Buffer.from(forged.hash()).toString("hex")}` };
+  const parts = [...raws.slice(0, bad - 1), forged.serialize()];
+  const out = join(tempDatadir("badchain"), "chain.rlp");
+  writeFileSync(out, Buffer.concat(parts));
+  return { file: out, badHash: `0x${Buffer.from(forged.hash()).toString("hex")}` };
 }
 
 for (const variant of [
@@ -47,6 +48,11 @@ for (const variant of [
     corrupt: (h: Record<string, unknown>) => (h.receiptTrie = `0x${"22".repeat(32)}`),
   },
   { name: "gas used", bad: 4, corrupt: (h: Record<string, unknown>) => (h.gasUsed = "0x5209") },
+  {
+    name: "logs bloom",
+    bad: 7,
+    corrupt: (h: Record<string, unknown>) => (h.logsBloom = `0x${"ff".repeat(256)}`),
+  },
 ]) {
   test(`a block with a wrong ${variant.name} is refused and nothing of it is stored`, async () => {
     const { file, badHash } = await chainWithBadBlock(variant.bad, variant.corrupt);
