@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { importFixtureChain } from "../../test/utils/fixtures.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../../test/utils/options.ts";
+import { createLogger } from "../log/logger.ts";
 import { type RunningServer, startArchiveServer } from "../node/archiveServer.ts";
 
 const datadir = importFixtureChain("edge");
@@ -262,4 +263,44 @@ describe("edge", () => {
     assert.equal(ready.status, 200);
     assert.deepEqual(await ready.json(), { ready: true, reasons: [] });
   });
+
+  test("structured logs: calls and refusals at debug, as JSON lines, without API keys", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger("debug", {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const s = await startArchiveServer({
+      datadir,
+      frontend: testFrontendOptions(["--rate-limit", "1", "--rate-burst", "1"]),
+      logger,
+    });
+    servers.push(s);
+    await post(s.dedicatedUrl, call("eth_getStorageAt", ["0xzz", "0x0"]));
+    await post(s.url, call("eth_getBlockReceipts", ["latest"]));
+    await post(s.url, call("eth_chainId"));
+    await post(s.url, call("eth_chainId"));
+    await post(`${s.url}rpc/unknown-key-2`, call("eth_chainId"));
+    const find = (msg: string) => lines.find((l) => l.msg === msg);
+    assert.equal(find("serving JSON-RPC")?.level, 30, "startup at info");
+    assert.deepEqual(pick(find("call"), ["level", "module", "method", "tier", "code"]), {
+      level: 20,
+      module: "rpc",
+      method: "eth_getStorageAt",
+      tier: "dedicated",
+      code: -32602,
+    });
+    assert.deepEqual(pick(find("forbidden (403)"), ["module", "tier", "method"]), {
+      module: "edge",
+      tier: "public",
+      method: "eth_getBlockReceipts",
+    });
+    assert.equal(find("rate limited (429)")?.tier, "public");
+    assert.ok(find("unknown API key (401)") !== undefined);
+    for (const l of lines) assert.equal(l.name, "flashnode");
+    assert.ok(!JSON.stringify(lines).includes(TEST_API_KEY), "keys never reach the log");
+  });
 });
+
+function pick(o: Record<string, unknown> | undefined, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, o?.[k]]));
+}

@@ -1,6 +1,7 @@
 // The one HTTP server of a node: routes public and dedicated JSON-RPC, applies the method
 // policy and rate limits before any call runs, and serves /metrics, /healthz and /readyz.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
 import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
@@ -27,6 +28,8 @@ export type EdgeOptions = {
   readonly limits: EdgeLimits;
   readonly metrics: Metrics | null;
   readonly health: () => Health;
+  /** Refusals and dropped connections are logged at debug (never with the API key). */
+  readonly logger?: Logger;
 };
 
 export type Health = {
@@ -84,16 +87,22 @@ export function createEdge(opts: EdgeOptions): Edge {
     if (limit !== undefined) keyLimiters.set(key, new RateLimiter(limit));
   const metrics = opts.metrics;
 
-  function admit(tier: Tier, limiter: RateLimiter | undefined, bucket: string) {
+  const log = opts.logger?.child({ module: "edge" });
+
+  function admit(tier: Tier, limiter: RateLimiter | undefined, bucket: string, client: string) {
     return (calls: readonly CallSummary[]): Refusal | undefined => {
       for (const call of calls) {
         if (!allowed(opts.policy, tier, call)) {
           metrics?.forbidden(tier, call.method);
+          log?.debug({ tier, client, method: call.method, calls: calls.length }, "forbidden (403)");
           return NOT_WHITELISTED;
         }
       }
       const limited = limiter?.take(bucket, Math.max(1, calls.length));
-      if (limited !== undefined) metrics?.rateLimited(tier);
+      if (limited !== undefined) {
+        metrics?.rateLimited(tier);
+        log?.debug({ tier, client, calls: calls.length }, "rate limited (429)");
+      }
       return limited;
     };
   }
@@ -101,18 +110,19 @@ export function createEdge(opts: EdgeOptions): Edge {
   function route(path: string, req: IncomingMessage): RequestContext | number | undefined {
     const client = req.socket.remoteAddress ?? "unknown";
     if (path === "/")
-      return { tier: "public", client, admit: admit("public", publicLimiter, client) };
+      return { tier: "public", client, admit: admit("public", publicLimiter, client, client) };
     if (path.startsWith("/rpc/")) {
       const key = apiKeyOf(path);
       if (key === undefined || !opts.apiKeys.has(key)) {
         metrics?.unauthorized();
+        log?.debug({ client }, "unknown API key (401)");
         return 401;
       }
       return {
         tier: "dedicated",
         client,
         apiKey: key,
-        admit: admit("dedicated", keyLimiters.get(key), key),
+        admit: admit("dedicated", keyLimiters.get(key), key, client),
       };
     }
     return undefined;
@@ -158,5 +168,8 @@ export function createEdge(opts: EdgeOptions): Edge {
   server.requestTimeout = opts.limits.requestReadTimeoutMs;
   server.keepAliveTimeout = opts.limits.idleTimeoutMs;
   server.maxConnections = opts.limits.maxConnections;
+  server.on("drop", (d) =>
+    log?.debug({ client: d?.remoteAddress }, "connection refused: at --max-connections"),
+  );
   return { server, route };
 }

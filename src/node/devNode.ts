@@ -104,6 +104,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   // Filled once the store is open; updates only arrive after the worker is ready.
   let onSealed: (u: SealedUpdate) => void = () => {};
   const stats = new FlashblockStats();
+  const flashblockLog = opts.logger.child({ module: "pending" });
   const txRate = new RateWindow(10_000);
   const now = () => performance.timeOrigin + performance.now();
   const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
@@ -118,6 +119,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       feed.emitFlashblock({ blockNumber: u.next.base.number, index: 0, json: u.next.wireJson });
     }
     stats.record(fb.buildMs, fb.publishedAt, now());
+    flashblockLog.debug(
+      {
+        block: fb.base.number,
+        index: fb.index,
+        transactions: fb.transactions.length,
+        buildMs: fb.buildMs,
+      },
+      "flashblock",
+    );
   };
 
   // Stopped in reverse order of start: workers before the store they write, the lock last.

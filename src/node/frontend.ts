@@ -11,7 +11,7 @@ import type { ChainFeed } from "../feed/types.ts";
 import { attachWebSocket } from "../feed/wsServer.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetrics, type Metrics, type MetricsSources } from "../metrics/metrics.ts";
-import { createDispatcher } from "../rpc/dispatch.ts";
+import { createDispatcher, type DispatcherOptions } from "../rpc/dispatch.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { listen } from "../rpc/server.ts";
 
@@ -101,11 +101,22 @@ export async function startFrontend(args: {
 }): Promise<Frontend> {
   const o = args.options;
   const metrics = createMetrics(args.metricsSources, new Set(Object.keys(args.methods)));
+  const rpcLog = args.logger.child({ module: "rpc" });
+  // Per-call debug lines cost a closure and a log write each: only when asked for.
+  const observe: NonNullable<DispatcherOptions["observe"]> = rpcLog.isLevelEnabled("debug")
+    ? (method, ctx, ms, code) => {
+        metrics.observeCall(method, ctx, ms, code);
+        rpcLog.debug({ method, tier: ctx.tier, client: ctx.client, ms, code }, "call");
+      }
+    : metrics.observeCall;
+  const onUnexpectedError = (method: string, err: unknown) =>
+    rpcLog.error({ method, err }, "method failed unexpectedly");
   const dispatcherOptions = {
     batchRequestLimit: o.batchLimit,
     batchResponseMaxSize: o.responseLimit,
     requestTimeoutMs: o.requestTimeoutMs,
-    observe: metrics.observeCall,
+    observe,
+    onUnexpectedError,
   };
   const edge: Edge = createEdge({
     dispatcher: createDispatcher(args.methods, dispatcherOptions),
@@ -122,6 +133,7 @@ export async function startFrontend(args: {
     },
     metrics,
     health: args.health,
+    logger: args.logger,
   });
   const ws =
     args.feed === undefined
@@ -133,7 +145,8 @@ export async function startFrontend(args: {
           dispatcher: {
             batchRequestLimit: o.batchLimit,
             batchResponseMaxSize: o.responseLimit,
-            observe: metrics.observeCall,
+            observe,
+            onUnexpectedError,
           },
         });
   let url: string;

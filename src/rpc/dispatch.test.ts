@@ -378,4 +378,25 @@ describe("results and errors", () => {
       '{"jsonrpc":"2.0","error":{"code":-32002,"message":"request timed out"}}',
     );
   });
+
+  it("reports handlers that fail outside the RPC error classes", async () => {
+    const seen: Array<[string, unknown]> = [];
+    const d = withOptions({ onUnexpectedError: (method, e) => void seen.push([method, e]) });
+    assert.equal(
+      await d.handle(call("1", "test_throw"), ctx),
+      error("1", -32000, "header not found"),
+    );
+    assert.equal(
+      await d.handle(call("2", "test_nonError"), ctx),
+      error("2", -32603, "method handler crashed"),
+    );
+    await d.handle(call("3", "test_data"), ctx);
+    await d.handle(call("4", "test_quantity", '["zz"]'), ctx);
+    assert.deepEqual(
+      seen.map(([m]) => m),
+      ["test_throw", "test_nonError"],
+      "RpcError classes (reverts, bad params) are answers, not faults",
+    );
+    assert.equal((seen[0]![1] as Error).message, "header not found");
+  });
 });

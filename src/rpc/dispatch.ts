@@ -42,6 +42,8 @@ export type DispatcherOptions = {
    * `*_unsubscribe` → "subscription not found". true: looked up in the registry (WebSocket).
    */
   readonly subscriptions?: boolean;
+  /** A handler threw something other than an RPC error class: a bug or a corrupt record. */
+  readonly onUnexpectedError?: (method: string, error: unknown) => void;
   /** Called after every call with its method, duration and error code (metrics). */
   readonly observe?: (
     method: string,
@@ -182,6 +184,7 @@ export function createDispatcher(
   const timeoutMs = options.requestTimeoutMs ?? RPC_REQUEST_TIMEOUT_MS;
   const subscriptions = options.subscriptions ?? false;
   const observe = options.observe;
+  const onUnexpectedError = options.onUnexpectedError;
 
   function refused(id: string | undefined, r: Refusal): RefusedResponse {
     const body = wrap(
@@ -243,6 +246,7 @@ export function createDispatcher(
   }
 
   function failedTail(method: string, ctx: RequestContext, started: number, e: unknown): string {
+    if (!(e instanceof RpcError)) onUnexpectedError?.(method, e);
     const err = toRpcError(e);
     observe?.(method, ctx, performance.now() - started, err.code);
     return `"error":${encodeRpcError(err)}`;
