@@ -17,21 +17,26 @@ the last committed block.
 ${helpFor("import")}
 `;
 
-function progressPrinter(intervalMs: number): ImportProgress {
-  const tty = process.stderr.isTTY === true;
+export type ProgressStream = { readonly isTTY?: boolean; write(text: string): unknown };
+
+/** A redrawn bar on a terminal (at most every 100 ms), plain lines every `intervalMs` otherwise. */
+export function progressPrinter(intervalMs: number, out: ProgressStream): ImportProgress {
+  const tty = out.isTTY === true;
+  const every = tty ? 100 : intervalMs;
   let lastLine = Number.NEGATIVE_INFINITY;
   return ({ number, last, gas, elapsedMs }) => {
+    const final = number === last;
+    if (!final && performance.now() - lastLine < every) return;
+    lastLine = performance.now();
     const mgas = Number(gas) / 1e6 / Math.max(elapsedMs / 1000, 1e-9);
     if (tty) {
       const width = 30;
-      const done = last === 0 ? width : Math.round((number / last) * width);
-      process.stderr.write(
-        `\r[${"#".repeat(done)}${" ".repeat(width - done)}] block ${number}/${last}  ${mgas.toFixed(1)} Mgas/s`,
+      const done = last === 0 ? width : Math.min(width, Math.round((number / last) * width));
+      out.write(
+        `\r[${"#".repeat(done)}${" ".repeat(width - done)}] block ${number}/${last}  ${mgas.toFixed(1)} Mgas/s${final ? "\n" : ""}`,
       );
-      if (number === last) process.stderr.write("\n");
-    } else if (performance.now() - lastLine >= intervalMs || number === last) {
-      lastLine = performance.now();
-      process.stderr.write(`imported block ${number}/${last} (${mgas.toFixed(1)} Mgas/s)\n`);
+    } else {
+      out.write(`imported block ${number}/${last} (${mgas.toFixed(1)} Mgas/s)\n`);
     }
   };
 }
@@ -54,7 +59,7 @@ export async function importCommand(argv: string[]): Promise<void> {
       spec,
       store,
       chainFile,
-      onProgress: progressPrinter(interval),
+      onProgress: progressPrinter(interval, process.stderr),
     });
     const seconds = result.elapsedMs / 1000;
     const mgas = Number(result.gas) / 1e6 / Math.max(seconds, 1e-9);
