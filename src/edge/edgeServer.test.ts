@@ -1,5 +1,6 @@
 // Every rule of the edge, over real HTTP against `flashnode serve` on the fixture archive.
 import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
 import { importFixtureChain } from "../../test/utils/fixtures.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../../test/utils/options.ts";
@@ -298,6 +299,33 @@ describe("edge", () => {
     assert.ok(find("unknown API key (401)") !== undefined);
     for (const l of lines) assert.equal(l.name, "flashnode");
     assert.ok(!JSON.stringify(lines).includes(TEST_API_KEY), "keys never reach the log");
+  });
+
+  test("connection cap and header timeout: idle or slow clients cannot hold the server", async () => {
+    const s = await serve(["--max-connections", "2", "--header-timeout", "1s"]);
+    const { port } = new URL(s.url);
+    // The close listener is attached before connecting: a refused socket closes at once.
+    const open = () =>
+      new Promise<{ socket: Socket; closed: Promise<number> }>((resolve, reject) => {
+        const started = Date.now();
+        const socket = connect(Number(port), "127.0.0.1");
+        const closed = new Promise<number>((done) =>
+          socket.on("close", () => done(Date.now() - started)),
+        );
+        socket.on("error", reject);
+        socket.resume(); // read what the server sends (a 408), so its close is seen
+        socket.on("connect", () => resolve({ socket, closed }));
+      });
+    const a = await open();
+    const b = await open();
+    a.socket.write("POST / HTTP/1.1\r\nHost: x\r\n"); // headers never finished
+    const third = await open();
+    assert.ok((await third.closed) < 1000, "a connection over the cap is closed at once");
+    const slowFor = await a.closed;
+    assert.ok(slowFor < 5000, `a client that never finishes its headers is cut (${slowFor} ms)`);
+    b.socket.destroy();
+    await b.closed;
+    assert.equal((await post(s.url, call("eth_chainId"))).status, 200, "served again after");
   });
 });
 
