@@ -105,6 +105,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let onSealed: (u: SealedUpdate) => void = () => {};
   const stats = new FlashblockStats();
   const flashblockLog = opts.logger.child({ module: "pending" });
+  const sealLog = opts.logger.child({ module: "chain" });
   const txRate = new RateWindow(10_000);
   const now = () => performance.timeOrigin + performance.now();
   const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
@@ -169,7 +170,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       const headerRlp = store.headerRlp(u.number, u.hash);
       const receipts = store.receipts(u.number, u.hash);
       if (headerRlp === undefined || receipts === undefined) return;
-      opts.logger.info(
+      sealLog.info(
         { block: u.number, hash: bytesToHex(u.hash), transactions: receipts.receipts.length },
         "sealed",
       );
