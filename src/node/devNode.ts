@@ -28,7 +28,7 @@ import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
-import { storeReadiness } from "./readiness.ts";
+import { pendingReadiness, storeReadiness } from "./readiness.ts";
 
 export type DevNodeOptions = {
   readonly datadir: string;
@@ -208,7 +208,6 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
     const methods = createMethods(backend);
-    let lastFlashblockAt: number | undefined;
     const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
     const frontend = await startFrontend({
       options: opts.frontend,
@@ -223,14 +222,10 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         transactionsPerSecond: () => txRate.perSecond(),
       },
       health: () => {
-        const reasons = storeReadiness(kv, store);
-        lastFlashblockAt = stats.lastAppliedAt;
-        const age =
-          lastFlashblockAt === undefined
-            ? Number.POSITIVE_INFINITY
-            : performance.timeOrigin + performance.now() - lastFlashblockAt;
-        if (age > staleAfterMs)
-          reasons.push(`pending is stale: last flashblock ${Math.round(age)} ms ago`);
+        const reasons = [
+          ...storeReadiness(kv, store),
+          ...pendingReadiness(stats.lastAppliedAt, now(), staleAfterMs),
+        ];
         return { live: true, ready: reasons.length === 0, reasons };
       },
     });

@@ -1,4 +1,5 @@
-// What /readyz checks of the store: it is open and a read of the head succeeds.
+// What /readyz checks: the store is open and a read of the head succeeds; on a sequencing node,
+// the pending view is fresh (a flashblock applied within a few intervals).
 import type { ChainReader } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 
@@ -10,4 +11,15 @@ export function storeReadiness(env: KvEnv, chain: ChainReader): string[] {
   } catch (e) {
     return [`store read failed: ${(e as Error).message}`];
   }
+}
+
+/** Reasons the pending view is stale: no flashblock yet, or none for longer than `staleAfterMs`. */
+export function pendingReadiness(
+  lastAppliedAt: number | undefined,
+  now: number,
+  staleAfterMs: number,
+): string[] {
+  if (lastAppliedAt === undefined) return ["pending is stale: no flashblock yet"];
+  const age = now - lastAppliedAt;
+  return age > staleAfterMs ? [`pending is stale: last flashblock ${Math.round(age)} ms ago`] : [];
 }
