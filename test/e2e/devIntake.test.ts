@@ -13,7 +13,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { pollUntil } from "../utils/devChain.ts";
+import { pollUntil, signTransfer } from "../utils/devChain.ts";
 import { rpc } from "../utils/fixtures.ts";
 import { testFrontendOptions } from "../utils/options.ts";
 
@@ -298,17 +298,8 @@ describe("transaction intake", () => {
       frontend: testFrontendOptions(["--request-timeout", "250ms"]),
     });
     try {
-      const dave = privateKeyToAccount(short.accounts[1]!.privateKey as `0x${string}`);
       // A gapped transaction is never pre-confirmed: the sync send would wait its 5 s.
-      const raw = await dave.signTransaction({
-        chainId: Number(short.chainId),
-        type: "eip1559",
-        nonce: 7,
-        gas: 21000n,
-        maxFeePerGas: parseGwei("20"),
-        maxPriorityFeePerGas: 1n,
-        to: dave.address,
-      });
+      const raw = await signTransfer(short, 1, { nonce: 7 });
       const started = Date.now();
       const r = await rpc(short.dedicatedUrl, {
         jsonrpc: "2.0",

@@ -10,6 +10,7 @@ import type { DevNode } from "../../src/node/devNode.ts";
 import {
   pollUntil,
   setCalldata,
+  signTransfer,
   sleep,
   startTestDevNode,
   storageContractBytecode,
@@ -38,16 +39,7 @@ describe("pending view", () => {
     let polls = 0;
     const deadline = Date.now() + 4000; // four blocks
     while (Date.now() < deadline) {
-      const raw = await account.signTransaction({
-        chainId: Number(node.chainId),
-        type: "eip1559",
-        nonce: nonce++,
-        gas: 21000n,
-        maxFeePerGas: parseGwei("20"),
-        maxPriorityFeePerGas: 1n,
-        to: account.address,
-        value: 1n,
-      });
+      const raw = await signTransfer(node, 5, { nonce: nonce++, value: 1n });
       assert.ok((await call("eth_sendRawTransaction", [raw])).result);
       // One batch: the pending block, pending receipts and every receipt seen so far, at one instant.
       const hashes = [...seen];
@@ -264,16 +256,7 @@ describe("pending view", () => {
       (await call("eth_getTransactionCount", [account.address, "pending"])).result,
     );
     for (let i = 0; i < 3; i++) {
-      const raw = await account.signTransaction({
-        chainId: Number(node.chainId),
-        type: "eip1559",
-        nonce: nonce + i,
-        gas: 21000n,
-        maxFeePerGas: parseGwei("20"),
-        maxPriorityFeePerGas: 1n,
-        to: account.address,
-        value: 1n,
-      });
+      const raw = await signTransfer(node, 6, { nonce: nonce + i, value: 1n });
       assert.ok((await call("eth_sendRawTransaction", [raw])).result);
     }
     await pollUntil(

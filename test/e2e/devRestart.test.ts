@@ -3,8 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
+import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts";
 import { rpc, tempDatadir } from "../utils/fixtures.ts";
 
 type Rpc = { result?: unknown; error?: { code: number; message: string } };
@@ -14,16 +13,11 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
   let node = await startTestDevNode({ datadir });
   const call = async (method: string, params: unknown[] = []) =>
     (await rpc(node.dedicatedUrl, { jsonrpc: "2.0", id: 1, method, params })) as Rpc;
-  const account = privateKeyToAccount(node.accounts[0]!.privateKey as `0x${string}`);
-  const raw = await account.signTransaction({
-    chainId: Number(node.chainId),
-    type: "eip1559",
+  const raw = await signTransfer(node, 0, {
     nonce: 0,
-    gas: 21000n,
-    maxFeePerGas: parseGwei("20"),
-    maxPriorityFeePerGas: parseGwei("1"),
-    to: node.accounts[1]!.address as `0x${string}`,
+    to: node.accounts[1]!.address,
     value: 12345n,
+    maxPriorityFeePerGas: parseGwei("1"),
   });
   const hash = (await call("eth_sendRawTransaction", [raw])).result as string;
   const sealed = await pollUntil(
@@ -60,7 +54,10 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
     sealed!.blockHash,
   );
   assert.equal(
-    BigInt((await call("eth_getTransactionCount", [account.address, "latest"])).result as string),
+    BigInt(
+      (await call("eth_getTransactionCount", [node.accounts[0]!.address, "latest"]))
+        .result as string,
+    ),
     1n,
   );
   await pollUntil(

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startArchiveServer } from "../../src/node/archiveServer.ts";
 import { startTestDevNode } from "../utils/devChain.ts";
-import { CHAIN_RLP, GENESIS, rpc, runCli, tempDatadir } from "../utils/fixtures.ts";
+import { fixtureImportArgs, rpc, runCli, tempDatadir } from "../utils/fixtures.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 // A contract whose slot 0 the fixture chain rewrites in many blocks.
@@ -40,7 +40,7 @@ async function serve<T>(datadir: string, fn: (url: string) => Promise<T>): Promi
 describe("safe and finalized", () => {
   test("import: the head without a forkchoice, the given blocks with one", async () => {
     const datadir = tempDatadir("forkchoice");
-    const plain = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, CHAIN_RLP]);
+    const plain = runCli(fixtureImportArgs(datadir, null));
     assert.equal(plain.status, 0, plain.stderr);
     const hashes = await serve(datadir, async (url) => {
       const latest = await blockOf(url, "latest");
@@ -63,16 +63,7 @@ describe("safe and finalized", () => {
         ],
       }),
     );
-    const again = runCli([
-      "import",
-      "--genesis",
-      GENESIS,
-      "--datadir",
-      datadir,
-      "--forkchoice",
-      fcu,
-      CHAIN_RLP,
-    ]);
+    const again = runCli(fixtureImportArgs(datadir, fcu));
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /forkchoice: safe 40, finalized 30/);
 

@@ -1,4 +1,6 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
+import { parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import {
   DEFAULT_DEV_OPTIONS,
   type DevNode,
@@ -59,4 +61,23 @@ export async function pollUntil<T>(
       throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(v)})`);
     await sleep(everyMs);
   }
+}
+
+/** A signed EIP-1559 transfer (21,000 gas, 20 gwei cap) from dev account `from`; to itself by default. */
+export async function signTransfer(
+  node: DevNode,
+  from: number,
+  tx: { nonce: number; to?: string; value?: bigint; maxPriorityFeePerGas?: bigint },
+): Promise<`0x${string}`> {
+  const account = privateKeyToAccount(node.accounts[from]!.privateKey as `0x${string}`);
+  return account.signTransaction({
+    chainId: Number(node.chainId),
+    type: "eip1559",
+    nonce: tx.nonce,
+    gas: 21000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 1n,
+    to: (tx.to ?? account.address) as `0x${string}`,
+    value: tx.value ?? 0n,
+  });
 }

@@ -42,18 +42,13 @@ export function runCli(args: string[]): CliResult {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `flashnode import` arguments for the fixture chain (with forkchoice) into `datadir`. */
-export function fixtureImportArgs(datadir: string): string[] {
-  return [
-    "import",
-    "--genesis",
-    GENESIS,
-    "--datadir",
-    datadir,
-    "--forkchoice",
-    FORKCHOICE,
-    CHAIN_RLP,
-  ];
+/** `flashnode import` arguments for the fixture chain into `datadir`; no forkchoice if null. */
+export function fixtureImportArgs(
+  datadir: string,
+  forkchoice: string | null = FORKCHOICE,
+): string[] {
+  const fc = forkchoice === null ? [] : ["--forkchoice", forkchoice];
+  return ["import", "--genesis", GENESIS, "--datadir", datadir, ...fc, CHAIN_RLP];
 }
 
 /** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
