@@ -76,3 +76,22 @@ for (const variant of [
     assert.match(resumed.stdout, /head 54/);
   });
 }
+
+test("a chain file that disagrees with the archive below its head is refused", async () => {
+  const datadir = tempDatadir("diverge");
+  const full = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, CHAIN_RLP]);
+  assert.equal(full.status, 0, full.stderr);
+  // Blocks 1..3 as stored, then a different block 4: compared by header hash, never executed.
+  const { file, badHash } = await chainWithBadBlock(4, (h) => (h.extraData = "0x1234"));
+  const r = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, file]);
+  assert.equal(r.status, 1);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `the archive holds a different block 4 \\(0x[0-9a-f]{64}\\) than the chain file \\(${badHash}\\)`,
+    ),
+  );
+  const again = runCli(["import", "--genesis", GENESIS, "--datadir", datadir, CHAIN_RLP]);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /head 54/);
+});
