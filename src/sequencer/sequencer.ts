@@ -49,9 +49,12 @@ type Building = {
   readonly builder: BlockBuilder;
   readonly base: PendingBase;
   readonly payloadId: string;
-  readonly openedAt: number;
+  /** The block's flashblock grid: flashblock i is due at openedAt + i × interval. */
+  openedAt: number;
   readonly receipts: ReceiptRecord[];
   readonly transactions: PendingTransaction[];
+  /** Executed since the last flashblock, published with the next one. */
+  unpublished: PendingTransaction[];
   index: number;
   /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
   readonly txTrie: MerklePatriciaTrie;
@@ -66,6 +69,7 @@ export class Sequencer {
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private executeScheduled = false;
 
   constructor(
     private readonly executor: BlockExecutor,
@@ -117,6 +121,8 @@ export class Sequencer {
         this.publish(await this.flashblock(b, added, started));
       }
       if (recorded.length > 0) {
+        // The next flashblock is one interval away, not (index + 1) intervals.
+        b.openedAt = performance.now() - b.index * this.opts.flashblockIntervalMs;
         this.log("info", "rebuilt the pre-confirmed block from its record", {
           block: next,
           flashblocks: recorded.length,
@@ -153,7 +159,32 @@ export class Sequencer {
         blockGasLimit: building.base.gasLimit,
         account: () => account,
       });
+      this.executeSoon();
       return { hash, sender, nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n) };
+    });
+  }
+
+  /**
+   * Transactions execute as they arrive, between flashblocks; a flashblock then publishes what
+   * has run since the last one. Executing only at the flashblock's slot would put each
+   * flashblock's execution time between its slot and its publication, so a busy flashblock
+   * after a quiet one would come late: the cadence would follow the load.
+   */
+  private executeSoon(): void {
+    if (this.executeScheduled) return;
+    this.executeScheduled = true;
+    setImmediate(() => {
+      void this.serial(async () => {
+        this.executeScheduled = false;
+        const b = this.building;
+        if (b === undefined || this.stopped) return;
+        // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
+        const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+        const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
+        if (budget > 0) b.unpublished.push(...(await this.executeWaiting(b, budget)));
+      }).catch((e: unknown) =>
+        this.log("error", "execution failed", { error: (e as Error).stack ?? String(e) }),
+      );
     });
   }
 
@@ -191,21 +222,26 @@ export class Sequencer {
     const b = this.building;
     if (b === undefined) return;
     const started = performance.now();
+    const interval = this.opts.flashblockIntervalMs;
     b.index++;
+    // Decided at the tick's start, before execution: how long this flashblock's execution
+    // takes must not move the seal to an earlier slot.
+    const last = forceSeal || started - b.openedAt + interval / 2 >= this.opts.blockTimeMs;
     // A forced seal takes everything waiting: a mined block holds what was sent before it.
-    const added = await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined);
+    const added = b.unpublished;
+    b.unpublished = [];
+    added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
     const update = await this.flashblock(b, added, started);
-    if (
-      !forceSeal &&
-      performance.now() - b.openedAt + this.opts.flashblockIntervalMs / 2 < this.opts.blockTimeMs
-    ) {
-      this.publishFlashblock(b, update);
-      return;
-    }
-    // The last flashblock of the block, then the seal: a block holds exactly what was published.
     this.publishFlashblock(b, update);
+    if (!last) return;
+    // The last flashblock of the block, then the seal: a block holds exactly what was published.
     const sealed = await this.seal(b);
-    const nextBlock = await this.open();
+    // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
+    // the seal's time is not added to the next interval. Off the grid (a forced seal, or a tick
+    // more than an interval late) it starts now.
+    const slot = b.openedAt + b.index * interval;
+    const onGrid = !forceSeal && performance.now() - slot < interval;
+    const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
     this.building = nextBlock;
     const next = await this.flashblock(nextBlock, [], performance.now());
     this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
@@ -270,7 +306,7 @@ export class Sequencer {
   }
 
   /** Opens the next block; `recordedTimestamp` rebuilds one whose flashblocks were recorded. */
-  private async open(recordedTimestamp?: bigint): Promise<Building> {
+  private async open(recordedTimestamp?: bigint, openedAt = performance.now()): Promise<Building> {
     const parent = this.executor.headBlock();
     const now = BigInt(Math.floor(Date.now() / 1000));
     const timestamp =
@@ -314,9 +350,10 @@ export class Sequencer {
       builder,
       base,
       payloadId,
-      openedAt: performance.now(),
+      openedAt,
       receipts: [],
       transactions: [],
+      unpublished: [],
       index: 0,
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
