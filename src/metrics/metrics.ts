@@ -66,7 +66,7 @@ export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet
   });
   const build = new Histogram({
     name: "flashnode_flashblock_build_seconds",
-    help: "Time the sequencer took to build a flashblock",
+    help: "Slot to publication: execution still waiting at the slot plus assembling the flashblock",
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5],
     registers: [registry],
   });

@@ -1,15 +1,14 @@
-// The block producer: every flashblock interval it executes the waiting transactions onto the
-// block being built and publishes a flashblock; every block time it seals that block into the
-// archive (one atomic write) and opens the next. All work runs through one queue, so
-// submissions, flashblocks and seals never interleave.
+// The block producer: transactions execute onto the block being built as they arrive; every
+// flashblock interval, on a fixed grid, it publishes a flashblock of what ran since the last
+// one; every block time it seals that block into the archive (one atomic write) and opens the
+// next. All work runs through one queue, so submissions, execution, flashblocks and seals
+// never interleave.
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
-import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
-import { type BlockBuilder, encodeReceipt } from "@ethereumjs/vm";
-import type { ReceiptRecord } from "../chain/types.ts";
+import { encodeReceipt } from "@ethereumjs/vm";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
 import { receiptRecord } from "../exec/receipts.ts";
@@ -22,8 +21,8 @@ import type {
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { addTransaction, builderTransactions } from "./builderAccess.ts";
+import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
-import { flashblockWireJson } from "./flashblockWire.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
 export type SequencerOptions = {
@@ -43,22 +42,6 @@ export type SubmitResult = {
   readonly hash: string;
   readonly sender: Uint8Array;
   readonly nextNonce: bigint;
-};
-
-type Building = {
-  readonly builder: BlockBuilder;
-  readonly base: PendingBase;
-  readonly payloadId: string;
-  /** The block's flashblock grid: flashblock i is due at openedAt + i × interval. */
-  openedAt: number;
-  readonly receipts: ReceiptRecord[];
-  readonly transactions: PendingTransaction[];
-  /** Executed since the last flashblock, published with the next one. */
-  unpublished: PendingTransaction[];
-  index: number;
-  /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
-  readonly txTrie: MerklePatriciaTrie;
-  readonly receiptTrie: MerklePatriciaTrie;
 };
 
 const ZERO32 = new Uint8Array(32);
@@ -107,7 +90,10 @@ export class Sequencer {
       const recorded = this.store.recordedFlashblocks(next);
       const b = await this.open(recorded[0]?.timestamp);
       this.building = b;
-      this.publishFlashblock(b, await this.flashblock(b, [], performance.now()));
+      this.publishFlashblock(
+        b,
+        assembleFlashblock(b, [], await this.executor.drainDiff(), performance.now(), this.common),
+      );
       // After a crash: the same transactions, in the same order and flashblocks, before any new one.
       for (const fb of recorded) {
         if (fb.index === 0) continue;
@@ -118,7 +104,9 @@ export class Sequencer {
           added.push(
             await this.include(b, createTxFromBlockBodyData(raw, { common: this.common }), true),
           );
-        this.publish(await this.flashblock(b, added, started));
+        this.publish(
+          assembleFlashblock(b, added, await this.executor.drainDiff(), started, this.common),
+        );
       }
       if (recorded.length > 0) {
         // The next flashblock is one interval away, not (index + 1) intervals.
@@ -231,7 +219,13 @@ export class Sequencer {
     const added = b.unpublished;
     b.unpublished = [];
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
-    const update = await this.flashblock(b, added, started);
+    const update = assembleFlashblock(
+      b,
+      added,
+      await this.executor.drainDiff(),
+      started,
+      this.common,
+    );
     this.publishFlashblock(b, update);
     if (!last) return;
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
@@ -243,7 +237,13 @@ export class Sequencer {
     const onGrid = !forceSeal && performance.now() - slot < interval;
     const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
     this.building = nextBlock;
-    const next = await this.flashblock(nextBlock, [], performance.now());
+    const next = assembleFlashblock(
+      nextBlock,
+      [],
+      await this.executor.drainDiff(),
+      performance.now(),
+      this.common,
+    );
     this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
     this.publish({ ...sealed, next });
   }
@@ -357,71 +357,6 @@ export class Sequencer {
       index: 0,
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
-    };
-  }
-
-  private async flashblock(
-    b: Building,
-    added: PendingTransaction[],
-    started: number,
-  ): Promise<FlashblockUpdate> {
-    const diff = await this.executor.drainDiff();
-    const receiptsRoot = b.receiptTrie.root();
-    const transactionsRoot = b.txTrie.root();
-    const logsBloom = b.builder.logsBloom();
-    const gasUsed = b.builder.gasUsed;
-    const partial = createBlockHeader(
-      {
-        parentHash: b.base.parentHash,
-        coinbase: b.base.coinbase,
-        stateRoot: ZERO32,
-        transactionsTrie: transactionsRoot,
-        receiptTrie: receiptsRoot,
-        logsBloom,
-        number: BigInt(b.base.number),
-        gasLimit: b.base.gasLimit,
-        gasUsed,
-        timestamp: b.base.timestamp,
-        mixHash: b.base.prevRandao,
-        baseFeePerGas: b.base.baseFeePerGas,
-        withdrawalsRoot: KECCAK256_RLP,
-        blobGasUsed: b.builder.blobGasUsed,
-        excessBlobGas: b.base.excessBlobGas,
-        parentBeaconBlockRoot: b.base.parentBeaconBlockRoot,
-        requestsHash: SHA256_NULL,
-      },
-      { common: this.common },
-    );
-    const newReceipts = b.receipts.slice(b.receipts.length - added.length);
-    const wireJson = flashblockWireJson({
-      payloadId: b.payloadId,
-      index: b.index,
-      base: b.base,
-      transactions: added,
-      receipts: newReceipts,
-      balances: diff.accounts,
-      receiptsRoot,
-      logsBloom,
-      gasUsed,
-      blobGasUsed: b.builder.blobGasUsed,
-      partialBlockHash: partial.hash(),
-      withdrawalsRoot: KECCAK256_RLP,
-    });
-    return {
-      kind: "flashblock",
-      base: b.base,
-      index: b.index,
-      transactions: added,
-      receipts: newReceipts,
-      diff,
-      gasUsed,
-      blobGasUsed: b.builder.blobGasUsed,
-      logsBloom,
-      receiptsRoot,
-      transactionsRoot,
-      wireJson,
-      buildMs: performance.now() - started,
-      publishedAt: performance.timeOrigin + performance.now(),
     };
   }
 
