@@ -90,10 +90,7 @@ export class Sequencer {
       const recorded = this.store.recordedFlashblocks(next);
       const b = await this.open(recorded[0]?.timestamp);
       this.building = b;
-      this.publishFlashblock(
-        b,
-        assembleFlashblock(b, [], await this.executor.drainDiff(), performance.now(), this.common),
-      );
+      this.publishFlashblock(b, await this.flashblockOf(b, [], performance.now()));
       // After a crash: the same transactions, in the same order and flashblocks, before any new one.
       for (const fb of recorded) {
         if (fb.index === 0) continue;
@@ -104,9 +101,7 @@ export class Sequencer {
           added.push(
             await this.include(b, createTxFromBlockBodyData(raw, { common: this.common }), true),
           );
-        this.publish(
-          assembleFlashblock(b, added, await this.executor.drainDiff(), started, this.common),
-        );
+        this.publish(await this.flashblockOf(b, added, started));
       }
       if (recorded.length > 0) {
         // The next flashblock is one interval away, not (index + 1) intervals.
@@ -219,13 +214,7 @@ export class Sequencer {
     const added = b.unpublished;
     b.unpublished = [];
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
-    const update = assembleFlashblock(
-      b,
-      added,
-      await this.executor.drainDiff(),
-      started,
-      this.common,
-    );
+    const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);
     if (!last) return;
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
@@ -237,13 +226,7 @@ export class Sequencer {
     const onGrid = !forceSeal && performance.now() - slot < interval;
     const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
     this.building = nextBlock;
-    const next = assembleFlashblock(
-      nextBlock,
-      [],
-      await this.executor.drainDiff(),
-      performance.now(),
-      this.common,
-    );
+    const next = await this.flashblockOf(nextBlock, [], performance.now());
     this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
     this.publish({ ...sealed, next });
   }
@@ -358,6 +341,15 @@ export class Sequencer {
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
     };
+  }
+
+  /** Flashblock `b.index` of what ran since the previous one (drains the state diff). */
+  private async flashblockOf(
+    b: Building,
+    added: PendingTransaction[],
+    started: number,
+  ): Promise<FlashblockUpdate> {
+    return assembleFlashblock(b, added, await this.executor.drainDiff(), started, this.common);
   }
 
   private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
