@@ -13,11 +13,11 @@ import { waitForOutput } from "./http.ts";
 
 const BIN = join(resolve(import.meta.dirname, "../.."), "bin/flashnode.js");
 
-/** Starts `flashnode dev` on port 0 with a new datadir; resolves with the public base URL. */
+/** Starts `flashnode dev` on port 0 (a new datadir unless given); resolves with the public base URL. */
 export async function startDevChild(
   args: readonly string[],
+  datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-")),
 ): Promise<{ child: ChildProcess; url: string }> {
-  const datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
   const child = spawn(
     process.execPath,
     [BIN, "dev", "--datadir", datadir, "--port", "0", ...args],

@@ -50,32 +50,35 @@ export class ChainFile {
     return total;
   }
 
-  /** The blocks' bytes, in file order. */
-  *items(): Generator<ChainFileItem> {
+  /** Where each block lies, in file order (headers only). */
+  private *bounds(): Generator<{ offset: number; length: number }> {
     for (let offset = 0; offset < this.size; ) {
       const length = this.itemLength(offset);
-      const bytes = Buffer.allocUnsafe(length);
-      readSync(this.fd, bytes, 0, length, offset);
-      yield { offset, bytes };
+      yield { offset, length };
       offset += length;
     }
+  }
+
+  private read(offset: number, length: number): ChainFileItem {
+    const bytes = Buffer.allocUnsafe(length);
+    readSync(this.fd, bytes, 0, length, offset);
+    return { offset, bytes };
+  }
+
+  /** The blocks' bytes, in file order. */
+  *items(): Generator<ChainFileItem> {
+    for (const { offset, length } of this.bounds()) yield this.read(offset, length);
   }
 
   /** How many blocks the file holds, and the last one (headers only: no block is decoded). */
   count(): { readonly count: number; readonly last: ChainFileItem | undefined } {
     let count = 0;
-    let lastOffset = -1;
-    let lastLength = 0;
-    for (let offset = 0; offset < this.size; ) {
-      lastLength = this.itemLength(offset);
-      lastOffset = offset;
-      offset += lastLength;
+    let last: { offset: number; length: number } | undefined;
+    for (const b of this.bounds()) {
+      last = b;
       count++;
     }
-    if (lastOffset < 0) return { count, last: undefined };
-    const bytes = Buffer.allocUnsafe(lastLength);
-    readSync(this.fd, bytes, 0, lastLength, lastOffset);
-    return { count, last: { offset: lastOffset, bytes } };
+    return { count, last: last === undefined ? undefined : this.read(last.offset, last.length) };
   }
 
   close(): void {

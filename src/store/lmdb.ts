@@ -81,7 +81,7 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     // A reader never has to wait for the writer to grow the map.
     mapSize: 64 * 1024 * 1024 * 1024,
   });
-  let open_ = true;
+  let envOpen = true;
   const tables = new Map<TableName, KvTable>();
   for (const [name, def] of Object.entries(TABLES) as [TableName, { id: number; name: string }][]) {
     const db = root.openDB<Buffer, Buffer>({
@@ -109,9 +109,9 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       const stats = root.getStats() as { lastPageNumber: number; pageSize: number };
       return (stats.lastPageNumber + 1) * stats.pageSize;
     },
-    isOpen: () => open_,
+    isOpen: () => envOpen,
     async close() {
-      open_ = false;
+      envOpen = false;
       await root.close();
     },
   };

@@ -1,9 +1,10 @@
 // SIGKILL `flashnode dev` at random moments while a steady client sends transactions, and check
 // after every restart that nothing sealed changed and nothing pre-confirmed was lost.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { privateKeyToAccount } from "viem/accounts";
+import { startDevChild } from "../../bench/lib/devChain.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { BIN, tempDatadir } from "./fixtures.ts";
+import { tempDatadir } from "./fixtures.ts";
 
 export type CrashReport = {
   kills: number;
@@ -28,42 +29,11 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return body.result;
 }
 
-function start(datadir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "dev",
-      "--datadir",
-      datadir,
-      "--port",
-      "0",
-      "--api-key",
-      KEY,
-      "--rate-limit",
-      "0",
-      "--log-level",
-      "warn",
-      "--block-time",
-      "1s",
-      "--flashblock-interval",
-      "100ms",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  return new Promise((ok, fail) => {
-    let out = "";
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /JSON-RPC \(public\):\s+(\S+)/.exec(out);
-      if (m) ok({ child, url: `${m[1]}rpc/${KEY}` });
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code, signal) =>
-      fail(new Error(`node exited (${code ?? signal}) before serving:\n${out}`)),
-    );
-  });
+async function start(datadir: string): Promise<{ child: ChildProcess; url: string }> {
+  const flags = ["--api-key", KEY, "--rate-limit", "0", "--log-level", "warn"];
+  const timing = ["--block-time", "1s", "--flashblock-interval", "100ms"];
+  const { child, url } = await startDevChild([...flags, ...timing], datadir);
+  return { child, url: `${url}rpc/${KEY}` };
 }
 
 export async function runCrashTest(opts: {
