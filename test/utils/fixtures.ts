@@ -1,4 +1,4 @@
-// The execution-apis conformance chain shipped in ../shared, and helpers to import it.
+// The execution-apis conformance chain carried in fixtures/, and helpers to import it.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,13 +9,11 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin/flashnode.js");
 
 function findFixtures(): string {
-  const candidates = [
-    process.env.FLASHNODE_FIXTURES,
-    join(ROOT, "../shared/fixtures/execution-apis"),
-    "/work/shared/fixtures/execution-apis",
-  ];
-  for (const c of candidates) if (c !== undefined && existsSync(join(c, "chain.rlp"))) return c;
-  throw new Error("execution-apis fixtures not found (set FLASHNODE_FIXTURES)");
+  // Carried in the repository (CC0, see its SOURCE): a clone alone runs every tier.
+  const dir = join(ROOT, "fixtures/execution-apis");
+  if (!existsSync(join(dir, "chain.rlp")) || !existsSync(join(dir, "tests")))
+    throw new Error(`execution-apis fixtures missing from ${dir}`);
+  return dir;
 }
 
 export const FIXTURES = findFixtures();
