@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
 import { createLogger } from "../log/logger.ts";
-import { startDevNode } from "../node/devNode.ts";
+import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { frontendOptions } from "../node/frontend.ts";
 import { UsageError } from "./args.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
@@ -24,6 +24,9 @@ export async function devCommand(argv: string[]): Promise<void> {
   const fork = values.get("fork") as DevFork;
   if (!DEV_FORKS.includes(fork))
     throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
+  const receipts = values.get("receipts") as ReceiptLookups;
+  if (!RECEIPT_LOOKUPS.includes(receipts))
+    throw new UsageError(`--receipts must be one of ${RECEIPT_LOOKUPS.join(", ")}`);
   const blockTimeMs = parseDuration("block-time", values.get("block-time"), "s");
   const flashblockIntervalMs = parseDuration(
     "flashblock-interval",
@@ -56,6 +59,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     balanceEth: BigInt(values.get("balance") as number),
     safeDepth,
     finalizedDepth,
+    receipts,
   });
   const lines = [
     "",

@@ -222,6 +222,13 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "the finalized block trails latest by this many blocks (at least --safe-depth)",
   },
   {
+    name: "receipts",
+    kind: "string",
+    commands: ["dev"],
+    default: "preconfirmed",
+    help: "preconfirmed | sealed: whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
+  },
+  {
     name: "forkchoice",
     kind: "string",
     commands: ["import"],

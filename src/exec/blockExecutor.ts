@@ -152,6 +152,11 @@ export class BlockExecutor {
     return toRecord(await this.state.getAccount(new Address(address)));
   }
 
+  /** The account as the newest sealed block left it (`latest`). */
+  sealedAccount(address: Uint8Array): AccountRecord | undefined {
+    return this.store.currentAccount(address);
+  }
+
   /** Values of everything touched since the previous call (one flashblock's state diff). */
   async drainDiff(): Promise<StateDiff> {
     const t = this.state.drainRecent();

@@ -21,6 +21,7 @@ export function createBackend(
     readonly transactions?: TransactionSink;
     readonly calls?: CallService;
     readonly forkchoice?: (head: number) => SafeAndFinalized;
+    readonly preconfirmedReceipts?: boolean;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -40,5 +41,6 @@ export function createBackend(
     forkchoice: services.forkchoice ?? storedForkchoice(() => store.forkchoice()),
     transactions: services.transactions,
     calls: services.calls,
+    preconfirmedReceipts: services.preconfirmedReceipts ?? true,
   };
 }

@@ -25,10 +25,11 @@ import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
-import { bytesToHex } from "../util/hex.ts";
+import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
+import { SealWaiters } from "./sealWaiters.ts";
 
 export type DevNodeOptions = {
   readonly datadir: string;
@@ -46,7 +47,12 @@ export type DevNodeOptions = {
   /** How many blocks `safe` and `finalized` trail `latest`. */
   readonly safeDepth: number;
   readonly finalizedDepth: number;
+  /** Whether transaction lookups answer at pre-confirmation or only once sealed. */
+  readonly receipts: ReceiptLookups;
 };
+
+export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
+export type ReceiptLookups = (typeof RECEIPT_LOOKUPS)[number];
 
 export const DEFAULT_DEV_OPTIONS = {
   chainId: 31337n,
@@ -58,6 +64,7 @@ export const DEFAULT_DEV_OPTIONS = {
   balanceEth: 10_000n,
   safeDepth: DEFAULT_SAFE_DEPTH,
   finalizedDepth: DEFAULT_FINALIZED_DEPTH,
+  receipts: "preconfirmed" as ReceiptLookups,
 };
 
 /** Base's SequencerFeeVault: where a Base block's fees go. */
@@ -161,12 +168,24 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
     );
     calls = await CallClient.start({ datadir: opts.datadir });
+    const seals = new SealWaiters(() => store.headNumber());
+    /** `--receipts sealed`: lookups see a transaction once the block it was pre-confirmed in seals. */
+    const waitUntilSealed = async (hash: Uint8Array, ms: number): Promise<boolean> => {
+      const deadline = performance.now() + ms;
+      const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
+      if (store.transactionLocation(hash) !== undefined) return true;
+      if (!preconfirmed() && !(await sequencerClient.waitForInclusion(hash, ms))) return false;
+      const block = pending?.base.number;
+      if (store.transactionLocation(hash) !== undefined || block === undefined) return true;
+      return seals.wait(block, deadline - performance.now());
+    };
 
     onSealed = (u) => {
       // The worker committed the block before it posted this: see it, then swap the pending view,
       // so head and pending change together.
       kv.refresh();
       pending = applyFlashblock(undefined, u.next);
+      seals.sealed(u.number);
       const headerRlp = store.headerRlp(u.number, u.hash);
       const receipts = store.receipts(u.number, u.hash);
       if (headerRlp === undefined || receipts === undefined) return;
@@ -202,9 +221,13 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         submit: (raw) => sequencerClient.submit(raw),
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
-        waitForReceipt: (hash, ms) => sequencerClient.waitForInclusion(hash, ms),
+        waitForReceipt: (hash, ms) =>
+          opts.receipts === "sealed"
+            ? waitUntilSealed(hash, ms)
+            : sequencerClient.waitForInclusion(hash, ms),
       },
       calls,
+      preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
     const methods = createMethods(backend);

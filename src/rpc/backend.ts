@@ -21,7 +21,10 @@ export type TransactionSink = {
   poolNonce(address: Uint8Array): bigint | undefined;
   /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */
   mine(): Promise<number>;
-  /** Resolves when the transaction is pre-confirmed or sealed, or with false at the deadline. */
+  /**
+   * Resolves when transaction lookups can see the transaction (pre-confirmed, or sealed when
+   * lookups see only sealed blocks), or with false at the deadline.
+   */
   waitForReceipt(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
 };
 
@@ -81,4 +84,10 @@ export type RpcBackend = {
   readonly forkchoice: (head: number) => SafeAndFinalized;
   readonly transactions: TransactionSink | undefined;
   readonly calls: CallService | undefined;
+  /**
+   * Whether transaction lookups (eth_getTransactionReceipt, eth_getTransactionByHash) answer for
+   * pre-confirmed transactions (Base's behaviour) or only once they are sealed (dev's
+   * `--receipts sealed`, for tools that take a receipt to mean `latest` includes it).
+   */
+  readonly preconfirmedReceipts: boolean;
 };

@@ -141,6 +141,7 @@ export class Sequencer {
         baseFee: building.base.baseFeePerGas,
         blockGasLimit: building.base.gasLimit,
         account: () => account,
+        sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
       });
       this.executeSoon();
       return { hash, sender, nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n) };

@@ -20,6 +20,8 @@ export type PoolContext = {
   readonly baseFee: bigint;
   readonly blockGasLimit: bigint;
   readonly account: (address: Uint8Array) => AccountRecord | undefined;
+  /** The sender's nonce at `latest`, to tell a nonce taken from there why it is too low. */
+  readonly sealedNonce: (address: Uint8Array) => bigint;
 };
 
 type Entry = {
@@ -46,6 +48,12 @@ function cost(tx: TypedTransaction): bigint {
     total += t.maxFeePerBlobGas * 131072n * BigInt(t.blobVersionedHashes.length);
   }
   return total;
+}
+
+/** What to do when a nonce read at `latest` is already used by a pre-confirmed transaction. */
+export function preconfirmedNonceHint(sender: Uint8Array): string {
+  const address = bytesToHex(sender);
+  return `a pre-confirmed transaction uses it; "latest" trails "pending" until the block seals: take the nonce at "pending" (cast: --nonce $(cast nonce --block pending ${address}))`;
 }
 
 export class TxPool {
@@ -109,7 +117,13 @@ export class TxPool {
     const account = ctx.account(senderBytes);
     const stateNonce = account?.nonce ?? 0n;
     if (tx.nonce < stateNonce) {
-      throw new TxRejectedError(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
+      const text = `nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`;
+      // Free at `latest`, taken in `pending`: the client read its nonce before the block sealed.
+      throw new TxRejectedError(
+        tx.nonce >= ctx.sealedNonce(senderBytes)
+          ? `${text} (${preconfirmedNonceHint(senderBytes)})`
+          : text,
+      );
     }
     const balance = account?.balance ?? 0n;
     const txCost = cost(tx);

@@ -91,7 +91,11 @@ describe("transaction intake", () => {
       3000,
     );
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ nonce, value: 5n }, /^nonce too low: next nonce \d+, tx nonce \d+$/],
+      // geth's text; the hint after it says the nonce is taken only in the pre-confirmed block.
+      [
+        { nonce, value: 5n },
+        /^nonce too low: next nonce \d+, tx nonce \d+( \(a pre-confirmed transaction uses it; .*\))?$/,
+      ],
       [
         { nonce: nonce + 1, gas: 20000n },
         /^intrinsic gas too low: gas 20000, minimum needed 21000$/,

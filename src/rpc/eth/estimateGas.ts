@@ -3,15 +3,23 @@ import type { RpcBackend } from "../backend.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { withCallErrors } from "../callFailure.ts";
 import { defineMethod, optional, required } from "../method.ts";
-import { parseBlockSelector } from "../params.ts";
+import { type BlockSelector, parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";
 
-/** eth_estimateGas(args, block = latest) → the least gas limit that succeeds (within 1.5%). */
+/**
+ * Without a block, a transaction sent now runs on top of the pre-confirmed block, so that is
+ * where its gas is estimated (geth's own default before 1.13; eth_call keeps `latest`). At
+ * `latest`, a call to a contract whose deployment is only pre-confirmed finds no code, and the
+ * estimate is too low for the transaction that then runs where the code is.
+ */
+const ESTIMATE_DEFAULT: BlockSelector = { kind: "tag", tag: "pending" };
+
+/** eth_estimateGas(args, block = pending) → the least gas limit that succeeds (within 1.5%). */
 export function estimateGas(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseCallArgs), optional(parseBlockSelector)],
     handler: async ([args, selector]) => {
-      const target = callTarget(backend, selector);
+      const target = callTarget(backend, selector ?? ESTIMATE_DEFAULT);
       return quantity(await withCallErrors(() => callService(backend).estimateGas(args, target)));
     },
   });

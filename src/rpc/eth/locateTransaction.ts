@@ -10,7 +10,10 @@ export type TransactionLocation = {
   readonly receipts: BlockReceipts;
 };
 
-/** Sealed blocks first, then the pre-confirmed block (as Base: no gap right after a seal). */
+/**
+ * Sealed blocks first, then the pre-confirmed block (as Base: no gap right after a seal), unless
+ * the node answers lookups from sealed blocks only.
+ */
 export function locateTransaction(
   backend: RpcBackend,
   hash: Uint8Array,
@@ -21,6 +24,7 @@ export function locateTransaction(
     const receipts = blockReceipts(backend, target);
     return receipts === undefined ? undefined : { target, index: sealed.index, receipts };
   }
+  if (!backend.preconfirmedReceipts) return undefined;
   const pending = livePending(backend);
   const index = pending?.txIndex.get(bytesToUnprefixedHex(hash));
   if (pending === undefined || index === undefined) return undefined;
