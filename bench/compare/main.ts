@@ -1,28 +1,36 @@
 // `npm run bench`: flashnode vs anvil on loopback, on the same chain, under the same wrk load,
 // in alternating rounds, plus the ceiling of a bare node:http server. See docs/benchmarks.md.
-import { spawn } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join, resolve } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { startDevChild, transferSigner } from "../lib/devChain.ts";
-import { waitForOutput } from "../lib/http.ts";
+import { pin, startAnvil, startBare } from "./peers.ts";
 import { buildSeed } from "./seed.ts";
-import { ensureWrk, luaScript, runWrk, type WrkResult } from "./wrk.ts";
+import { ensureWrk, luaScript, runWrk, type WrkPlacement, type WrkResult } from "./wrk.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const KEY = "benchkey0001";
 const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
-    connections: { type: "string", default: "16" },
+    connections: { type: "string", default: "32" },
+    modes: { type: "string", default: "pinned,shared" },
   },
 });
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
+
+/**
+ * pinned: each server on CPU 1 and wrk (1 thread) on CPU 0, for per-core efficiency; shared: no
+ * pinning, wrk with 2 threads, for the whole machine.
+ */
+type Mode = { readonly name: string; readonly serverCpus: string; readonly wrk: WrkPlacement };
+const MODES: readonly Mode[] = [
+  { name: "pinned", serverCpus: "1", wrk: { threads: 1, cpus: "0" } },
+  { name: "shared", serverCpus: "0,1", wrk: { threads: 2 } },
+].filter((m) => values.modes.split(",").includes(m.name));
+/** flashnode serves RPC from one process; the shared ceiling runs as many (and, for scale, 2). */
+const FLASHNODE_PROCESSES = 1;
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(url, {
@@ -39,25 +47,8 @@ ensureWrk();
 const { accounts, common } = await transferSigner(10);
 const seed = buildSeed(common, accounts);
 
-const anvil = spawn(
-  ANVIL,
-  [
-    "--port",
-    "0",
-    "--no-mining",
-    "--chain-id",
-    "31337",
-    "--accounts",
-    "10",
-    "--balance",
-    "10000",
-    "--gas-limit",
-    "60000000",
-  ],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-const anvilPort = await waitForOutput(anvil, /Listening on 127\.0\.0\.1:(\d+)/);
-const anvilUrl = `http://127.0.0.1:${anvilPort}/`;
+const anvil = await startAnvil();
+const anvilUrl = anvil.url;
 const { child: flash, url: flashBase } = await startDevChild([
   "--block-time",
   "3600s",
@@ -67,6 +58,10 @@ const { child: flash, url: flashBase } = await startDevChild([
   KEY,
   "--log-level",
   "warn",
+]);
+const servers: ReadonlyMap<string, ChildProcess> = new Map([
+  ["flashnode", flash],
+  ["anvil", anvil.child],
 ]);
 const flashUrl = `${flashBase}rpc/${KEY}`;
 const nodes = [
@@ -154,31 +149,6 @@ try {
     { name: "batch of 100 eth_getStorageAt", calls: 100, body: batch },
   ];
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const rows: string[] = [];
-  const results = new Map<string, Map<string, WrkResult[]>>();
-  for (const w of workloads) {
-    const perNode = new Map<string, WrkResult[]>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const node of nodes) {
-        const script = luaScript(node.path, w.body);
-        const r = await runWrk(node.url.replace(node.path, "/"), script, SECONDS, CONNECTIONS);
-        if (!perNode.has(node.name)) perNode.set(node.name, []);
-        perNode.get(node.name)!.push(r);
-      }
-    }
-    results.set(w.name, perNode);
-    const f = perNode.get("flashnode")!;
-    const a = perNode.get("anvil")!;
-    const fr = median(f.map((r) => r.requestsPerSecond));
-    const ar = median(a.map((r) => r.requestsPerSecond));
-    rows.push(
-      `| ${w.name} | ${fr.toFixed(0)} | ${(fr * w.calls).toFixed(0)} | ${median(f.map((r) => r.p50Ms)).toFixed(2)} | ${median(f.map((r) => r.p99Ms)).toFixed(2)} | ` +
-        `${ar.toFixed(0)} | ${(ar * w.calls).toFixed(0)} | ${median(a.map((r) => r.p50Ms)).toFixed(2)} | ${median(a.map((r) => r.p99Ms)).toFixed(2)} | **${(fr / ar).toFixed(2)}×** | ${[...f, ...a].reduce((n, r) => n + r.errors, 0)} |`,
-    );
-    console.log(rows.at(-1));
-  }
-
-  // ---- ceiling: a bare node:http server answering a fixed response of the same size ------------
   const sample = await (
     await fetch(flashUrl, {
       method: "POST",
@@ -191,67 +161,66 @@ try {
       }),
     })
   ).text();
-  const bare = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(sample),
-      });
-      res.end(sample);
-    });
-  });
-  await new Promise<void>((ok) => bare.listen(0, "127.0.0.1", ok));
-  const barePort = (bare.address() as AddressInfo).port;
-  const ceilingRuns: WrkResult[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    ceilingRuns.push(
-      await runWrk(
-        `http://127.0.0.1:${barePort}/`,
-        luaScript("/", storage("latest")),
-        SECONDS,
-        CONNECTIONS,
-      ),
+  const report: string[] = [];
+  for (const mode of MODES) {
+    for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
+    const rows: string[] = [];
+    const rps = new Map<string, number>();
+    for (const w of workloads) {
+      const perNode = new Map<string, WrkResult[]>();
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const node of nodes) {
+          const script = luaScript(node.path, w.body);
+          const base = node.url.replace(node.path, "/");
+          const r = await runWrk(base, script, SECONDS, CONNECTIONS, mode.wrk);
+          if (!perNode.has(node.name)) perNode.set(node.name, []);
+          perNode.get(node.name)!.push(r);
+        }
+      }
+      const f = perNode.get("flashnode")!;
+      const a = perNode.get("anvil")!;
+      const fr = median(f.map((r) => r.requestsPerSecond));
+      const ar = median(a.map((r) => r.requestsPerSecond));
+      rps.set(w.name, fr);
+      rows.push(
+        `| ${w.name} | ${fr.toFixed(0)} | ${(fr * w.calls).toFixed(0)} | ${median(f.map((r) => r.p50Ms)).toFixed(2)} | ${median(f.map((r) => r.p99Ms)).toFixed(2)} | ` +
+          `${ar.toFixed(0)} | ${(ar * w.calls).toFixed(0)} | ${median(a.map((r) => r.p50Ms)).toFixed(2)} | ${median(a.map((r) => r.p99Ms)).toFixed(2)} | **${(fr / ar).toFixed(2)}×** | ${[...f, ...a].reduce((n, r) => n + r.errors, 0)} |`,
+      );
+      console.log(`${mode.name}: ${rows.at(-1)}`);
+    }
+
+    // The ceiling: a bare node:http server answering a fixed response of the same size.
+    const ceilings: string[] = [];
+    let ceiling = 0;
+    const counts = mode.name === "pinned" ? [1] : [...new Set([FLASHNODE_PROCESSES, 2])];
+    for (const processes of counts) {
+      const bare = await startBare(sample, processes, mode.serverCpus);
+      const runs: WrkResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.push(
+          await runWrk(bare.url, luaScript("/", storage("latest")), SECONDS, CONNECTIONS, mode.wrk),
+        );
+      }
+      bare.child.kill("SIGTERM");
+      const r = median(runs.map((x) => x.requestsPerSecond));
+      if (processes === FLASHNODE_PROCESSES) ceiling = r;
+      ceilings.push(`${processes} process${processes > 1 ? "es" : ""}: ${r.toFixed(0)} req/s`);
+    }
+    const latest = rps.get("eth_getStorageAt latest")!;
+    report.push(
+      "",
+      `### ${mode.name}: servers on CPU ${mode.serverCpus}, wrk -t${mode.wrk.threads} -c${CONNECTIONS} -d${SECONDS}s${mode.wrk.cpus === undefined ? " (not pinned)" : ` on CPU ${mode.wrk.cpus}`}; ${ROUNDS} alternating rounds, medians`,
+      "",
+      "| workload | flashnode req/s | calls/s | p50 ms | p99 ms | anvil req/s | calls/s | p50 ms | p99 ms | flashnode/anvil | errors |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
+      ...rows,
+      "",
+      `ceiling (bare node:http, fixed ${Buffer.byteLength(sample)} B response): ${ceilings.join("; ")}`,
+      `flashnode latest / ceiling (${FLASHNODE_PROCESSES} process) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`,
     );
   }
-  bare.close();
-  const ceiling = median(ceilingRuns.map((r) => r.requestsPerSecond));
-  const latest = median(
-    results
-      .get("eth_getStorageAt latest")!
-      .get("flashnode")!
-      .map((r) => r.requestsPerSecond),
-  );
-  const hist = median(
-    results
-      .get("eth_getStorageAt historical")!
-      .get("flashnode")!
-      .map((r) => r.requestsPerSecond),
-  );
-  const pend = median(
-    results
-      .get("eth_getStorageAt pending")!
-      .get("flashnode")!
-      .map((r) => r.requestsPerSecond),
-  );
-
-  console.log("");
-  console.log(
-    `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds per workload, medians; both nodes on 127.0.0.1, same machine (2 cores)`,
-  );
-  console.log(
-    "| workload | flashnode req/s | calls/s | p50 ms | p99 ms | anvil req/s | calls/s | p50 ms | p99 ms | flashnode/anvil | errors |",
-  );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
-  for (const r of rows) console.log(r);
-  console.log("");
-  console.log(
-    `ceiling (bare node:http, same response size ${Buffer.byteLength(sample)} B): ${ceiling.toFixed(0)} req/s; flashnode eth_getStorageAt latest / ceiling = ${(latest / ceiling).toFixed(2)}`,
-  );
-  console.log(
-    `flashnode historical / latest = ${(hist / latest).toFixed(2)}, pending / latest = ${(pend / latest).toFixed(2)} (req/s)`,
-  );
+  console.log(report.join("\n"));
 } finally {
-  anvil.kill("SIGTERM");
+  anvil.child.kill("SIGTERM");
   flash.kill("SIGTERM");
 }

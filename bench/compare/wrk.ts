@@ -98,22 +98,30 @@ function toMs(value: string, unit: string): number {
   return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : n;
 }
 
+/** wrk's threads, and the CPUs it is pinned to (taskset -c; none: not pinned). */
+export type WrkPlacement = { readonly threads: number; readonly cpus?: string };
+
 export function runWrk(
   url: string,
   script: string,
   seconds: number,
   connections: number,
+  placement: WrkPlacement = { threads: 1 },
 ): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("wrk", [
-      "-t1",
+    const args = [
+      `-t${placement.threads}`,
       `-c${connections}`,
       `-d${seconds}s`,
       "--latency",
       "-s",
       script,
       url,
-    ]);
+    ];
+    const child =
+      placement.cpus === undefined
+        ? spawn("wrk", args)
+        : spawn("taskset", ["-c", placement.cpus, "wrk", ...args]);
     let out = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));

@@ -1,0 +1,100 @@
+// The servers `npm run bench` compares, each at its best: anvil with --silent and its output
+// ignored (its per-request log, piped, slows it several-fold), flashnode at log level warn, and
+// the bare node:http ceiling; and their CPU placement (taskset).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Polls until the URL answers a JSON-RPC call (any answer), for servers that print nothing. */
+export async function waitForRpc(url: string, child: ChildProcess, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited (${child.exitCode})`);
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
+      await res.text();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export async function startAnvil(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(
+    ANVIL,
+    [
+      "--silent",
+      "--port",
+      String(port),
+      "--no-mining",
+      "--chain-id",
+      "31337",
+      "--accounts",
+      "10",
+      "--balance",
+      "10000",
+      "--gas-limit",
+      "60000000",
+    ],
+    { stdio: "ignore" },
+  );
+  const url = `http://127.0.0.1:${port}/`;
+  await waitForRpc(url, child);
+  return { child, url };
+}
+
+/** The bare node:http server in `processes` processes, started on `cpus` (taskset -c). */
+export async function startBare(
+  response: string,
+  processes: number,
+  cpus: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const file = join(ROOT, "node_modules", ".flashnode-bench-response.json");
+  writeFileSync(file, response);
+  const child = spawn(
+    "taskset",
+    [
+      "-c",
+      cpus,
+      process.execPath,
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "bareServer.ts"),
+      String(port),
+      String(processes),
+      file,
+    ],
+    { stdio: "ignore", cwd: ROOT },
+  );
+  const url = `http://127.0.0.1:${port}/`;
+  await waitForRpc(url, child);
+  return { child, url };
+}
+
+/** Moves a running process, all its threads, onto `cpus`. */
+export function pin(pid: number, cpus: string): void {
+  execFileSync("taskset", ["-a", "-cp", cpus, String(pid)], { stdio: "ignore" });
+}
