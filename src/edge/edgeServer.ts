@@ -1,6 +1,7 @@
 // The one HTTP server of a node: routes public and dedicated JSON-RPC, applies the method
 // policy and rate limits before any call runs, and serves /metrics, /healthz and /readyz.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
@@ -63,7 +64,10 @@ function apiKeyOf(path: string): string | undefined {
   }
 }
 
+function ignore(): void {}
+
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.on("error", ignore); // a vanished client is not our error (the RPC handler adds its own)
   res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
@@ -107,7 +111,19 @@ export function createEdge(opts: EdgeOptions): Edge {
     };
   }
 
+  // A keep-alive connection asks for the same path again and again: its context (tier, client,
+  // admission) is built once per connection and path, not per request.
+  const routed = new WeakMap<Socket, { readonly path: string; readonly ctx: RequestContext }>();
+
   function route(path: string, req: IncomingMessage): RequestContext | number | undefined {
+    const hit = routed.get(req.socket);
+    if (hit !== undefined && hit.path === path) return hit.ctx;
+    const ctx = routeOnce(path, req);
+    if (typeof ctx === "object") routed.set(req.socket, { path, ctx });
+    return ctx;
+  }
+
+  function routeOnce(path: string, req: IncomingMessage): RequestContext | number | undefined {
     const client = req.socket.remoteAddress ?? "unknown";
     if (path === "/")
       return { tier: "public", client, admit: admit("public", publicLimiter, client, client) };
@@ -135,7 +151,6 @@ export function createEdge(opts: EdgeOptions): Edge {
 
   // Timeouts are enforced on this tick (Node's default of 30 s would let slow clients linger).
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
-    res.on("error", () => {});
     const path = pathOf(req.url ?? "/");
     if (req.method === "GET" && path === "/metrics") return void serveMetrics(res);
     if (req.method === "GET" && path === "/healthz") {
@@ -159,6 +174,7 @@ export function createEdge(opts: EdgeOptions): Edge {
     const ctx = route(path, req);
     if (ctx === 401) return send(res, 401, "application/json", UNAUTHORIZED);
     if (ctx === undefined || typeof ctx === "number") {
+      res.on("error", ignore);
       res.writeHead(404, { "content-length": 0 });
       return void res.end();
     }

@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { RequestContext } from "../rpc/method.ts";
+import { CallMetrics, type CallSeries, registerCallMetrics } from "./callMetrics.ts";
 
 export type MetricsSources = {
   readonly head: () => number | undefined;
@@ -15,6 +16,8 @@ export type MetricsSources = {
 
 export type Metrics = {
   readonly registry: Registry;
+  /** This process's call figures. */
+  readonly calls: CallMetrics;
   observeCall(method: string, ctx: RequestContext, ms: number, errorCode: number | undefined): void;
   forbidden(tier: string, method: string): void;
   rateLimited(tier: string): void;
@@ -26,27 +29,18 @@ export function metricMethod(method: string, known: ReadonlySet<string>): string
   return known.has(method) ? method : "other";
 }
 
-export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet<string>): Metrics {
+/**
+ * `callSeries` replaces this process's own call figures at scrape time (a node whose calls are
+ * served by several processes sums theirs).
+ */
+export function createMetrics(
+  sources: MetricsSources,
+  knownMethods: ReadonlySet<string>,
+  callSeries?: () => Promise<CallSeries[]>,
+): Metrics {
   const registry = new Registry();
-  const requests = new Counter({
-    name: "flashnode_rpc_requests_total",
-    help: "JSON-RPC calls served",
-    labelNames: ["method", "tier"],
-    registers: [registry],
-  });
-  const errors = new Counter({
-    name: "flashnode_rpc_errors_total",
-    help: "JSON-RPC calls answered with an error",
-    labelNames: ["method", "tier", "code"],
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: "flashnode_rpc_request_duration_seconds",
-    help: "Time to answer a JSON-RPC call",
-    labelNames: ["method", "tier"],
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
-    registers: [registry],
-  });
+  const calls = new CallMetrics();
+  registerCallMetrics(registry, callSeries ?? (() => calls.snapshot()));
   const forbidden = new Counter({
     name: "flashnode_http_forbidden_total",
     help: "Requests refused by the method policy (HTTP 403)",
@@ -131,12 +125,9 @@ export function createMetrics(sources: MetricsSources, knownMethods: ReadonlySet
   });
   return {
     registry,
+    calls,
     observeCall(method, ctx, ms, errorCode) {
-      const m = metricMethod(method, knownMethods);
-      requests.inc({ method: m, tier: ctx.tier });
-      latency.observe({ method: m, tier: ctx.tier }, ms / 1000);
-      if (errorCode !== undefined)
-        errors.inc({ method: m, tier: ctx.tier, code: String(errorCode) });
+      calls.observe(metricMethod(method, knownMethods), ctx.tier, ms / 1000, errorCode);
     },
     forbidden: (tier, method) =>
       forbidden.inc({ tier, method: metricMethod(method, knownMethods) }),

@@ -61,6 +61,18 @@ function contentLength(req: IncomingMessage): number {
   return header === undefined ? 0 : Number(header);
 }
 
+// A client sends the same Content-Type on every request: remember the last verdict.
+let lastContentType: string | undefined;
+let lastContentTypeOk = false;
+
+function jsonContentType(header: string | undefined): boolean {
+  if (header !== undefined && header === lastContentType) return lastContentTypeOk;
+  const ok = ACCEPTED_TYPES.has(parseMediaType(header) ?? "");
+  lastContentType = header;
+  lastContentTypeOk = ok;
+  return ok;
+}
+
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PARAM =
   /^\s*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[!#$%&'*+\-.^_`|~0-9A-Za-z]+)\s*$/;
@@ -160,7 +172,7 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
       return false;
     }
     if (req.method === "OPTIONS") return true;
-    if (ACCEPTED_TYPES.has(parseMediaType(req.headers["content-type"]) ?? "")) return true;
+    if (jsonContentType(req.headers["content-type"])) return true;
     httpError(res, 415, "invalid content type, only application/json is supported");
     return false;
   }
@@ -206,8 +218,8 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
   }
 
   return (req, res, reqCtx = ctx) => {
-    res.on("error", () => {}); // a vanished client is not our error
-    req.on("error", () => {});
+    res.on("error", ignore); // a vanished client is not our error
+    req.on("error", ignore);
     if (!vhostAllowed(req)) {
       httpError(res, 403, "invalid host specified");
       return;
@@ -223,31 +235,60 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
       return;
     }
     if (!validate(req, res, length)) return;
-
-    // Read at most `limit` bytes, like geth's io.LimitReader: a longer chunked body is cut.
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (truncated: boolean) => {
-      done = true;
-      const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      respond(res, buf.toString("utf8"), truncated, reqCtx);
-    };
-    req.on("data", (chunk: Buffer) => {
-      if (done) return;
-      if (size + chunk.length > limit) {
-        chunks.push(chunk.subarray(0, limit - size));
-        size = limit;
-        finish(true);
-        return;
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    req.on("end", () => {
-      if (!done) finish(false);
-    });
+    // Module-level listeners over one state object: no closures made per request.
+    (req as ReadingRequest)[BODY] = new BodyRead(res, reqCtx, respond, limit);
+    req.on("data", onBodyData);
+    req.on("end", onBodyEnd);
   };
+}
+
+function ignore(): void {}
+
+const BODY = Symbol("body");
+type ReadingRequest = IncomingMessage & { [BODY]: BodyRead };
+
+/** One request body being read: at most `limit` bytes, like geth's io.LimitReader. */
+class BodyRead {
+  readonly chunks: Buffer[] = [];
+  size = 0;
+  done = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly ctx: RequestContext,
+    readonly respond: (
+      res: ServerResponse,
+      body: string,
+      truncated: boolean,
+      ctx: RequestContext,
+    ) => void,
+    readonly limit: number,
+  ) {}
+
+  finish(truncated: boolean): void {
+    this.done = true;
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    this.respond(this.res, buf.toString("utf8"), truncated, this.ctx);
+  }
+}
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const b = this[BODY];
+  if (b.done) return;
+  // A longer (chunked) body is cut: its unread rest closes the connection after the answer.
+  if (b.size + chunk.length > b.limit) {
+    b.chunks.push(chunk.subarray(0, b.limit - b.size));
+    b.size = b.limit;
+    b.finish(true);
+    return;
+  }
+  b.chunks.push(chunk);
+  b.size += chunk.length;
+}
+
+function onBodyEnd(this: ReadingRequest): void {
+  const b = this[BODY];
+  if (!b.done) b.finish(false);
 }
 
 /** The path of a request target (origin-form, or absolute-form as sent to proxies). */

@@ -64,9 +64,10 @@ export type ChainReader = {
 
 /** State at the end of a given block, read from plain state and history; never from the trie. */
 export type StateReader = {
-  account(address: Uint8Array, block: number): AccountRecord | undefined;
+  /** `head`, when the caller has just read it, spares reading it again. */
+  account(address: Uint8Array, block: number, head?: number): AccountRecord | undefined;
   /** Value with leading zeros trimmed (empty = zero). */
-  storage(address: Uint8Array, slot: Uint8Array, block: number): Uint8Array;
+  storage(address: Uint8Array, slot: Uint8Array, block: number, head?: number): Uint8Array;
   code(codeHash: Uint8Array): Uint8Array | undefined;
 };
 
@@ -187,8 +188,7 @@ export function createChainStore(env: KvEnv): ChainStore {
       return v === undefined ? undefined : utf8Decoder.decode(v);
     },
 
-    account(address, block) {
-      const head = headNumber();
+    account(address, block, head = headNumber()) {
       if (head === undefined || block >= head) return currentAccount(address);
       // The first change after `block` holds the value the account had at the end of `block`.
       ACCOUNT_HISTORY_START.set(address, 0);
@@ -198,8 +198,7 @@ export function createChainStore(env: KvEnv): ChainStore {
       if (hit === undefined) return currentAccount(address);
       return hit.value.length === 0 ? undefined : decodeAccount(hit.value);
     },
-    storage(address, slot, block) {
-      const head = headNumber();
+    storage(address, slot, block, head = headNumber()) {
       if (head === undefined || block >= head) return currentStorage(address, slot);
       HISTORY_START.set(address, 0);
       HISTORY_START.set(slot, 20);

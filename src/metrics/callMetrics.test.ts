@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Registry } from "prom-client";
+import { CallMetrics, mergeCallSeries, registerCallMetrics } from "./callMetrics.ts";
+
+test("call figures: counted per method and tier, summed across processes, in Prometheus text", async () => {
+  const a = new CallMetrics();
+  const b = new CallMetrics();
+  a.observe("eth_chainId", "public", 0.0002, undefined);
+  a.observe("eth_chainId", "public", 0.003, -32602);
+  b.observe("eth_chainId", "public", 7, undefined); // above every bucket: only +Inf
+  b.observe("eth_getStorageAt", "dedicated", 0.00005, undefined);
+  const merged = mergeCallSeries([a.snapshot(), b.snapshot()]);
+  const chainId = merged.find((s) => s.method === "eth_chainId")!;
+  assert.equal(chainId.count, 3);
+  assert.deepEqual(chainId.errors, { "-32602": 1 });
+  assert.equal(a.snapshot()[0]!.count, 2, "merging leaves the parts untouched");
+
+  const registry = new Registry();
+  registerCallMetrics(registry, () => merged);
+  const text = await registry.metrics();
+  assert.match(text, /^flashnode_rpc_requests_total\{method="eth_chainId",tier="public"\} 3$/m);
+  assert.match(
+    text,
+    /^flashnode_rpc_errors_total\{method="eth_chainId",tier="public",code="-32602"\} 1$/m,
+  );
+  const bucket = (le: string) =>
+    new RegExp(
+      `^flashnode_rpc_request_duration_seconds_bucket\\{le="${le}",method="eth_chainId",tier="public"\\} (\\d+)$`,
+      "m",
+    ).exec(text)?.[1];
+  assert.equal(bucket("0.0001"), "0");
+  assert.equal(bucket("0.00025"), "1");
+  assert.equal(bucket("0.005"), "2", "cumulative");
+  assert.equal(bucket("5"), "2");
+  assert.equal(bucket("\\+Inf"), "3");
+  assert.match(
+    text,
+    /^flashnode_rpc_request_duration_seconds_count\{method="eth_chainId",tier="public"\} 3$/m,
+  );
+  assert.match(text, /^# TYPE flashnode_rpc_request_duration_seconds histogram$/m);
+});

@@ -1,0 +1,121 @@
+// Per-call RPC figures counted in plain numbers on the hot path, turned into Prometheus series at
+// scrape time. prom-client's own observe() hashes a label object on every call (a few µs each,
+// measured in a pinned profile of eth_getStorageAt); here a call costs two Map lookups. The
+// snapshot is plain data, so several RPC processes' figures can be summed into one answer.
+import type { Registry } from "prom-client";
+
+/** Upper bounds (seconds) of the latency histogram. */
+export const CALL_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5,
+] as const;
+
+/** One (method, tier) series; `buckets[i]` counts calls ≤ CALL_BUCKETS[i] (not cumulative). */
+export type CallSeries = {
+  readonly method: string;
+  readonly tier: string;
+  count: number;
+  sum: number;
+  readonly buckets: number[];
+  /** Error code → calls answered with it. */
+  readonly errors: Record<string, number>;
+};
+
+export class CallMetrics {
+  private readonly byTier = new Map<string, Map<string, CallSeries>>();
+
+  observe(method: string, tier: string, seconds: number, errorCode: number | undefined): void {
+    let methods = this.byTier.get(tier);
+    if (methods === undefined) {
+      methods = new Map();
+      this.byTier.set(tier, methods);
+    }
+    let s = methods.get(method);
+    if (s === undefined) {
+      s = { method, tier, count: 0, sum: 0, buckets: CALL_BUCKETS.map(() => 0), errors: {} };
+      methods.set(method, s);
+    }
+    s.count++;
+    s.sum += seconds;
+    let i = 0;
+    while (i < CALL_BUCKETS.length && seconds > CALL_BUCKETS[i]!) i++;
+    if (i < CALL_BUCKETS.length) s.buckets[i]!++;
+    if (errorCode !== undefined) {
+      const code = String(errorCode);
+      s.errors[code] = (s.errors[code] ?? 0) + 1;
+    }
+  }
+
+  /** A copy of every series (plain data: it may cross to another process). */
+  snapshot(): CallSeries[] {
+    const out: CallSeries[] = [];
+    for (const methods of this.byTier.values())
+      for (const s of methods.values())
+        out.push({ ...s, buckets: [...s.buckets], errors: { ...s.errors } });
+    return out;
+  }
+}
+
+/** Sums series of several processes by (method, tier). */
+export function mergeCallSeries(parts: readonly (readonly CallSeries[])[]): CallSeries[] {
+  const merged = new Map<string, CallSeries>();
+  for (const part of parts) {
+    for (const s of part) {
+      const key = `${s.method}\u0000${s.tier}`;
+      const m = merged.get(key);
+      if (m === undefined) {
+        merged.set(key, { ...s, buckets: [...s.buckets], errors: { ...s.errors } });
+        continue;
+      }
+      m.count += s.count;
+      m.sum += s.sum;
+      s.buckets.forEach((n, i) => {
+        m.buckets[i]! += n;
+      });
+      for (const [code, n] of Object.entries(s.errors)) m.errors[code] = (m.errors[code] ?? 0) + n;
+    }
+  }
+  return [...merged.values()];
+}
+
+type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
+
+/** Registers the three call series with a registry; `series` is read at every scrape. */
+export function registerCallMetrics(
+  registry: Registry,
+  series: () => CallSeries[] | Promise<CallSeries[]>,
+): void {
+  const metric = (name: string, help: string, type: string, values: (s: CallSeries[]) => Value[]) =>
+    // The registry's metric interface: a name and a get() read at scrape time.
+    registry.registerMetric({
+      name,
+      help,
+      type,
+      get: async () => ({ name, help, type, values: values(await series()), aggregator: "sum" }),
+    } as unknown as Parameters<Registry["registerMetric"]>[0]);
+  metric("flashnode_rpc_requests_total", "JSON-RPC calls served", "counter", (all) =>
+    all.map((s) => ({ labels: { method: s.method, tier: s.tier }, value: s.count })),
+  );
+  metric("flashnode_rpc_errors_total", "JSON-RPC calls answered with an error", "counter", (all) =>
+    all.flatMap((s) =>
+      Object.entries(s.errors).map(([code, n]) => ({
+        labels: { method: s.method, tier: s.tier, code },
+        value: n,
+      })),
+    ),
+  );
+  const name = "flashnode_rpc_request_duration_seconds";
+  metric(name, "Time to answer a JSON-RPC call", "histogram", (all) =>
+    all.flatMap((s) => {
+      const labels = { method: s.method, tier: s.tier };
+      let cumulative = 0;
+      const out: Value[] = CALL_BUCKETS.map((le, i) => {
+        cumulative += s.buckets[i]!;
+        return { metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative };
+      });
+      out.push({ metricName: `${name}_bucket`, labels: { le: "+Inf", ...labels }, value: s.count });
+      out.push({ metricName: `${name}_sum`, labels, value: s.sum });
+      out.push({ metricName: `${name}_count`, labels, value: s.count });
+      return out;
+    }),
+  );
+}
