@@ -14,6 +14,8 @@ export type PendingBlock = {
   readonly accounts: ReadonlyMap<string, AccountRecord | undefined>;
   readonly storage: ReadonlyMap<string, Uint8Array>;
   readonly wiped: ReadonlySet<string>;
+  /** Addresses (hex) with written slots or wiped storage: the rest read through to the parent. */
+  readonly storageAddresses: ReadonlySet<string>;
   readonly code: ReadonlyMap<string, Uint8Array>;
   readonly gasUsed: bigint;
   readonly blobGasUsed: bigint;
@@ -37,6 +39,7 @@ export function applyFlashblock(
   const accounts = new Map(fresh ? undefined : previous.accounts);
   const storage = new Map(fresh ? undefined : previous.storage);
   const wiped = new Set(fresh ? undefined : previous.wiped);
+  const storageAddresses = new Set(fresh ? undefined : previous.storageAddresses);
   const code = new Map(fresh ? undefined : previous.code);
   const txIndex = new Map(fresh ? undefined : previous.txIndex);
   const transactions = fresh ? [...u.transactions] : [...previous.transactions, ...u.transactions];
@@ -44,11 +47,15 @@ export function applyFlashblock(
   for (const address of u.diff.wiped) {
     const hex = bytesToUnprefixedHex(address);
     wiped.add(hex);
+    storageAddresses.add(hex);
     for (const key of storage.keys()) if (key.startsWith(hex)) storage.delete(key);
   }
   for (const [address, account] of u.diff.accounts)
     accounts.set(bytesToUnprefixedHex(address), account);
-  for (const [address, slot, value] of u.diff.storage) storage.set(storageId(address, slot), value);
+  for (const [address, slot, value] of u.diff.storage) {
+    storage.set(storageId(address, slot), value);
+    storageAddresses.add(bytesToUnprefixedHex(address));
+  }
   for (const [hash, bytecode] of u.diff.code) code.set(bytesToUnprefixedHex(hash), bytecode);
   const first = transactions.length - u.transactions.length;
   u.transactions.forEach((t, i) => {
@@ -63,6 +70,7 @@ export function applyFlashblock(
     accounts,
     storage,
     wiped,
+    storageAddresses,
     code,
     gasUsed: u.gasUsed,
     blobGasUsed: u.blobGasUsed,

@@ -1,7 +1,7 @@
 // Reads of the pre-confirmed state: the pending block's writes over its parent's state.
 import type { AccountRecord } from "../chain/types.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
-import { type PendingBlock, storageId } from "./pendingBlock.ts";
+import type { PendingBlock } from "./pendingBlock.ts";
 
 export type StateView = {
   account(address: Uint8Array): AccountRecord | undefined;
@@ -26,11 +26,13 @@ export class PendingOverlay implements StateView {
   }
 
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    const value = this.block.storage.get(storageId(address, slot));
+    // Most reads are of accounts the pending block did not write: no slot key is built for them.
+    if (this.block.storageAddresses.size === 0) return this.parent.storage(address, slot);
+    const hex = bytesToUnprefixedHex(address);
+    if (!this.block.storageAddresses.has(hex)) return this.parent.storage(address, slot);
+    const value = this.block.storage.get(hex + bytesToUnprefixedHex(slot));
     if (value !== undefined) return value;
-    return this.block.wiped.has(bytesToUnprefixedHex(address))
-      ? EMPTY
-      : this.parent.storage(address, slot);
+    return this.block.wiped.has(hex) ? EMPTY : this.parent.storage(address, slot);
   }
 
   code(codeHash: Uint8Array): Uint8Array | undefined {

@@ -341,7 +341,12 @@ export function createDispatcher(
       let tail: string | typeof TIMEOUT = INVALID_REQUEST;
       if (isCall(env) || isNotification(env)) {
         const left = deadline === 0 ? 0 : deadline - Date.now();
-        tail = deadline !== 0 && left <= 0 ? TIMEOUT : await run(env, msgs[k], ctx, left);
+        if (deadline !== 0 && left <= 0) tail = TIMEOUT;
+        else {
+          // A synchronous answer is taken as it is: no promise settles per call of the batch.
+          const r = run(env, msgs[k], ctx, left);
+          tail = typeof r === "string" ? r : await r;
+        }
       }
       if (tail === TIMEOUT) {
         // The call in progress and all later ones get the timeout error.
