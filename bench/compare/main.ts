@@ -14,11 +14,14 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "32" },
     modes: { type: "string", default: "pinned,shared" },
+    warmup: { type: "string", default: "3" },
   },
 });
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
+/** Seconds of unmeasured load per workload and node before the first mode: JIT warm-up. */
+const WARMUP = Number(values.warmup);
 
 /**
  * pinned: each server on CPU 1 and wrk (1 thread) on CPU 0, for per-core efficiency; shared: no
@@ -164,6 +167,17 @@ try {
   const report: string[] = [];
   for (const mode of MODES) {
     for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
+    if (mode === MODES[0] && WARMUP > 0) {
+      for (const w of workloads)
+        for (const node of nodes)
+          await runWrk(
+            node.url.replace(node.path, "/"),
+            luaScript(node.path, w.body),
+            WARMUP,
+            CONNECTIONS,
+            mode.wrk,
+          );
+    }
     const rows: string[] = [];
     const rps = new Map<string, number>();
     for (const w of workloads) {
