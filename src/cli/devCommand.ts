@@ -2,10 +2,11 @@
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { createLogger } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { frontendOptions } from "../node/frontend.ts";
-import { UsageError } from "./args.ts";
+import { checkListenAddress, readJsonFile, UsageError } from "./args.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
@@ -44,6 +45,10 @@ export async function devCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
+  // Every input is checked before the datadir is created (or, with --fresh, wiped).
+  const genesisFile = values.get("genesis") as string | undefined;
+  const genesis = genesisFile === undefined ? undefined : await readGenesis(genesisFile);
+  await checkListenAddress(frontend.host, frontend.port);
   const node = await startDevNode({
     datadir,
     fresh: values.get("fresh") === true,
@@ -51,7 +56,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     logger,
     chainId: BigInt(values.get("chain-id") as number),
     fork,
-    genesisFile: values.get("genesis") as string | undefined,
+    genesis,
     blockTimeMs,
     flashblockIntervalMs,
     gasLimit: BigInt(values.get("gas-limit") as number),
@@ -94,4 +99,15 @@ export async function devCommand(argv: string[]): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** A geth genesis file, parsed and checked as a chain spec (without creating anything). */
+async function readGenesis(path: string): Promise<Record<string, unknown>> {
+  const json = readJsonFile("genesis", path);
+  try {
+    await chainSpecFromGenesis(json);
+  } catch (e) {
+    throw new UsageError(`--genesis ${path}: ${(e as Error).message}`);
+  }
+  return json as Record<string, unknown>;
 }

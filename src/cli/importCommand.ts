@@ -1,10 +1,11 @@
 // `flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`
+import { statSync } from "node:fs";
 import { chainSpecFromFile } from "../chain/genesis.ts";
 import { applyForkchoiceFile, type ImportProgress, importChain } from "../chain/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { UsageError } from "./args.ts";
+import { readJsonFile, UsageError } from "./args.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const IMPORT_HELP = `flashnode import --genesis G.json --datadir D [--forkchoice headfcu.json] chain.rlp
@@ -47,10 +48,22 @@ export async function importCommand(argv: string[]): Promise<void> {
   const datadir = values.get("datadir") as string | undefined;
   const chainFile = positionals[0];
   if (genesis === undefined || datadir === undefined || chainFile === undefined) {
-    throw new UsageError(`missing arguments\n\n${IMPORT_HELP}`);
+    const missing = [
+      genesis === undefined ? "--genesis" : undefined,
+      datadir === undefined ? "--datadir" : undefined,
+      chainFile === undefined ? "the chain file" : undefined,
+    ].filter((m) => m !== undefined);
+    throw new UsageError(
+      `missing ${missing.join(", ")}: flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`,
+    );
   }
   const interval = parseDuration("progress-interval", values.get("progress-interval"), "ms");
+  // Every input is checked before the datadir is created.
   const spec = await chainSpecFromFile(genesis);
+  const forkchoice = values.get("forkchoice") as string | undefined;
+  if (forkchoice !== undefined) readJsonFile("forkchoice", forkchoice);
+  if (!statSync(chainFile, { throwIfNoEntry: false })?.isFile())
+    throw new UsageError(`chain file ${chainFile}: no such file`);
   const lock = lockDatadir(datadir);
   const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
   const store = createChainStore(env);
@@ -67,7 +80,6 @@ export async function importCommand(argv: string[]): Promise<void> {
       `imported ${result.imported} blocks (${result.skipped} already present), head ${result.head}, ` +
         `${(Number(result.gas) / 1e6).toFixed(1)} Mgas in ${seconds.toFixed(2)} s = ${mgas.toFixed(1)} Mgas/s`,
     );
-    const forkchoice = values.get("forkchoice") as string | undefined;
     if (forkchoice !== undefined) {
       const fc = applyForkchoiceFile(store, forkchoice);
       console.log(`forkchoice: safe ${fc.safe}, finalized ${fc.finalized}`);

@@ -1,7 +1,7 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
 
 import { VERSION } from "../version.ts";
-import { UsageError } from "./args.ts";
+import { didYouMean, UsageError } from "./args.ts";
 import { DEV_HELP, devCommand } from "./devCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
 import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
@@ -9,7 +9,8 @@ import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
 const HELP = `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
 
 Usage:
-  flashnode dev      [flags]   local node (what \`npm start\` runs): serves the bundled sample chain
+  flashnode dev      [flags]   local chain (what \`npm start\` runs): a sequencer, 200 ms flashblocks,
+                               2 s blocks, prefunded test accounts, JSON-RPC over HTTP and WebSocket
   flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
   flashnode serve    --datadir D [--host H] [--port P]
   flashnode --help | <command> --help
@@ -26,7 +27,13 @@ const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: s
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    // No command is a usage mistake: the help goes to stderr and the exit code says so.
+    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import or serve)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     console.log(HELP);
     return;
   }
@@ -35,7 +42,10 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const command = commands[name];
-  if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
+  if (command === undefined) {
+    const hint = didYouMean(name, Object.keys(commands));
+    throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);
+  }
   if (rest.includes("--help") || rest.includes("-h")) {
     console.log(command.help);
     return;
@@ -48,7 +58,9 @@ try {
 } catch (e) {
   const err = e as Error & { code?: unknown };
   // Known, operator-facing errors carry a string code: print the message alone.
-  if (typeof err.code === "string") console.error(`flashnode: ${err.message}`);
+  // One line, whatever the message quoted (a file's text, a nested error).
+  if (typeof err.code === "string")
+    console.error(`flashnode: ${err.message.replace(/\s*\n\s*/g, " ").trim()}`);
   else console.error(err);
   // Exit now: a half-started node may still hold handles (workers, sockets) open.
   process.exit(1);

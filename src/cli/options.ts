@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
-import { UsageError } from "./args.ts";
+import { didYouMean, UsageError } from "./args.ts";
 
 export type Command = "dev" | "serve" | "import";
 type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json";
@@ -17,6 +17,8 @@ export type OptionDef = {
   readonly default?: string | number | boolean | readonly string[];
   /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
   readonly env?: string;
+  /** Largest value of an int option. */
+  readonly max?: number;
 };
 
 const NODE: readonly Command[] = ["dev", "serve"];
@@ -47,14 +49,15 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "int",
     commands: NODE,
     default: 8545,
-    help: "listen port (0 = any free port)",
+    max: 65535,
+    help: "listen port, 0 to 65535 (0 = any free port)",
   },
   {
     name: "api-key",
     kind: "list",
     commands: NODE,
     env: "FLASHNODE_API_KEYS",
-    help: "dedicated endpoint key, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
+    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
   },
   {
     name: "rate-limit",
@@ -271,18 +274,24 @@ export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"
   return Math.round(Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1));
 }
 
+/** Where a bad value came from, unless it is the flag itself (the message names the flag). */
+function originPrefix(origin: string): string {
+  return origin === "flag" ? "" : `${origin}: `;
+}
+
 function coerce(def: OptionDef, raw: unknown, origin: string): OptionValue {
   switch (def.kind) {
     case "boolean":
       if (typeof raw === "boolean") return raw;
       if (raw === "1" || raw === "true") return true;
       if (raw === "0" || raw === "false" || raw === "") return false;
-      throw new UsageError(`${origin}: --${def.name} must be true or false`);
+      throw new UsageError(`${originPrefix(origin)}--${def.name} must be true or false`);
     case "int": {
       const n = typeof raw === "number" ? raw : Number(raw);
-      if (!Number.isSafeInteger(n) || n < 0)
+      const range = def.max === undefined ? "≥ 0" : `from 0 to ${def.max}`;
+      if (!Number.isSafeInteger(n) || n < 0 || (def.max !== undefined && n > def.max))
         throw new UsageError(
-          `${origin}: --${def.name} must be a whole number ≥ 0, got ${String(raw)}`,
+          `${originPrefix(origin)}--${def.name} must be a whole number ${range}, got ${String(raw)}`,
         );
       return n;
     }
@@ -299,7 +308,7 @@ function coerce(def: OptionDef, raw: unknown, origin: string): OptionValue {
       try {
         return JSON.parse(raw);
       } catch {
-        throw new UsageError(`${origin}: --${def.name} must be JSON`);
+        throw new UsageError(`${originPrefix(origin)}--${def.name} must be JSON`);
       }
     default:
       return String(raw);
@@ -324,7 +333,7 @@ export function resolveOptions(
   try {
     parsed = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(parseArgsMessage(e as Error & { code?: string }, command, defs));
   }
   const configPath = (parsed.values.config as string | undefined) ?? env[envName("config")];
   let file: Record<string, unknown> = {};
@@ -351,6 +360,23 @@ export function resolveOptions(
     else if (d.default !== undefined) values.set(d.name, d.default);
   }
   return { values, positionals: parsed.positionals };
+}
+
+/** node:util's parseArgs errors, as one line that names the command and suggests a flag. */
+function parseArgsMessage(
+  e: Error & { code?: string },
+  command: Command,
+  defs: readonly OptionDef[],
+): string {
+  const flag = /'(-{1,2}[^' ]+)/.exec(e.message)?.[1];
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag !== undefined) {
+    const names = defs.map((d) => d.name);
+    const hint = didYouMean(flag.replace(/^-+/, "").split("=")[0]!, names, "--");
+    return `unknown flag ${flag} for ${command}${hint}; see flashnode ${command} --help`;
+  }
+  if (e.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined)
+    return `${flag} needs a value; see flashnode ${command} --help`;
+  return e.message.split("\n")[0]!;
 }
 
 export function helpFor(command: Command): string {

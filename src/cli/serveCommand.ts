@@ -16,7 +16,10 @@ ${helpFor("serve")}
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("serve", argv);
   const datadir = values.get("datadir") as string | undefined;
-  if (datadir === undefined) throw new UsageError(`missing --datadir\n\n${SERVE_HELP}`);
+  if (datadir === undefined)
+    throw new UsageError(
+      "missing --datadir: flashnode serve --datadir D (see flashnode serve --help)",
+    );
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
   const running = await startArchiveServer({ datadir, frontend, logger });

@@ -1,7 +1,7 @@
 // Composition root of `flashnode dev`: the sequencer and call workers, the pending view, the
 // JSON-RPC server (HTTP + WebSocket) and the flashblocks stream, started in order and stopped
 // in reverse.
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { type DevAccount, type DevFork, devAccounts, devGenesis } from "../chain/devGenesis.ts";
 import {
@@ -38,7 +38,8 @@ export type DevNodeOptions = {
   readonly logger: Logger;
   readonly chainId: bigint;
   readonly fork: DevFork;
-  readonly genesisFile: string | undefined;
+  /** A geth genesis (parsed JSON) instead of the generated one. */
+  readonly genesis: Record<string, unknown> | undefined;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
   readonly gasLimit: bigint;
@@ -94,8 +95,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   const lock = lockDatadir(opts.datadir);
   const accounts = devAccounts(opts.accounts);
   const genesis =
-    opts.genesisFile !== undefined
-      ? (JSON.parse(readFileSync(opts.genesisFile, "utf8")) as Record<string, unknown>)
+    opts.genesis !== undefined
+      ? opts.genesis
       : devGenesis({
           chainId: opts.chainId,
           fork: opts.fork,

@@ -1,8 +1,6 @@
 // A geth genesis with BPO forks and their blobSchedule: the fork schedule is read by timestamp,
 // the BPO blob parameters apply, and blocks with blobs execute and seal under them.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "node:test";
 import ckzg from "c-kzg";
 import { createWalletClient, defineChain, http, parseGwei, toBlobs } from "viem";
@@ -10,7 +8,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
 import { chainSpecFromGenesis, commonAt } from "../../src/chain/genesis.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
-import { rpc, tempDatadir } from "../utils/fixtures.ts";
+import { rpc } from "../utils/fixtures.ts";
 
 const BPO2_TIME = 4_000_000_000; // 2096: the dev chain runs under BPO1
 
@@ -44,9 +42,7 @@ test("BPO forks: schedule by timestamp, blob parameters from blobSchedule", asyn
 });
 
 test("a dev chain under BPO1 executes and seals a blob transaction", async () => {
-  const file = join(tempDatadir("bpo"), "genesis.json");
-  writeFileSync(file, JSON.stringify(bpoGenesis()));
-  const node = await startTestDevNode({ genesisFile: file, blockTimeMs: 3_600_000 });
+  const node = await startTestDevNode({ genesis: bpoGenesis(), blockTimeMs: 3_600_000 });
   try {
     const call = async (method: string, params: unknown[]) =>
       (await rpc(node.dedicatedUrl, { jsonrpc: "2.0", id: 1, method, params })) as {

@@ -17,7 +17,7 @@ export async function startTestDevNode(overrides: Partial<DevNodeOptions> = {}):
     fresh: false,
     frontend: testFrontendOptions(),
     logger: silentLogger,
-    genesisFile: undefined,
+    genesis: undefined,
     ...overrides,
   });
 }
