@@ -92,6 +92,8 @@ export async function devCommand(argv: string[]): Promise<void> {
     "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
     "",
   ];
+  // The banner comes last: the start-up log lines (buffered by pino) are flushed first.
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
   process.stdout.write(`${lines.join("\n")}\n`);
   const stop = () => {
     logger.info("shutting down");

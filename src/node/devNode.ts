@@ -116,9 +116,29 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   const sealLog = opts.logger.child({ module: "chain" });
   const txRate = new RateWindow(10_000);
   const now = () => performance.timeOrigin + performance.now();
+  // What a developer watches (anvil prints the same): each transaction as it runs, with the
+  // contract it created; the flashblock itself only at debug.
+  const logPreconfirmed = (fb: FlashblockUpdate) => {
+    if (fb.receipts.length === 0 || !flashblockLog.isLevelEnabled("info")) return;
+    for (const r of fb.receipts) {
+      flashblockLog.info(
+        {
+          hash: bytesToHex(r.transactionHash),
+          from: bytesToHex(r.from),
+          status: r.status === 0 ? "reverted" : "success",
+          gasUsed: Number(r.gasUsed),
+          ...(r.contractAddress === undefined ? {} : { contract: bytesToHex(r.contractAddress) }),
+          block: fb.base.number,
+          flashblock: fb.index,
+        },
+        r.contractAddress === undefined ? "transaction pre-confirmed" : "contract created",
+      );
+    }
+  };
   const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
     calls?.forward(u);
     const fb = u.kind === "flashblock" ? u : u.next;
+    logPreconfirmed(fb);
     if (u.kind === "flashblock") {
       txRate.add(u.transactions.length);
       pending = applyFlashblock(pending, u);
@@ -190,10 +210,16 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       const headerRlp = store.headerRlp(u.number, u.hash);
       const receipts = store.receipts(u.number, u.hash);
       if (headerRlp === undefined || receipts === undefined) return;
-      sealLog.info(
-        { block: u.number, hash: bytesToHex(u.hash), transactions: receipts.receipts.length },
-        "sealed",
-      );
+      // An idle chain seals an empty block every block time: those only at debug, so the start
+      // banner is not buried.
+      const sealed = {
+        block: u.number,
+        hash: bytesToHex(u.hash),
+        transactions: receipts.receipts.length,
+        gasUsed: Number(receipts.receipts.at(-1)?.cumulativeGasUsed ?? 0n),
+      };
+      if (sealed.transactions === 0) sealLog.debug(sealed, "sealed");
+      else sealLog.info(sealed, "sealed");
       feed.emitNewHead({
         blockNumber: u.number,
         json: headerJson(backend.decoder.header(headerRlp)),

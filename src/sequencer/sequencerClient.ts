@@ -3,7 +3,7 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { TxRejectedError } from "./txPool.ts";
@@ -57,6 +57,7 @@ export class SequencerClient {
         const known = this.poolNonces.get(key);
         if (known === undefined || msg.nextNonce > known) this.poolNonces.set(key, msg.nextNonce);
         this.settle(msg.id)?.resolve(msg.hash);
+        this.logger.info({ hash: msg.hash, from: bytesToHex(msg.sender) }, "transaction received");
         break;
       }
       case "mined":

@@ -1,0 +1,74 @@
+// What a developer reads in the dev node's log at the default level: nothing while the chain
+// is idle (empty blocks are at debug), and each transaction received, pre-confirmed (with the
+// contract it created) and sealed.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { privateKeyToAccount } from "viem/accounts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { DevNode } from "../../src/node/devNode.ts";
+import {
+  pollUntil,
+  signTransfer,
+  sleep,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
+import { call } from "../utils/fixtures.ts";
+
+type Line = { msg: string; [field: string]: unknown };
+const lines: Line[] = [];
+const logger = createLogger("info", { write: (s: string) => void lines.push(JSON.parse(s)) });
+
+let node: DevNode;
+before(async () => {
+  node = await startTestDevNode({ logger, blockTimeMs: 200, flashblockIntervalMs: 50 });
+});
+after(async () => {
+  await node.close();
+});
+
+test("an idle chain logs nothing at info, though it seals a block every 200 ms", async () => {
+  const from = Number(await call(node.url, "eth_blockNumber"));
+  const seen = lines.length;
+  await sleep(1000);
+  assert.ok(Number(await call(node.url, "eth_blockNumber")) >= from + 3, "blocks were sealed");
+  assert.deepEqual(lines.slice(seen), [], "no line for empty blocks or flashblocks");
+});
+
+test("a transfer and a deployment: received, pre-confirmed, contract created, sealed", async () => {
+  const transfer = await signTransfer(node, 0, { nonce: 0, value: 1n });
+  const transferHash = (await call(node.url, "eth_sendRawTransaction", [transfer])) as string;
+  const account = privateKeyToAccount(node.accounts[0]!.privateKey as `0x${string}`);
+  const deploy = await account.signTransaction({
+    chainId: Number(node.chainId),
+    type: "eip1559",
+    nonce: 1,
+    gas: 200_000n,
+    maxFeePerGas: 20_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+    data: storageContractBytecode(`0x${"11".repeat(32)}`),
+  });
+  const deployHash = (await call(node.url, "eth_sendRawTransaction", [deploy])) as string;
+  const receipt = (await pollUntil(
+    () => call(node.url, "eth_getTransactionReceipt", [deployHash]),
+    (r) => r !== null,
+  )) as { contractAddress: string };
+  // Both may seal in one block or in two.
+  const sealedTransactions = () =>
+    lines.filter((l) => l.msg === "sealed").reduce((n, l) => n + (l.transactions as number), 0);
+  await pollUntil(
+    async () => sealedTransactions(),
+    (n) => n >= 2,
+  );
+
+  const from = account.address.toLowerCase();
+  const find = (msg: string, hash: string) => lines.find((l) => l.msg === msg && l.hash === hash);
+  assert.equal(find("transaction received", transferHash)?.from, from);
+  assert.equal(find("transaction received", deployHash)?.from, from);
+  const ran = find("transaction pre-confirmed", transferHash);
+  assert.equal(ran?.status, "success");
+  assert.equal(ran?.gasUsed, 21000);
+  const created = find("contract created", deployHash);
+  assert.equal(created?.contract, receipt.contractAddress);
+  assert.equal(sealedTransactions(), 2, "only blocks with transactions are logged at info");
+});
