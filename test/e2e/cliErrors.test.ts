@@ -63,7 +63,11 @@ describe("dev refuses bad input before creating anything", () => {
       () => ["--genesis", notGenesis],
       /--genesis .*object\.json: genesis: /,
     ],
-    ["a busy port", () => ["--port", String(busyPort)], /port \d+ on 127\.0\.0\.1 is already in use/],
+    [
+      "a busy port",
+      () => ["--port", String(busyPort)],
+      /port \d+ on 127\.0\.0\.1 is already in use/,
+    ],
     [
       "an unknown flag",
       () => ["--prot", "8545"],
