@@ -1,11 +1,9 @@
 // Foundry's `cast` (npm binary), unmodified, against `flashnode dev`.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
 import type { DevNode } from "../../src/node/devNode.ts";
+import { CAST, cast } from "../utils/cast.ts";
 import {
   pollUntil,
   setCalldata,
@@ -13,10 +11,7 @@ import {
   storageContractBytecode,
   word,
 } from "../utils/devChain.ts";
-import { ROOT } from "../utils/fixtures.ts";
 
-const run = promisify(execFile);
-const CAST = join(ROOT, "node_modules/@foundry-rs/cast-linux-amd64/bin/cast");
 // keccak256("Set(uint256)")
 const SET_TOPIC = "0xdf7a95aebff315db1b7716215d602ab537373cdb769232aae6055c06e798425b";
 
@@ -27,13 +22,6 @@ before(async () => {
 after(async () => {
   await node.close();
 });
-
-async function cast(...args: string[]): Promise<string> {
-  const { stdout } = await run(CAST, args, {
-    env: { ...process.env, NO_COLOR: "1", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" },
-  });
-  return stdout.trim();
-}
 
 test("cast: deploy, write, read through pending before the seal, then latest, then history", {
   skip: existsSync(CAST) ? false : "cast binary not installed",

@@ -2,27 +2,22 @@
 // block seals (docs/dev.md, "Receipts before the block"): viem's deploy → wait → call, and two
 // `cast send` in a row, with the dev chain's default and with `--receipts sealed`.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { promisify } from "node:util";
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { setCalldata, startTestDevNode, storageContractBytecode, word } from "../utils/devChain.ts";
-import { call, ROOT } from "../utils/fixtures.ts";
+import { cast } from "../utils/cast.ts";
+import {
+  setCalldata,
+  signTransfer,
+  startTestDevNode,
+  storageContractBytecode,
+  word,
+} from "../utils/devChain.ts";
+import { call } from "../utils/fixtures.ts";
 
-const run = promisify(execFile);
-const CAST = join(ROOT, "node_modules/@foundry-rs/cast-linux-amd64/bin/cast");
 const ZERO_HASH = `0x${"0".repeat(64)}`;
 const TOPIC = keccak256(toHex("Set(uint256)"));
-
-async function cast(...args: string[]): Promise<string> {
-  const { stdout } = await run(CAST, args, {
-    env: { ...process.env, NO_COLOR: "1", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" },
-  });
-  return stdout.trim();
-}
 
 /** A cast failure's stderr (cast exits non-zero on an RPC error). */
 async function castError(...args: string[]): Promise<string> {
@@ -171,16 +166,7 @@ describe("--receipts sealed", () => {
   });
 
   test("eth_sendRawTransactionSync answers with the sealed receipt", async () => {
-    const account = privateKeyToAccount(node.accounts[4]!.privateKey as `0x${string}`);
-    const raw = await account.signTransaction({
-      chainId: Number(node.chainId),
-      type: "eip1559",
-      nonce: 0,
-      gas: 21000n,
-      maxFeePerGas: 20_000_000_000n,
-      maxPriorityFeePerGas: 1n,
-      to: account.address,
-    });
+    const raw = await signTransfer(node, 4, { nonce: 0 });
     const receipt = (await call(node.url, "eth_sendRawTransactionSync", [raw])) as {
       blockHash: string;
       blockNumber: string;

@@ -1,0 +1,16 @@
+// Foundry's `cast` (the npm binary), run as a user would, for the end-to-end tests.
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { ROOT } from "./fixtures.ts";
+
+const run = promisify(execFile);
+export const CAST = join(ROOT, "node_modules/@foundry-rs/cast-linux-amd64/bin/cast");
+
+/** Runs cast; resolves with its trimmed stdout, rejects (with `stderr`) on a non-zero exit. */
+export async function cast(...args: string[]): Promise<string> {
+  const { stdout } = await run(CAST, args, {
+    env: { ...process.env, NO_COLOR: "1", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" },
+  });
+  return stdout.trim();
+}
