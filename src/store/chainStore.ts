@@ -34,6 +34,8 @@ const utf8Decoder = new TextDecoder();
 // the read starts, and each seek ends before the next begins.
 /** address ‖ slot ‖ block, and address ‖ slot ‖ 2^64-1. */
 const HISTORY_START = new Uint8Array(60);
+/** Scratch key (address ‖ slot) of a historical read's point lookups; lmdb copies keys it is given. */
+const SLOT_KEY = new Uint8Array(52);
 const HISTORY_END = new Uint8Array(60).fill(0xff);
 /** address ‖ block, and address ‖ 2^64-1. */
 const ACCOUNT_HISTORY_START = new Uint8Array(28);
@@ -133,6 +135,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     storageHistory: env.table("storageHistory"),
     trieNodes: env.table("trieNodes"),
     preconfirmations: env.table("preconfirmations"),
+    storageLastChange: env.table("storageLastChange"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -142,7 +145,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     }
   } else if (version !== SCHEMA_VERSION) {
     throw new SchemaMismatchError(
-      `datadir ${env.path} has archive schema version ${version}; this flashnode reads version ${SCHEMA_VERSION}`,
+      `datadir ${env.path} has archive schema version ${version}; this flashnode reads version ${SCHEMA_VERSION} (dev: start over with --fresh; an import: import again into a new datadir)`,
     );
   }
 
@@ -200,6 +203,11 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     storage(address, slot, block, head = headNumber()) {
       if (head === undefined || block >= head) return currentStorage(address, slot);
+      // Unchanged since `block` (or never changed): the current value, by two point reads.
+      SLOT_KEY.set(address, 0);
+      SLOT_KEY.set(slot, 20);
+      const last = t.storageLastChange.getFast(SLOT_KEY);
+      if (last === undefined || readU64(last) <= block) return t.storage.get(SLOT_KEY) ?? EMPTY;
       HISTORY_START.set(address, 0);
       HISTORY_START.set(slot, 20);
       writeU64(HISTORY_START, 52, block + 1);
@@ -249,6 +257,7 @@ export function createChainStore(env: KvEnv): ChainStore {
           const k = storageKey(c.address, c.slot);
           if (c.after.length === 0) t.storage.remove(k);
           else t.storage.put(k, c.after);
+          t.storageLastChange.put(k, numberKey);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);

@@ -63,12 +63,18 @@ export const TABLES = {
     layout:
       "number u64 ‖ flashblock index u32 → RLP [timestamp, [tx…]]: the unsealed block's published flashblocks, removed by its seal",
   },
+  storageLastChange: {
+    id: 17,
+    name: "storageLastChange",
+    layout:
+      "address (20) ‖ slot (32) → number u64 of the newest block that changed the slot: a read at or after it is the current value, with no history seek",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
 
 /** Bumped when a table's layout changes incompatibly; a datadir from another version is refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const META_KEYS = {
   schemaVersion: "schemaVersion",
