@@ -6,7 +6,7 @@ import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { keccak256 } from "../exec/crypto.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import { bytesToBigInt } from "../util/hex.ts";
+import { bytesToBigInt, hexToBytes } from "../util/hex.ts";
 
 export type HeaderView = {
   readonly hash: Uint8Array;
@@ -118,7 +118,8 @@ function transactionView(tx: TypedTransaction): TransactionView {
     maxPriorityFeePerGas?: bigint;
     maxFeePerBlobGas?: bigint;
     accessList?: [Uint8Array, Uint8Array[]][];
-    blobVersionedHashes?: Uint8Array[];
+    /** @ethereumjs/tx 10 keeps them as 0x-hex strings. */
+    blobVersionedHashes?: string[];
     authorizationList?: Uint8Array[][];
     chainId?: bigint;
   };
@@ -139,7 +140,7 @@ function transactionView(tx: TypedTransaction): TransactionView {
     maxPriorityFeePerGas: t.maxPriorityFeePerGas,
     maxFeePerBlobGas: t.maxFeePerBlobGas,
     accessList: t.accessList?.map(([address, storageKeys]) => ({ address, storageKeys })),
-    blobVersionedHashes: t.blobVersionedHashes,
+    blobVersionedHashes: t.blobVersionedHashes?.map((h) => hexToBytes(h)),
     authorizationList: t.authorizationList?.map((a) => ({
       chainId: bytesToBigInt(a[0]!),
       address: a[1]!,

@@ -6,7 +6,12 @@ import type { RunningServer } from "../../src/node/archiveServer.ts";
 import { fixtureServer } from "../utils/archiveServer.ts";
 import { ioCases, rpc } from "../utils/fixtures.ts";
 
-const cases = ioCases();
+/**
+ * tests-more/ holds every other method's files; these methods are served whole and replayed
+ * too. The rest (eth_getLogs, eth_simulateV1, debug_*, …) are issue 13's.
+ */
+const MORE_METHODS = ["eth_getTransactionByHash"];
+const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
 
 describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
@@ -18,7 +23,7 @@ describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   });
 
   test("fixtures are present", () => {
-    assert.ok(cases.length >= 46, `expected the 46 fixtures, found ${cases.length}`);
+    assert.ok(cases.length >= 46 + 8, `expected the 46 fixtures and 8 more, found ${cases.length}`);
   });
 
   for (const c of cases) {

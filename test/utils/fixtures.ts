@@ -59,11 +59,15 @@ export function importFixtureChain(label: string): string {
 
 export type IoCase = { file: string; request: string; response: string; comment: string };
 
-/** Every request/response pair of the `.io` files under tests/. */
-export function ioCases(): IoCase[] {
-  const dir = join(FIXTURES, "tests");
+/** Every request/response pair of the `.io` files under tests/ (or tests-more/, for `methods`). */
+export function ioCases(
+  folder: "tests" | "tests-more" = "tests",
+  methods?: readonly string[],
+): IoCase[] {
+  const dir = join(FIXTURES, folder);
   const out: IoCase[] = [];
   for (const method of readdirSync(dir).sort()) {
+    if (methods !== undefined && !methods.includes(method)) continue;
     for (const name of readdirSync(join(dir, method)).sort()) {
       if (!name.endsWith(".io")) continue;
       const file = `${method}/${name}`;
