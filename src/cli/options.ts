@@ -2,6 +2,7 @@
 // file key, its default and its help line. Values resolve flag > environment > config file >
 // default; `--help` and docs/config.md are generated from / kept in step with this table.
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { didYouMean, UsageError } from "./args.ts";
@@ -22,6 +23,11 @@ export type OptionDef = {
 };
 
 const NODE: readonly Command[] = ["dev", "serve"];
+
+/** One RPC process per core, up to 4 (the default of --rpc-workers). */
+export function defaultRpcWorkers(): number {
+  return Math.min(availableParallelism(), 4);
+}
 
 export const OPTIONS: readonly OptionDef[] = [
   {
@@ -147,6 +153,13 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: 1024,
     help: "connections beyond this are refused",
+  },
+  {
+    name: "rpc-workers",
+    kind: "int",
+    commands: ["serve"],
+    max: 64,
+    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (default: one per core, at most 4)",
   },
   {
     name: "fresh",

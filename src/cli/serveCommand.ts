@@ -1,9 +1,10 @@
 // `flashnode serve --datadir D`: serve an existing archive read-only.
-import { createLogger } from "../log/logger.ts";
-import { startArchiveServer } from "../node/archiveServer.ts";
-import { frontendOptions } from "../node/frontend.ts";
-import { UsageError } from "./args.ts";
-import { helpFor, resolveOptions } from "./options.ts";
+import { createLogger, type Logger } from "../log/logger.ts";
+import { assertArchive, startArchiveServer } from "../node/archiveServer.ts";
+import { type FrontendOptions, frontendOptions } from "../node/frontend.ts";
+import { isReader, readerCount, startReaderCluster } from "../node/readerCluster.ts";
+import { checkListenAddress, UsageError } from "./args.ts";
+import { defaultRpcWorkers, envName, helpFor, resolveOptions } from "./options.ts";
 
 export const SERVE_HELP = `flashnode serve --datadir D [flags]
 
@@ -22,16 +23,51 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
-  const running = await startArchiveServer({ datadir, frontend, logger });
+  if (isReader()) return serveAsReader(datadir, frontend, logger);
+  const workers = Math.max(
+    1,
+    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
+  );
+  let url: string;
+  let dedicatedUrl: string;
+  let close: () => Promise<void>;
+  if (workers === 1) {
+    const running = await startArchiveServer({ datadir, frontend, logger });
+    ({ url, dedicatedUrl } = running);
+    close = () => running.close();
+  } else {
+    // Checked here, once, before any reader starts: the same one-line errors as one process.
+    assertArchive(datadir);
+    await checkListenAddress(frontend.host, frontend.port);
+    // Every reader must serve the same dedicated key: a generated one is handed down to them.
+    if (frontend.generatedKey) process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
+    const readers = await startReaderCluster({
+      readers: workers,
+      argv: ["serve", ...argv],
+      logger,
+    });
+    ({ url, dedicatedUrl } = readers);
+    close = () => readers.close();
+  }
   process.stderr.write(
     [
-      `flashnode serving ${datadir}`,
-      `  JSON-RPC (public):     ${running.url}`,
-      `  JSON-RPC (dedicated):  ${running.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
-      `  Metrics:               ${running.url}metrics`,
+      `flashnode serving ${datadir}${workers > 1 ? ` (${workers} RPC processes)` : ""}`,
+      `  JSON-RPC (public):     ${url}`,
+      `  JSON-RPC (dedicated):  ${dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
+      `  Metrics:               ${url}metrics`,
       "",
     ].join("\n"),
   );
+  const stop = () => {
+    void close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+/** One of the --rpc-workers processes: the archive server, sharing limits and metrics. */
+async function serveAsReader(datadir: string, frontend: FrontendOptions, logger: Logger) {
+  const running = await startArchiveServer({ datadir, frontend, logger, readers: readerCount() });
   const stop = () => {
     void running.close().then(() => process.exit(0));
   };

@@ -8,7 +8,7 @@ import type { Dispatcher } from "../rpc/dispatch.ts";
 import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
-import { type RateLimit, RateLimiter } from "./rateLimit.ts";
+import { type RateLimit, RateLimiter, type SharedLimit } from "./rateLimit.ts";
 
 export type EdgeLimits = {
   readonly bodyLimit: number;
@@ -31,6 +31,8 @@ export type EdgeOptions = {
   readonly health: () => Health;
   /** Refusals and dropped connections are logged at debug (never with the API key). */
   readonly logger?: Logger;
+  /** Set when several processes serve the node: rate limits are shared between them. */
+  readonly sharedLimits?: SharedLimit;
 };
 
 export type Health = {
@@ -76,6 +78,8 @@ export type Edge = {
   readonly server: Server;
   /** The request context for a path, or an HTTP status to refuse it with (also for WebSocket). */
   route(path: string, req: IncomingMessage): RequestContext | number | undefined;
+  /** The rate limiters by name ("public", "key:<apiKey>"), for sharing between processes. */
+  readonly limiters: ReadonlyMap<string, RateLimiter>;
 };
 
 export function createEdge(opts: EdgeOptions): Edge {
@@ -84,11 +88,16 @@ export function createEdge(opts: EdgeOptions): Edge {
     bodyLimit: opts.limits.bodyLimit,
     ...(opts.limits.corsOrigins === undefined ? {} : { corsOrigins: opts.limits.corsOrigins }),
   });
+  const limiter = (limit: RateLimit) => new RateLimiter(limit, undefined, opts.sharedLimits);
   const publicLimiter =
-    opts.publicRateLimit === undefined ? undefined : new RateLimiter(opts.publicRateLimit);
+    opts.publicRateLimit === undefined ? undefined : limiter(opts.publicRateLimit);
   const keyLimiters = new Map<string, RateLimiter>();
   for (const [key, limit] of opts.apiKeys)
-    if (limit !== undefined) keyLimiters.set(key, new RateLimiter(limit));
+    if (limit !== undefined) keyLimiters.set(key, limiter(limit));
+  // Named for the processes that share them: "public", "key:<apiKey>".
+  const limiters = new Map<string, RateLimiter>();
+  if (publicLimiter !== undefined) limiters.set("public", publicLimiter);
+  for (const [key, l] of keyLimiters) limiters.set(`key:${key}`, l);
   const metrics = opts.metrics;
 
   const log = opts.logger?.child({ module: "edge" });
@@ -146,7 +155,7 @@ export function createEdge(opts: EdgeOptions): Edge {
 
   async function serveMetrics(res: ServerResponse): Promise<void> {
     if (metrics === null) return send(res, 404, "text/plain", "metrics disabled\n");
-    send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+    send(res, 200, metrics.registry.contentType, await metrics.text());
   }
 
   // Timeouts are enforced on this tick (Node's default of 30 s would let slow clients linger).
@@ -187,5 +196,5 @@ export function createEdge(opts: EdgeOptions): Edge {
   server.on("drop", (d) =>
     log?.debug({ client: d?.remoteAddress }, "connection refused: at --max-connections"),
   );
-  return { server, route };
+  return { server, route, limiters };
 }

@@ -1,7 +1,7 @@
 // Per-call RPC figures counted in plain numbers on the hot path, turned into Prometheus series at
 // scrape time. prom-client's own observe() hashes a label object on every call (a few µs each,
 // measured in a pinned profile of eth_getStorageAt); here a call costs two Map lookups. The
-// snapshot is plain data, so several RPC processes' figures can be summed into one answer.
+// series carry prom-client's "sum" aggregator, so several RPC processes' figures add up.
 import type { Registry } from "prom-client";
 
 /** Upper bounds (seconds) of the latency histogram. */
@@ -53,28 +53,6 @@ export class CallMetrics {
         out.push({ ...s, buckets: [...s.buckets], errors: { ...s.errors } });
     return out;
   }
-}
-
-/** Sums series of several processes by (method, tier). */
-export function mergeCallSeries(parts: readonly (readonly CallSeries[])[]): CallSeries[] {
-  const merged = new Map<string, CallSeries>();
-  for (const part of parts) {
-    for (const s of part) {
-      const key = `${s.method}\u0000${s.tier}`;
-      const m = merged.get(key);
-      if (m === undefined) {
-        merged.set(key, { ...s, buckets: [...s.buckets], errors: { ...s.errors } });
-        continue;
-      }
-      m.count += s.count;
-      m.sum += s.sum;
-      s.buckets.forEach((n, i) => {
-        m.buckets[i]! += n;
-      });
-      for (const [code, n] of Object.entries(s.errors)) m.errors[code] = (m.errors[code] ?? 0) + n;
-    }
-  }
-  return [...merged.values()];
 }
 
 type Value = { labels: Record<string, string | number>; value: number; metricName?: string };

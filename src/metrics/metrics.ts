@@ -3,7 +3,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { RequestContext } from "../rpc/method.ts";
-import { CallMetrics, type CallSeries, registerCallMetrics } from "./callMetrics.ts";
+import { CallMetrics, registerCallMetrics } from "./callMetrics.ts";
 
 export type MetricsSources = {
   readonly head: () => number | undefined;
@@ -18,6 +18,8 @@ export type Metrics = {
   readonly registry: Registry;
   /** This process's call figures. */
   readonly calls: CallMetrics;
+  /** The Prometheus text of a scrape (the whole node's). */
+  text(): Promise<string>;
   observeCall(method: string, ctx: RequestContext, ms: number, errorCode: number | undefined): void;
   forbidden(tier: string, method: string): void;
   rateLimited(tier: string): void;
@@ -30,17 +32,18 @@ export function metricMethod(method: string, known: ReadonlySet<string>): string
 }
 
 /**
- * `callSeries` replaces this process's own call figures at scrape time (a node whose calls are
- * served by several processes sums theirs).
+ * `text` renders the scrape; by default this registry's. A node served by several processes
+ * answers with all of theirs summed (src/node/readerCluster.ts); gauges every process reads alike
+ * (head, pending, store size) aggregate as their max.
  */
 export function createMetrics(
   sources: MetricsSources,
   knownMethods: ReadonlySet<string>,
-  callSeries?: () => Promise<CallSeries[]>,
+  text?: () => Promise<string>,
 ): Metrics {
   const registry = new Registry();
   const calls = new CallMetrics();
-  registerCallMetrics(registry, callSeries ?? (() => calls.snapshot()));
+  registerCallMetrics(registry, () => calls.snapshot());
   const forbidden = new Counter({
     name: "flashnode_http_forbidden_total",
     help: "Requests refused by the method policy (HTTP 403)",
@@ -68,6 +71,7 @@ export function createMetrics(
     name: "flashnode_head_block_number",
     help: "Newest sealed block",
     registers: [registry],
+    aggregator: "max",
     collect() {
       this.set(sources.head() ?? -1);
     },
@@ -78,6 +82,7 @@ export function createMetrics(
       name: "flashnode_pending_block_number",
       help: "Number of the pre-confirmed block (-1: none)",
       registers: [registry],
+      aggregator: "max",
       collect() {
         this.set(pendingNumber() ?? -1);
       },
@@ -90,6 +95,7 @@ export function createMetrics(
       name: "flashnode_flashblock_age_seconds",
       help: "Age of the newest flashblock the RPC thread applied (the pending lag)",
       registers: [registry],
+      aggregator: "max",
       collect() {
         const at = stats.lastAppliedAt;
         this.set(at === undefined ? -1 : (performance.timeOrigin + performance.now() - at) / 1000);
@@ -99,6 +105,7 @@ export function createMetrics(
       name: "flashnode_flashblocks_total",
       help: "Flashblocks applied",
       registers: [registry],
+      aggregator: "max",
       collect() {
         this.set(stats.count);
       },
@@ -110,6 +117,7 @@ export function createMetrics(
       name: "flashnode_transactions_per_second",
       help: "Transactions pre-confirmed per second (10 s average)",
       registers: [registry],
+      aggregator: "max",
       collect() {
         this.set(tps());
       },
@@ -119,6 +127,7 @@ export function createMetrics(
     name: "flashnode_store_size_bytes",
     help: "Size of the archive on disk",
     registers: [registry],
+    aggregator: "max",
     collect() {
       this.set(sources.storeSizeBytes());
     },
@@ -126,6 +135,7 @@ export function createMetrics(
   return {
     registry,
     calls,
+    text: text ?? (() => registry.metrics()),
     observeCall(method, ctx, ms, errorCode) {
       calls.observe(metricMethod(method, knownMethods), ctx.tier, ms / 1000, errorCode);
     },

@@ -22,14 +22,21 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
+/** The datadir holds an archive (else the operator is told to import one first). */
+export function assertArchive(datadir: string): void {
+  if (!existsSync(join(datadir, "archive"))) {
+    throw new DatadirError(`no archive in ${datadir}: run \`flashnode import\` first`);
+  }
+}
+
 export async function startArchiveServer(opts: {
   readonly datadir: string;
   readonly frontend: FrontendOptions;
   readonly logger: Logger;
+  /** Set in a reader process of a node served by this many (`--rpc-workers`). */
+  readonly readers?: number;
 }): Promise<RunningServer> {
-  if (!existsSync(join(opts.datadir, "archive"))) {
-    throw new DatadirError(`no archive in ${opts.datadir}: run \`flashnode import\` first`);
-  }
+  assertArchive(opts.datadir);
   const env = openKvEnv(opts.datadir, { readOnly: true });
   const store = createChainStore(env);
   const config = store.chainConfig();
@@ -43,6 +50,7 @@ export async function startArchiveServer(opts: {
     methods: createMethods(createBackend(spec, store)),
     feed: undefined,
     logger: opts.logger,
+    ...(opts.readers === undefined ? {} : { readers: opts.readers }),
     metricsSources: { head: () => store.headNumber(), storeSizeBytes: () => env.sizeOnDisk() },
     health: () => {
       const reasons = storeReadiness(env, store);

@@ -14,6 +14,7 @@ import { createMetrics, type Metrics, type MetricsSources } from "../metrics/met
 import { createDispatcher, type DispatcherOptions } from "../rpc/dispatch.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { listen } from "../rpc/server.ts";
+import { type ReaderLink, readerLink } from "./readerLink.ts";
 
 export type FrontendOptions = {
   readonly host: string;
@@ -98,9 +99,18 @@ export async function startFrontend(args: {
   readonly metricsSources: MetricsSources;
   readonly health: () => Health;
   readonly logger: Logger;
+  /** Set in a reader process of a node served by this many (`--rpc-workers`). */
+  readonly readers?: number;
 }): Promise<Frontend> {
   const o = args.options;
-  const metrics = createMetrics(args.metricsSources, new Set(Object.keys(args.methods)));
+  const readers = args.readers ?? 1;
+  let link: ReaderLink | undefined;
+  const metrics = createMetrics(
+    args.metricsSources,
+    new Set(Object.keys(args.methods)),
+    readers > 1 ? () => link!.metricsText() : undefined,
+  );
+  if (readers > 1) link = readerLink(readers, metrics.registry);
   const rpcLog = args.logger.child({ module: "rpc" });
   // Per-call debug lines cost a closure and a log write each: only when asked for.
   const observe: NonNullable<DispatcherOptions["observe"]> = rpcLog.isLevelEnabled("debug")
@@ -128,13 +138,16 @@ export async function startFrontend(args: {
       headerTimeoutMs: o.headerTimeoutMs,
       requestReadTimeoutMs: o.readTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,
-      maxConnections: o.maxConnections,
+      // The cap is the node's: each of the readers takes its share.
+      maxConnections: Math.max(1, Math.floor(o.maxConnections / readers)),
       corsOrigins: o.corsOrigins,
     },
     metrics,
     health: args.health,
     logger: args.logger,
+    ...(readers > 1 ? { sharedLimits: { share: 1 / readers } } : {}),
   });
+  link?.shareLimiters(edge.limiters);
   const ws =
     args.feed === undefined
       ? undefined
@@ -154,9 +167,11 @@ export async function startFrontend(args: {
     ({ url } = await listen(edge.server, o.host, o.port));
   } catch (e) {
     await ws?.close();
+    link?.close();
     throw e;
   }
   const key = [...o.apiKeys.keys()][0]!;
+  link?.listening(url, `${url}rpc/${key}`);
   args.logger.info(
     { url, tiers: { public: url, dedicated: `${url}rpc/<key>` } },
     "serving JSON-RPC",
@@ -168,6 +183,7 @@ export async function startFrontend(args: {
     server: edge.server,
     metrics,
     async close() {
+      link?.close();
       await ws?.close();
       await new Promise<void>((resolve) => edge.server.close(() => resolve()));
       edge.server.closeAllConnections();

@@ -1,0 +1,109 @@
+// The primary of a node served by several processes (`--rpc-workers N`): it forks N readers
+// (node:cluster workers, which share the listening socket), relays what each reader's rate
+// limiters spend to the others, answers /metrics with every reader's registry summed, and
+// replaces a reader that dies: its clients see connection errors only.
+import cluster, { type Worker } from "node:cluster";
+import { AggregatorRegistry } from "prom-client";
+import type { Logger } from "../log/logger.ts";
+import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
+
+/** Set in a reader's environment: the number of readers (its presence makes a process one). */
+export const READER_ENV = "FLASHNODE_READER_OF";
+
+export type ReaderCluster = {
+  readonly url: string;
+  readonly dedicatedUrl: string;
+  /** Reader process ids, current ones. */
+  pids(): number[];
+  close(): Promise<void>;
+};
+
+export function isReader(): boolean {
+  return cluster.isWorker && process.env[READER_ENV] !== undefined;
+}
+
+export function readerCount(): number {
+  return Number(process.env[READER_ENV] ?? "1");
+}
+
+/** Forks `readers` processes running this CLI with `argv`; resolves once all of them listen. */
+export async function startReaderCluster(opts: {
+  readonly readers: number;
+  readonly argv: readonly string[];
+  readonly logger: Logger;
+}): Promise<ReaderCluster> {
+  const log = opts.logger.child({ module: "readers" });
+  cluster.setupPrimary({ args: [...opts.argv], silent: false });
+  const aggregator = new AggregatorRegistry();
+  const workers = new Set<Worker>();
+  let closing = false;
+
+  const post = (w: Worker, m: PrimaryMessage) => {
+    if (w.isConnected()) w.send(m);
+  };
+  const onMessage = (from: Worker, m: ReaderMessage) => {
+    if (m.type === "flashnode:spent") {
+      for (const w of workers)
+        if (w !== from) post(w, { type: "flashnode:charge", entries: m.entries });
+    } else if (m.type === "flashnode:metrics") {
+      aggregator.clusterMetrics().then(
+        (text) => post(from, { type: "flashnode:metricsText", id: m.id, text }),
+        (e: unknown) =>
+          post(from, {
+            type: "flashnode:metricsText",
+            id: m.id,
+            text: `# ${(e as Error).message}\n`,
+          }),
+      );
+    }
+  };
+
+  const fork = (): Promise<{ url: string; dedicatedUrl: string }> => {
+    const w = cluster.fork({ [READER_ENV]: String(opts.readers) });
+    workers.add(w);
+    w.on("message", (m: ReaderMessage) => onMessage(w, m));
+    w.once("exit", (code, signal) => {
+      workers.delete(w);
+      if (closing) return;
+      log.warn({ pid: w.process.pid, code, signal }, "reader exited; starting another");
+      fork().catch((e: unknown) => log.error({ err: e }, "reader failed to start"));
+    });
+    return new Promise((resolve, reject) => {
+      const onListening = (m: ReaderMessage) => {
+        if (m.type !== "flashnode:listening") return;
+        w.off("message", onListening);
+        resolve({ url: m.url, dedicatedUrl: m.dedicatedUrl });
+      };
+      w.on("message", onListening);
+      w.once("exit", (code) => reject(new Error(`reader exited (${code}) before it listened`)));
+    });
+  };
+
+  let first: { url: string; dedicatedUrl: string };
+  try {
+    [first] = (await Promise.all(Array.from({ length: opts.readers }, fork))) as [
+      { url: string; dedicatedUrl: string },
+    ];
+  } catch (e) {
+    closing = true;
+    for (const w of workers) w.kill();
+    throw e;
+  }
+  return {
+    url: first.url,
+    dedicatedUrl: first.dedicatedUrl,
+    pids: () => [...workers].map((w) => w.process.pid ?? 0),
+    async close() {
+      closing = true;
+      await Promise.all(
+        [...workers].map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              w.once("exit", () => resolve());
+              w.kill("SIGTERM");
+            }),
+        ),
+      );
+    },
+  };
+}

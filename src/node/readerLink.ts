@@ -1,0 +1,78 @@
+// The reader side of a node served by several processes (node:cluster workers, `--rpc-workers`):
+// rate limits shared with the other readers through the primary, and the node-wide /metrics.
+import { AggregatorRegistry, type Registry } from "prom-client";
+import type { RateLimiter } from "../edge/rateLimit.ts";
+
+/** Messages between the primary (readerCluster.ts) and its readers. */
+export type ReaderMessage =
+  | { readonly type: "flashnode:listening"; readonly url: string; readonly dedicatedUrl: string }
+  /** Tokens a reader's limiters took: [limiter name, client key, tokens]. */
+  | { readonly type: "flashnode:spent"; readonly entries: ReadonlyArray<[string, string, number]> }
+  | { readonly type: "flashnode:metrics"; readonly id: number };
+
+export type PrimaryMessage =
+  | { readonly type: "flashnode:charge"; readonly entries: ReadonlyArray<[string, string, number]> }
+  | { readonly type: "flashnode:metricsText"; readonly id: number; readonly text: string };
+
+/** How often a reader tells the others what its limiters took. */
+export const SPENT_INTERVAL_MS = 20;
+
+export type ReaderLink = {
+  /** How many readers serve the node. */
+  readonly readers: number;
+  /** The whole node's Prometheus text (every reader's registry, summed). */
+  metricsText(): Promise<string>;
+  /** Shares what these limiters take with the other readers, and charges theirs here. */
+  shareLimiters(limiters: ReadonlyMap<string, RateLimiter>): void;
+  listening(url: string, dedicatedUrl: string): void;
+  close(): void;
+};
+
+function send(message: ReaderMessage): void {
+  process.send?.(message);
+}
+
+export function readerLink(readers: number, registry: Registry): ReaderLink {
+  // The primary collects every reader's registry (prom-client's cluster protocol).
+  AggregatorRegistry.setRegistries([registry]);
+  new AggregatorRegistry();
+  let nextId = 1;
+  const scrapes = new Map<number, (text: string) => void>();
+  let limiters: ReadonlyMap<string, RateLimiter> = new Map();
+  const onMessage = (m: PrimaryMessage) => {
+    if (m.type === "flashnode:metricsText") {
+      scrapes.get(m.id)?.(m.text);
+      scrapes.delete(m.id);
+    } else if (m.type === "flashnode:charge") {
+      for (const [name, key, tokens] of m.entries) limiters.get(name)?.charge(key, tokens);
+    }
+  };
+  process.on("message", onMessage);
+  const timer = setInterval(() => {
+    const entries: Array<[string, string, number]> = [];
+    for (const [name, limiter] of limiters)
+      for (const [key, tokens] of limiter.drainTaken()) entries.push([name, key, tokens]);
+    if (entries.length > 0) send({ type: "flashnode:spent", entries });
+  }, SPENT_INTERVAL_MS);
+  timer.unref();
+  return {
+    readers,
+    metricsText() {
+      const id = nextId++;
+      return new Promise((resolve) => {
+        scrapes.set(id, resolve);
+        send({ type: "flashnode:metrics", id });
+      });
+    },
+    shareLimiters(l) {
+      limiters = l;
+    },
+    listening(url, dedicatedUrl) {
+      send({ type: "flashnode:listening", url, dedicatedUrl });
+    },
+    close() {
+      clearInterval(timer);
+      process.off("message", onMessage);
+    },
+  };
+}
