@@ -1,8 +1,11 @@
 // `npm run bench`: flashnode vs anvil on loopback, on the same chain, under the same wrk load,
 // in alternating rounds, plus the ceiling of a bare node:http server. See docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startDevChild, transferSigner } from "../lib/devChain.ts";
+import { startDevChild, startServeChild, transferSigner } from "../lib/devChain.ts";
 import { pin, startAnvil, startBare } from "./peers.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkPlacement, type WrkResult } from "./wrk.ts";
@@ -13,7 +16,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "32" },
-    modes: { type: "string", default: "pinned,shared" },
+    modes: { type: "string", default: "pinned,shared,workers" },
     warmup: { type: "string", default: "3" },
   },
 });
@@ -25,15 +28,18 @@ const WARMUP = Number(values.warmup);
 
 /**
  * pinned: each server on CPU 1 and wrk (1 thread) on CPU 0, for per-core efficiency; shared: no
- * pinning, wrk with 2 threads, for the whole machine.
+ * pinning, wrk with 2 threads, for the whole machine; workers: as shared, with flashnode's sealed
+ * reads served by `flashnode serve --rpc-workers 2` over the dev node's archive.
  */
 type Mode = { readonly name: string; readonly serverCpus: string; readonly wrk: WrkPlacement };
 const MODES: readonly Mode[] = [
   { name: "pinned", serverCpus: "1", wrk: { threads: 1, cpus: "0" } },
   { name: "shared", serverCpus: "0,1", wrk: { threads: 2 } },
+  { name: "workers", serverCpus: "0,1", wrk: { threads: 2 } },
 ].filter((m) => values.modes.split(",").includes(m.name));
-/** flashnode serves RPC from one process; the shared ceiling runs as many (and, for scale, 2). */
+/** RPC processes of flashnode dev (1) and of the workers mode's serve; ceilings run as many. */
 const FLASHNODE_PROCESSES = 1;
+const RPC_WORKERS = 2;
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(url, {
@@ -52,16 +58,11 @@ const seed = buildSeed(common, accounts);
 
 const anvil = await startAnvil();
 const anvilUrl = anvil.url;
-const { child: flash, url: flashBase } = await startDevChild([
-  "--block-time",
-  "3600s",
-  "--rate-limit",
-  "0",
-  "--api-key",
-  KEY,
-  "--log-level",
-  "warn",
-]);
+const devDatadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
+const { child: flash, url: flashBase } = await startDevChild(
+  ["--block-time", "3600s", "--rate-limit", "0", "--api-key", KEY, "--log-level", "warn"],
+  devDatadir,
+);
 const servers: ReadonlyMap<string, ChildProcess> = new Map([
   ["flashnode", flash],
   ["anvil", anvil.child],
@@ -165,8 +166,31 @@ try {
     })
   ).text();
   const report: string[] = [];
+  let served: { child: ChildProcess; url: string } | undefined;
   for (const mode of MODES) {
     for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
+    const workers = mode.name === "workers";
+    if (workers) {
+      // The sealed chain the dev node wrote, served by reader processes (pending = latest there).
+      served = await startServeChild(devDatadir, [
+        "--rpc-workers",
+        String(RPC_WORKERS),
+        "--api-key",
+        KEY,
+        "--rate-limit",
+        "0",
+        "--log-level",
+        "warn",
+      ]);
+      for (const w of workloads)
+        await runWrk(served.url, luaScript(`/rpc/${KEY}`, w.body), WARMUP, CONNECTIONS, mode.wrk);
+    }
+    const modeNodes = workers
+      ? [{ name: "flashnode", url: `${served!.url}rpc/${KEY}`, path: `/rpc/${KEY}` }, nodes[1]]
+      : nodes;
+    const modeWorkloads = workers
+      ? workloads.filter((w) => w.name !== "eth_getStorageAt pending")
+      : workloads;
     if (mode === MODES[0] && WARMUP > 0) {
       for (const w of workloads)
         for (const node of nodes)
@@ -180,10 +204,10 @@ try {
     }
     const rows: string[] = [];
     const rps = new Map<string, number>();
-    for (const w of workloads) {
+    for (const w of modeWorkloads) {
       const perNode = new Map<string, WrkResult[]>();
       for (let round = 0; round < ROUNDS; round++) {
-        for (const node of nodes) {
+        for (const node of modeNodes) {
           const script = luaScript(node.path, w.body);
           const base = node.url.replace(node.path, "/");
           const r = await runWrk(base, script, SECONDS, CONNECTIONS, mode.wrk);
@@ -206,9 +230,10 @@ try {
     // The ceiling: a bare node:http server answering a fixed response of the same size.
     const ceilings: string[] = [];
     let ceiling = 0;
-    const counts = mode.name === "pinned" ? [1] : [...new Set([FLASHNODE_PROCESSES, 2])];
-    for (const processes of counts) {
-      const bare = await startBare(sample, processes, mode.serverCpus);
+    const processes = workers ? RPC_WORKERS : FLASHNODE_PROCESSES;
+    const counts = mode.name === "pinned" ? [1] : [...new Set([processes, 2])];
+    for (const n of counts) {
+      const bare = await startBare(sample, n, mode.serverCpus);
       const runs: WrkResult[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         runs.push(
@@ -217,8 +242,8 @@ try {
       }
       bare.child.kill("SIGTERM");
       const r = median(runs.map((x) => x.requestsPerSecond));
-      if (processes === FLASHNODE_PROCESSES) ceiling = r;
-      ceilings.push(`${processes} process${processes > 1 ? "es" : ""}: ${r.toFixed(0)} req/s`);
+      if (n === processes) ceiling = r;
+      ceilings.push(`${n} process${n > 1 ? "es" : ""}: ${r.toFixed(0)} req/s`);
     }
     const latest = rps.get("eth_getStorageAt latest")!;
     report.push(
@@ -230,8 +255,9 @@ try {
       ...rows,
       "",
       `ceiling (bare node:http, fixed ${Buffer.byteLength(sample)} B response): ${ceilings.join("; ")}`,
-      `flashnode latest / ceiling (${FLASHNODE_PROCESSES} process) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`,
+      `flashnode latest / ceiling (${processes} process${processes > 1 ? "es" : ""}) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}${workers ? "" : `; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`}`,
     );
+    served?.child.kill("SIGTERM");
   }
   console.log(report.join("\n"));
 } finally {
