@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { CAST, cast } from "../utils/cast.ts";
+import { CAST, cast, castDeploy } from "../utils/cast.ts";
 import {
   pollUntil,
   setCalldata,
@@ -28,20 +28,7 @@ test("cast: deploy, write, read through pending before the seal, then latest, th
 }, async () => {
   const key = node.accounts[2]!.privateKey;
   const rpc = ["--rpc-url", node.dedicatedUrl];
-  const deployed = JSON.parse(
-    await cast(
-      "send",
-      ...rpc,
-      "--private-key",
-      key,
-      "--json",
-      "--create",
-      storageContractBytecode(SET_TOPIC),
-    ),
-  ) as {
-    contractAddress: string;
-    status: string;
-  };
+  const deployed = await castDeploy(node.dedicatedUrl, key, storageContractBytecode(SET_TOPIC));
   assert.equal(deployed.status, "0x1");
   const contract = deployed.contractAddress;
   assert.equal(await cast("storage", ...rpc, "--block", "pending", contract, "0"), word(42n));

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { cast } from "../utils/cast.ts";
+import { cast, castDeploy } from "../utils/cast.ts";
 import {
   setCalldata,
   signTransfer,
@@ -132,17 +132,7 @@ describe("--receipts sealed", () => {
   test("cast: deploy, then two sends in a row, unmodified", async () => {
     const key = node.accounts[3]!.privateKey;
     const rpc = ["--rpc-url", node.url];
-    const deployed = JSON.parse(
-      await cast(
-        "send",
-        ...rpc,
-        "--private-key",
-        key,
-        "--json",
-        "--create",
-        storageContractBytecode(TOPIC),
-      ),
-    ) as { status: string; blockHash: string; contractAddress: string };
+    const deployed = await castDeploy(node.url, key, storageContractBytecode(TOPIC));
     assert.equal(deployed.status, "0x1");
     assert.notEqual(deployed.blockHash, ZERO_HASH, "the receipt comes from a sealed block");
     for (const value of [11n, 12n]) {

@@ -14,3 +14,22 @@ export async function cast(...args: string[]): Promise<string> {
   });
   return stdout.trim();
 }
+
+/** `cast send --create`: deploys `bytecode` from `key`, waits for the receipt and returns it. */
+export async function castDeploy(
+  rpcUrl: string,
+  key: string,
+  bytecode: string,
+): Promise<{ status: string; blockHash: string; contractAddress: string }> {
+  const out = await cast(
+    "send",
+    "--rpc-url",
+    rpcUrl,
+    "--private-key",
+    key,
+    "--json",
+    "--create",
+    bytecode,
+  );
+  return JSON.parse(out) as { status: string; blockHash: string; contractAddress: string };
+}
