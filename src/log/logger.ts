@@ -1,4 +1,5 @@
 // Structured JSON logs (pino) with levels; every subsystem gets a child logger with its name.
+// On a terminal the same records are printed as one readable line each.
 import { pino } from "pino";
 
 export type Logger = pino.Logger;
@@ -10,11 +11,51 @@ export class LogLevelError extends Error {
   readonly code = "USAGE";
 }
 
-/** JSON lines on stdout, or on `destination` (tests capture them). */
+/**
+ * JSON lines on stdout, or on `destination` (tests capture them). When stdout is a terminal and
+ * no destination is given, readable lines instead (FLASHNODE_LOG_FORMAT=json keeps JSON there).
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new LogLevelError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
   const options = { level, base: { name: "flashnode" }, timestamp: pino.stdTimeFunctions.isoTime };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  if (destination !== undefined) return pino(options, destination);
+  if (process.stdout.isTTY && process.env.FLASHNODE_LOG_FORMAT !== "json")
+    return pino(options, readableLines(process.stdout));
+  return pino(options);
+}
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO ",
+  40: "WARN ",
+  50: "ERROR",
+  60: "FATAL",
+};
+
+/** One record as a line a person reads: `12:04:15.909 INFO  pending contract created hash=0x…`. */
+export function readableLine(json: string): string {
+  const {
+    level,
+    time,
+    name: _name,
+    module,
+    msg,
+    err,
+    ...fields
+  } = JSON.parse(json) as Record<string, unknown>;
+  const clock = typeof time === "string" ? time.slice(11, 23) : "";
+  const parts = [clock, LEVEL_NAMES[level as number] ?? String(level)];
+  if (module !== undefined) parts.push(String(module));
+  parts.push(String(msg ?? ""));
+  for (const [key, value] of Object.entries(fields))
+    parts.push(`${key}=${typeof value === "string" ? value : JSON.stringify(value)}`);
+  const stack = (err as { stack?: string } | undefined)?.stack;
+  return `${parts.join(" ")}${stack === undefined ? "" : `\n${stack}`}\n`;
+}
+
+function readableLines(out: { write(text: string): unknown }): pino.DestinationStream {
+  return { write: (json: string) => void out.write(readableLine(json)) };
 }
