@@ -68,7 +68,8 @@ for (const sync of [true, false]) {
 const { datadir } = importOnce(true);
 const server = spawn(
   process.execPath,
-  [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0"],
+  // One RPC process: the latency of a read, not of several processes sharing two cores.
+  [BIN, "serve", "--datadir", datadir, "--port", "0", "--rate-limit", "0", "--rpc-workers", "1"],
   {
     stdio: ["ignore", "pipe", "inherit"],
   },
