@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { createLogger } from "../log/logger.ts";
+import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { frontendOptions } from "../node/frontend.ts";
 import { checkListenAddress, readJsonFile, UsageError } from "./args.ts";
@@ -92,9 +92,8 @@ export async function devCommand(argv: string[]): Promise<void> {
     "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
     "",
   ];
-  // The banner comes last: the start-up log lines (buffered by pino) are flushed first.
-  await new Promise<void>((resolve) => logger.flush(() => resolve()));
-  process.stdout.write(`${lines.join("\n")}\n`);
+  // The banner comes last, after the start-up log lines, so that they do not push it up.
+  printAfterLogs(logger, `${lines.join("\n")}\n`);
   const stop = () => {
     logger.info("shutting down");
     void node.close().then(() => process.exit(0));

@@ -23,7 +23,24 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   if (destination !== undefined) return pino(options, destination);
   if (process.stdout.isTTY && process.env.FLASHNODE_LOG_FORMAT !== "json")
     return pino(options, readableLines(process.stdout));
-  return pino(options);
+  // pino's own default (asynchronous writes to fd 1), kept so printAfterLogs can queue behind it.
+  const out = pino.destination({ dest: 1 });
+  const logger = pino(options, out);
+  textOutputs.set(logger, out);
+  return logger;
+}
+
+const textOutputs = new WeakMap<Logger, { write(text: string): unknown }>();
+
+/**
+ * Prints plain text (the dev banner) on the log's output after every record logged so far.
+ * JSON records go through pino's asynchronous writer, whose flush() returns at once even with a
+ * write in flight (sonic-boom with minLength 0): text written straight to stdout could overtake
+ * the start-up lines. Readable lines on a terminal are written synchronously, so stdout is in
+ * order there.
+ */
+export function printAfterLogs(logger: Logger, text: string): void {
+  (textOutputs.get(logger) ?? process.stdout).write(text);
 }
 
 const LEVEL_NAMES: Record<number, string> = {

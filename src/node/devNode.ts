@@ -117,21 +117,23 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   const txRate = new RateWindow(10_000);
   const now = () => performance.timeOrigin + performance.now();
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
-  // contract it created; the flashblock itself only at debug.
+  // contract it created; the flashblock itself only at debug. A reverted deployment's receipt
+  // still names an address (as geth's does), but nothing was created there: not logged.
   const logPreconfirmed = (fb: FlashblockUpdate) => {
     if (fb.receipts.length === 0 || !flashblockLog.isLevelEnabled("info")) return;
     for (const r of fb.receipts) {
+      const created = r.status === 0 ? undefined : r.contractAddress;
       flashblockLog.info(
         {
           hash: bytesToHex(r.transactionHash),
           from: bytesToHex(r.from),
           status: r.status === 0 ? "reverted" : "success",
           gasUsed: Number(r.gasUsed),
-          ...(r.contractAddress === undefined ? {} : { contract: bytesToHex(r.contractAddress) }),
+          ...(created === undefined ? {} : { contract: bytesToHex(created) }),
           block: fb.base.number,
           flashblock: fb.index,
         },
-        r.contractAddress === undefined ? "transaction pre-confirmed" : "contract created",
+        created === undefined ? "transaction pre-confirmed" : "contract created",
       );
     }
   };

@@ -24,6 +24,7 @@ export type FromWorker =
       readonly id: number;
       readonly hash: string;
       readonly sender: Uint8Array;
+      readonly nonce: bigint;
       readonly nextNonce: bigint;
     }
   | { readonly type: "rejected"; readonly id: number; readonly message: string }

@@ -41,6 +41,8 @@ export type SequencerLog = (
 export type SubmitResult = {
   readonly hash: string;
   readonly sender: Uint8Array;
+  /** The transaction's own nonce (logged: a nonce gap is the usual reason it does not run). */
+  readonly nonce: bigint;
   readonly nextNonce: bigint;
 };
 
@@ -144,7 +146,12 @@ export class Sequencer {
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
       });
       this.executeSoon();
-      return { hash, sender, nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n) };
+      return {
+        hash,
+        sender,
+        nonce: tx.nonce,
+        nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n),
+      };
     });
   }
 

@@ -57,7 +57,10 @@ export class SequencerClient {
         const known = this.poolNonces.get(key);
         if (known === undefined || msg.nextNonce > known) this.poolNonces.set(key, msg.nextNonce);
         this.settle(msg.id)?.resolve(msg.hash);
-        this.logger.info({ hash: msg.hash, from: bytesToHex(msg.sender) }, "transaction received");
+        this.logger.info(
+          { hash: msg.hash, from: bytesToHex(msg.sender), nonce: Number(msg.nonce) },
+          "transaction received",
+        );
         break;
       }
       case "mined":

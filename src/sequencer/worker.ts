@@ -46,6 +46,7 @@ async function main(): Promise<void> {
             id: msg.id,
             hash: r.hash,
             sender: r.sender,
+            nonce: r.nonce,
             nextNonce: r.nextNonce,
           }),
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
