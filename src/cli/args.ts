@@ -8,6 +8,16 @@ export class UsageError extends Error {
   readonly code = "USAGE";
 }
 
+/**
+ * Whether an error is the operator's to fix, printed as one line: flashnode's own errors carry a
+ * string code (USAGE, DATADIR_UNAVAILABLE…), and so do the system's (ENOENT, ENOSPC…). Node's
+ * ERR_* codes and errors without a code are programming errors.
+ */
+export function isOperatorError(e: unknown): e is Error & { code: string } {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof Error && typeof code === "string" && !code.startsWith("ERR_");
+}
+
 /** Levenshtein distance (small strings: flag and command names). */
 export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -64,16 +74,31 @@ export function readJsonFile(flag: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`--${flag} ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new UsageError(`--${flag} ${path} is not valid JSON: ${jsonErrorReason(e, text)}`);
   }
 }
 
 /**
+ * JSON.parse's complaint, short: without the excerpt of the text V8 quotes, and with a line and
+ * column instead of a character offset.
+ */
+export function jsonErrorReason(e: unknown, text: string): string {
+  const message = (e as Error).message.replace(/, ".*" is not valid JSON$/s, "");
+  const reason = message.charAt(0).toLowerCase() + message.slice(1);
+  const at = /^(.*?)(?: in JSON)? at position (\d+)/s.exec(reason);
+  if (at === null) return reason;
+  const before = text.slice(0, Number(at[2]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `${at[1]} at line ${line} column ${column}`;
+}
+
+/**
  * Fails with a one-line error when host:port cannot be listened on, before the node creates
- * anything on disk (the real listen happens later, after the datadir is open).
+ * anything on disk (the real listen happens later, after the datadir is open). Port 0 is probed
+ * too: the host may still be no local address.
  */
 export async function checkListenAddress(host: string, port: number): Promise<void> {
-  if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = createServer();
     probe.once("error", (e: NodeJS.ErrnoException) =>
@@ -83,9 +108,11 @@ export async function checkListenAddress(host: string, port: number): Promise<vo
             ? `port ${port} on ${host} is already in use (another node?): stop what holds it or choose another --port`
             : e.code === "EADDRNOTAVAIL"
               ? `cannot listen on ${host}: no such local address (--host)`
-              : e.code === "EACCES"
-                ? `not allowed to listen on ${host}:${port} (ports below 1024 need privileges)`
-                : `cannot listen on ${host}:${port}: ${e.message}`,
+              : e.code === "ENOTFOUND" || e.code === "EAI_AGAIN"
+                ? `cannot listen on ${host}: no such host name (--host)`
+                : e.code === "EACCES"
+                  ? `not allowed to listen on ${host}:${port} (ports below 1024 need privileges)`
+                  : `cannot listen on ${host}:${port}: ${e.message}`,
         ),
       ),
     );

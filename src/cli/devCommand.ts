@@ -1,12 +1,14 @@
 // `flashnode dev` (what `npm start` runs): a local chain with a sequencer, 200 ms flashblocks,
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
-import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { frontendOptions } from "../node/frontend.ts";
-import { checkListenAddress, readJsonFile, UsageError } from "./args.ts";
+import { missingRoot } from "../store/datadir.ts";
+import { checkListenAddress, UsageError } from "./args.ts";
+import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
@@ -47,8 +49,9 @@ export async function devCommand(argv: string[]): Promise<void> {
   const frontend = frontendOptions(values);
   // Every input is checked before the datadir is created (or, with --fresh, wiped).
   const genesisFile = values.get("genesis") as string | undefined;
-  const genesis = genesisFile === undefined ? undefined : await readGenesis(genesisFile);
+  const genesis = genesisFile === undefined ? undefined : (await readGenesisFile(genesisFile)).json;
   await checkListenAddress(frontend.host, frontend.port);
+  const created = missingRoot(datadir);
   const node = await startDevNode({
     datadir,
     fresh: values.get("fresh") === true,
@@ -65,6 +68,11 @@ export async function devCommand(argv: string[]): Promise<void> {
     safeDepth,
     finalizedDepth,
     receipts,
+  }).catch((e: unknown) => {
+    // Past the checks, a start can still fail (the port taken since it was probed, a full
+    // disk): a datadir this run created goes with it. The node has released it by now.
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
+    throw e;
   });
   const lines = [
     "",
@@ -100,15 +108,4 @@ export async function devCommand(argv: string[]): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
-}
-
-/** A geth genesis file, parsed and checked as a chain spec (without creating anything). */
-async function readGenesis(path: string): Promise<Record<string, unknown>> {
-  const json = readJsonFile("genesis", path);
-  try {
-    await chainSpecFromGenesis(json);
-  } catch (e) {
-    throw new UsageError(`--genesis ${path}: ${(e as Error).message}`);
-  }
-  return json as Record<string, unknown>;
 }

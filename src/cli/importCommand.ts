@@ -1,11 +1,11 @@
 // `flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`
-import { statSync } from "node:fs";
-import { chainSpecFromFile } from "../chain/genesis.ts";
+import { rmSync } from "node:fs";
 import { applyForkchoiceFile, type ImportProgress, importChain } from "../chain/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
-import { lockDatadir } from "../store/datadir.ts";
+import { lockDatadir, missingRoot } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { readJsonFile, UsageError } from "./args.ts";
+import { UsageError } from "./args.ts";
+import { checkChainFile, checkForkchoiceFile, readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const IMPORT_HELP = `flashnode import --genesis G.json --datadir D [--forkchoice headfcu.json] chain.rlp
@@ -59,14 +59,15 @@ export async function importCommand(argv: string[]): Promise<void> {
   }
   const interval = parseDuration("progress-interval", values.get("progress-interval"), "ms");
   // Every input is checked before the datadir is created.
-  const spec = await chainSpecFromFile(genesis);
+  const { spec } = await readGenesisFile(genesis);
   const forkchoice = values.get("forkchoice") as string | undefined;
-  if (forkchoice !== undefined) readJsonFile("forkchoice", forkchoice);
-  if (!statSync(chainFile, { throwIfNoEntry: false })?.isFile())
-    throw new UsageError(`chain file ${chainFile}: no such file`);
+  if (forkchoice !== undefined) checkForkchoiceFile(forkchoice);
+  checkChainFile(chainFile);
+  const created = missingRoot(datadir);
   const lock = lockDatadir(datadir);
   const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
   const store = createChainStore(env);
+  let keep = true;
   try {
     const result = await importChain({
       spec,
@@ -84,8 +85,14 @@ export async function importCommand(argv: string[]): Promise<void> {
       const fc = applyForkchoiceFile(store, forkchoice);
       console.log(`forkchoice: safe ${fc.safe}, finalized ${fc.finalized}`);
     }
+  } catch (e) {
+    // A datadir this run created that holds no block past genesis (the first block refused) is
+    // not worth resuming: it goes, as if the command had never run.
+    keep = created === undefined || (store.headNumber() ?? 0) > 0;
+    throw e;
   } finally {
     await env.close();
     lock.release();
+    if (!keep && created !== undefined) rmSync(created, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
 
 import { VERSION } from "../version.ts";
-import { didYouMean, UsageError } from "./args.ts";
+import { didYouMean, isOperatorError, UsageError } from "./args.ts";
 import { DEV_HELP, devCommand } from "./devCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
 import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
@@ -43,6 +43,10 @@ async function main(argv: string[]): Promise<void> {
   }
   const command = commands[name];
   if (command === undefined) {
+    if (name.startsWith("-"))
+      throw new UsageError(
+        `${name} before a command: the command comes first (flashnode dev|import|serve ${name} …); see flashnode --help`,
+      );
     const hint = didYouMean(name, Object.keys(commands));
     throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);
   }
@@ -56,12 +60,14 @@ async function main(argv: string[]): Promise<void> {
 try {
   await main(process.argv.slice(2));
 } catch (e) {
-  const err = e as Error & { code?: unknown };
-  // Known, operator-facing errors carry a string code: print the message alone.
-  // One line, whatever the message quoted (a file's text, a nested error).
-  if (typeof err.code === "string")
-    console.error(`flashnode: ${err.message.replace(/\s*\n\s*/g, " ").trim()}`);
-  else console.error(err);
+  if (isOperatorError(e))
+    // One line, whatever the message quoted (a file's text, a nested error).
+    console.error(`flashnode: ${e.message.replace(/\s*\n\s*/g, " ").trim()}`);
+  else {
+    // A bug, not a mistake of the operator's: the stack is what a report needs.
+    console.error("flashnode: internal error (please report it with what follows)");
+    console.error(e);
+  }
   // Exit now: a half-started node may still hold handles (workers, sockets) open.
   process.exit(1);
 }

@@ -1,14 +1,14 @@
 // Every option of every command, in one table: its flag, its FLASHNODE_* variable, its config
 // file key, its default and its help line. Values resolve flag > environment > config file >
 // default; `--help` and docs/config.md are generated from / kept in step with this table.
-import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
-import { didYouMean, UsageError } from "./args.ts";
+import { didYouMean, readJsonFile, UsageError } from "./args.ts";
+import { coerce, parseArgsMessage } from "./optionValues.ts";
 
 export type Command = "dev" | "serve" | "import";
-type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json";
+type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
 
 export type OptionDef = {
   readonly name: string;
@@ -18,6 +18,8 @@ export type OptionDef = {
   readonly default?: string | number | boolean | readonly string[];
   /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
   readonly env?: string;
+  /** Smallest value of an int option (default 0). */
+  readonly min?: number;
   /** Largest value of an int option. */
   readonly max?: number;
 };
@@ -49,7 +51,13 @@ export const OPTIONS: readonly OptionDef[] = [
     default: "info",
     help: "trace, debug, info, warn, error, silent",
   },
-  { name: "host", kind: "string", commands: NODE, default: "127.0.0.1", help: "listen address" },
+  {
+    name: "host",
+    kind: "host",
+    commands: NODE,
+    default: "127.0.0.1",
+    help: "listen address: an IP address or a host name (0.0.0.0: every interface)",
+  },
   {
     name: "port",
     kind: "int",
@@ -90,7 +98,7 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "key-limits",
     kind: "json",
     commands: NODE,
-    help: 'per-key limits {"<key>":{"rate":N,"burst":N}} (overrides --key-rate-limit for those keys)',
+    help: 'per-key limits {"<key>":{"rate":N,"burst":N}} for keys given with --api-key (overrides --key-rate-limit for those keys)',
   },
   {
     name: "policy",
@@ -172,8 +180,9 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "chain-id",
     kind: "int",
     commands: ["dev"],
+    min: 1,
     default: 31337,
-    help: "chain id of a new chain",
+    help: "chain id of a new chain (at least 1)",
   },
   {
     name: "fork",
@@ -206,8 +215,10 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "gas-limit",
     kind: "int",
     commands: ["dev"],
+    // Below one plain transfer's gas no block could hold a transaction.
+    min: 21_000,
     default: 60_000_000,
-    help: "block gas limit",
+    help: "block gas limit (at least 21000)",
   },
   {
     name: "accounts",
@@ -266,6 +277,13 @@ export const OPTIONS: readonly OptionDef[] = [
   },
 ];
 
+/** The positional arguments each command takes, by name (more are a usage error). */
+const POSITIONALS: Record<Command, readonly string[]> = {
+  dev: [],
+  serve: [],
+  import: ["chain.rlp"],
+};
+
 export type OptionValue = string | number | boolean | readonly string[] | unknown;
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
@@ -285,47 +303,6 @@ export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"
   if (m === null)
     throw new UsageError(`--${name} must be a duration like 2s or 200ms, got ${String(value)}`);
   return Math.round(Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1));
-}
-
-/** Where a bad value came from, unless it is the flag itself (the message names the flag). */
-function originPrefix(origin: string): string {
-  return origin === "flag" ? "" : `${origin}: `;
-}
-
-function coerce(def: OptionDef, raw: unknown, origin: string): OptionValue {
-  switch (def.kind) {
-    case "boolean":
-      if (typeof raw === "boolean") return raw;
-      if (raw === "1" || raw === "true") return true;
-      if (raw === "0" || raw === "false" || raw === "") return false;
-      throw new UsageError(`${originPrefix(origin)}--${def.name} must be true or false`);
-    case "int": {
-      const n = typeof raw === "number" ? raw : Number(raw);
-      const range = def.max === undefined ? "≥ 0" : `from 0 to ${def.max}`;
-      if (!Number.isSafeInteger(n) || n < 0 || (def.max !== undefined && n > def.max))
-        throw new UsageError(
-          `${originPrefix(origin)}--${def.name} must be a whole number ${range}, got ${String(raw)}`,
-        );
-      return n;
-    }
-    case "duration":
-      return raw;
-    case "list":
-      if (Array.isArray(raw)) return raw.map(String);
-      return String(raw)
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-    case "json":
-      if (typeof raw !== "string") return raw;
-      try {
-        return JSON.parse(raw);
-      } catch {
-        throw new UsageError(`${originPrefix(origin)}--${def.name} must be JSON`);
-      }
-    default:
-      return String(raw);
-  }
 }
 
 export function resolveOptions(
@@ -348,17 +325,25 @@ export function resolveOptions(
   } catch (e) {
     throw new UsageError(parseArgsMessage(e as Error & { code?: string }, command, defs));
   }
+  const wanted = POSITIONALS[command];
+  if (parsed.positionals.length > wanted.length) {
+    const extra = parsed.positionals.slice(wanted.length).join(" ");
+    const takes = wanted.length === 0 ? "takes no arguments" : `takes only ${wanted.join(" ")}`;
+    throw new UsageError(`${command} ${takes} (got ${extra}); see flashnode ${command} --help`);
+  }
   const configPath = (parsed.values.config as string | undefined) ?? env[envName("config")];
   let file: Record<string, unknown> = {};
   if (configPath !== undefined && configPath !== "") {
-    try {
-      file = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
-    } catch (e) {
-      throw new UsageError(`cannot read config file ${configPath}: ${(e as Error).message}`);
-    }
+    const json = readJsonFile("config", configPath);
+    if (typeof json !== "object" || json === null || Array.isArray(json))
+      throw new UsageError(`--config ${configPath}: expected a JSON object of option names`);
+    file = json as Record<string, unknown>;
+    const names = defs.map((d) => d.name);
     for (const key of Object.keys(file)) {
-      if (!defs.some((d) => d.name === key))
-        throw new UsageError(`config file ${configPath}: unknown option "${key}" for ${command}`);
+      if (!names.includes(key))
+        throw new UsageError(
+          `--config ${configPath}: unknown option "${key}" for ${command}${didYouMean(key, names)}`,
+        );
     }
   }
   const values = new Map<string, OptionValue>();
@@ -373,23 +358,6 @@ export function resolveOptions(
     else if (d.default !== undefined) values.set(d.name, d.default);
   }
   return { values, positionals: parsed.positionals };
-}
-
-/** node:util's parseArgs errors, as one line that names the command and suggests a flag. */
-function parseArgsMessage(
-  e: Error & { code?: string },
-  command: Command,
-  defs: readonly OptionDef[],
-): string {
-  const flag = /'(-{1,2}[^' ]+)/.exec(e.message)?.[1];
-  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag !== undefined) {
-    const names = defs.map((d) => d.name);
-    const hint = didYouMean(flag.replace(/^-+/, "").split("=")[0]!, names, "--");
-    return `unknown flag ${flag} for ${command}${hint}; see flashnode ${command} --help`;
-  }
-  if (e.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && flag !== undefined)
-    return `${flag} needs a value; see flashnode ${command} --help`;
-  return e.message.split("\n")[0]!;
 }
 
 export function helpFor(command: Command): string {

@@ -28,6 +28,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
     1,
     (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
   );
+  // Checked here, once, before any reader starts: the same one-line errors however many serve.
+  assertArchive(datadir);
+  await checkListenAddress(frontend.host, frontend.port);
   let url: string;
   let dedicatedUrl: string;
   let close: () => Promise<void>;
@@ -36,9 +39,6 @@ export async function serveCommand(argv: string[]): Promise<void> {
     ({ url, dedicatedUrl } = running);
     close = () => running.close();
   } else {
-    // Checked here, once, before any reader starts: the same one-line errors as one process.
-    assertArchive(datadir);
-    await checkListenAddress(frontend.host, frontend.port);
     // Every reader must serve the same dedicated key: a generated one is handed down to them.
     if (frontend.generatedKey) process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
     const readers = await startReaderCluster({

@@ -43,10 +43,7 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
   const keys = (values.get("api-key") as readonly string[] | undefined) ?? [];
   const generatedKey = keys.length === 0;
   const keyRate = num(values, "key-rate-limit");
-  const perKey = (values.get("key-limits") ?? {}) as Record<
-    string,
-    { rate?: number; burst?: number }
-  >;
+  const perKey = keyLimits(values.get("key-limits"), keys);
   const apiKeys = new Map<string, RateLimit | undefined>();
   for (const key of generatedKey ? [randomBytes(12).toString("hex")] : keys) {
     if (!/^[A-Za-z0-9_-]{8,128}$/.test(key))
@@ -81,6 +78,34 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
     idleTimeoutMs: parseDuration("idle-timeout", values.get("idle-timeout"), "s"),
     maxConnections: num(values, "max-connections"),
   };
+}
+
+type KeyLimit = { readonly rate?: number; readonly burst?: number };
+
+/**
+ * --key-limits checked as a whole: a limit silently ignored (a misspelt key, a bare number) would
+ * leave that key unlimited.
+ */
+function keyLimits(raw: OptionValue, keys: readonly string[]): Record<string, KeyLimit> {
+  if (raw === undefined) return {};
+  const shape = '{"<key>":{"rate":N,"burst":N}}';
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new UsageError(`--key-limits must be an object ${shape}`);
+  const limits = raw as Record<string, unknown>;
+  for (const [key, limit] of Object.entries(limits)) {
+    if (!keys.includes(key))
+      throw new UsageError(`--key-limits names "${key}", which is not a key given with --api-key`);
+    const fields = typeof limit === "object" && limit !== null ? Object.entries(limit) : [];
+    const wholeNumber = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+    if (
+      fields.length === 0 ||
+      !fields.every(([name, v]) => (name === "rate" || name === "burst") && wholeNumber(v))
+    )
+      throw new UsageError(
+        `--key-limits: the limit of "${key}" must be {"rate":N,"burst":N} (whole numbers), got ${JSON.stringify(limit)}`,
+      );
+  }
+  return limits as Record<string, KeyLimit>;
 }
 
 export type Frontend = {

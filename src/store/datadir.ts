@@ -4,6 +4,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  existsSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -11,7 +12,7 @@ import {
   statfsSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 export class DatadirUnavailableError extends Error {
   readonly code = "DATADIR_UNAVAILABLE";
@@ -32,16 +33,36 @@ function alive(pid: number): boolean {
 export type DatadirLock = { release(): void };
 
 /**
+ * The outermost directory of `path` that does not exist yet (`path` itself, or an ancestor
+ * `mkdir -p` would create), or undefined when it exists: what to remove to leave the disk as it
+ * was when a start fails.
+ */
+export function missingRoot(path: string): string | undefined {
+  let missing: string | undefined;
+  for (let p = resolve(path); !existsSync(p); p = dirname(p)) {
+    missing = p;
+    if (dirname(p) === p) break;
+  }
+  return missing;
+}
+
+/**
  * Takes the datadir for this process (a LOCK file holding our pid). A lock left by a process
  * that no longer exists (killed) is taken over.
  */
 export function lockDatadir(datadir: string): DatadirLock {
+  const created = missingRoot(datadir);
+  // A datadir refused here is left as it was found: one this call made goes again.
+  const refuse = (message: string) => {
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
+    return new DatadirUnavailableError(message);
+  };
   try {
     mkdirSync(datadir, { recursive: true });
     accessSync(datadir, constants.W_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new DatadirUnavailableError(
+    throw refuse(
       code === "EACCES" || code === "EROFS" || code === "EPERM"
         ? `datadir ${datadir} is not writable (${code}): choose another --datadir or fix its permissions`
         : `cannot use datadir ${datadir}: ${(e as Error).message}`,
@@ -56,7 +77,7 @@ export function lockDatadir(datadir: string): DatadirLock {
     }
   })();
   if (free < MIN_FREE_BYTES) {
-    throw new DatadirUnavailableError(
+    throw refuse(
       `the disk of datadir ${datadir} is full (${Math.floor(free / 1024 / 1024)} MiB free, need at least ${MIN_FREE_BYTES / 1024 / 1024} MiB)`,
     );
   }
@@ -73,9 +94,7 @@ export function lockDatadir(datadir: string): DatadirLock {
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new DatadirUnavailableError(
-          `cannot lock datadir ${datadir}: ${(e as Error).message}`,
-        );
+        throw refuse(`cannot lock datadir ${datadir}: ${(e as Error).message}`);
       }
       const pid = Number(readFileSync(path, "utf8").trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
@@ -86,5 +105,5 @@ export function lockDatadir(datadir: string): DatadirLock {
       rmSync(path, { force: true }); // stale: its process is gone
     }
   }
-  throw new DatadirUnavailableError(`cannot lock datadir ${datadir}`);
+  throw refuse(`cannot lock datadir ${datadir}`);
 }

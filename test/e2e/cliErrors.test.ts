@@ -1,17 +1,24 @@
 // Bad command-line input, as a new user types it: one line on stderr starting with
 // "flashnode:", a non-zero exit, and nothing created on disk (or wiped, with --fresh).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CHAIN_RLP, GENESIS, runCli, tempDatadir } from "../utils/fixtures.ts";
+import { CHAIN_RLP, GENESIS, importFixtureChain, runCli, tempDatadir } from "../utils/fixtures.ts";
 
 const dir = tempDatadir("cli");
 const notJson = join(dir, "notjson.txt");
 const notGenesis = join(dir, "object.json");
+const otherGenesis = join(dir, "other-genesis.json");
 writeFileSync(notJson, "this is not JSON\nat all\n");
 writeFileSync(notGenesis, "{}");
+// A valid genesis that is not the chain file's: its first block is refused by the import.
+writeFileSync(
+  otherGenesis,
+  JSON.stringify({ ...JSON.parse(readFileSync(GENESIS, "utf8")), extraData: "0x1234" }),
+);
 
 /** Runs the CLI and asserts the one-line refusal; returns that line. */
 function refused(args: string[], pattern: RegExp, exitCode = 1): string {
@@ -21,52 +28,70 @@ function refused(args: string[], pattern: RegExp, exitCode = 1): string {
   assert.equal(lines.length, 1, `one line on stderr, got:\n${r.stderr}`);
   assert.match(lines[0]!, /^flashnode: /);
   assert.match(lines[0]!, pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
   return lines[0]!;
 }
 
 /** A datadir path that does not exist yet, and must not exist afterwards. */
 function freshPath(label: string): string {
-  return join(dir, `datadir-${label}`);
+  return join(dir, `datadir-${label.replace(/\W+/g, "-")}`);
+}
+
+/** A TCP port held by this process for the suite, as another node would hold it. */
+function holdPort(): { port: () => number } {
+  let server: Server;
+  let port = 0;
+  before(async () => {
+    server = createServer();
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => {
+    server.close();
+  });
+  return { port: () => port };
 }
 
 describe("dev refuses bad input before creating anything", () => {
-  let busy: Server;
-  let busyPort = 0;
-  before(async () => {
-    busy = createServer();
-    await new Promise<void>((ok) => busy.listen(0, "127.0.0.1", ok));
-    busyPort = (busy.address() as { port: number }).port;
-  });
-  after(() => {
-    busy.close();
-  });
-
+  const busy = holdPort();
   // Arguments are built inside each test: the busy port is known only once `before` ran.
   const cases: Array<[string, () => string[], RegExp]> = [
     [
       "a port out of range",
       () => ["--port", "99999"],
-      /--port must be a whole number from 0 to 65535, got 99999/,
+      /^flashnode: --port must be a whole number from 0 to 65535, got 99999$/,
+    ],
+    ["an empty port", () => ["--port", ""], /--port needs a value \(got an empty string\)/],
+    ["a negative port", () => ["--port", "-1"], /--port needs a value .*--port=-/],
+    [
+      "a host that is no address",
+      () => ["--host", "bad host!"],
+      /--host must be an IP address or a host name, got "bad host!"/,
+    ],
+    [
+      "a host that is not local",
+      () => ["--host", "192.0.2.1", "--port", "0"],
+      /cannot listen on 192\.0\.2\.1: no such local address \(--host\)/,
     ],
     [
       "a genesis that is not JSON",
       () => ["--genesis", notJson],
-      /--genesis .*notjson\.txt is not valid JSON/,
+      /^flashnode: --genesis .*notjson\.txt is not valid JSON: unexpected token/,
     ],
     [
       "a missing genesis",
       () => ["--genesis", join(dir, "absent.json")],
-      /--genesis .*absent\.json: no such file/,
+      /^flashnode: --genesis .*absent\.json: no such file$/,
     ],
     [
       "JSON that is not a genesis",
       () => ["--genesis", notGenesis],
-      /--genesis .*object\.json: genesis: /,
+      /--genesis .*object\.json: genesis: expected a geth genesis object/,
     ],
     [
       "a busy port",
-      () => ["--port", String(busyPort)],
-      /port \d+ on 127\.0\.0\.1 is already in use/,
+      () => ["--port", String(busy.port())],
+      /port \d+ on 127\.0\.0\.1 is already in use \(another node\?\).*choose another --port/,
     ],
     [
       "an unknown flag",
@@ -74,50 +99,155 @@ describe("dev refuses bad input before creating anything", () => {
       /unknown flag --prot for dev \(did you mean --port\?\)/,
     ],
     ["a flag without its value", () => ["--port"], /--port needs a value/],
+    ["a stray argument", () => ["8545"], /dev takes no arguments \(got 8545\)/],
     [
       "an unknown receipts mode",
       () => ["--receipts", "never"],
       /--receipts must be one of preconfirmed, sealed/,
     ],
+    ["an API key too short", () => ["--api-key", "short"], /API keys are 8-128 characters/],
+    [
+      "limits for a key not given",
+      () => ["--key-limits", '{"nokey-123":{"rate":1}}'],
+      /--key-limits names "nokey-123", which is not a key given with --api-key/,
+    ],
+    [
+      "a config file that is not JSON",
+      () => ["--config", notJson],
+      /--config .*notjson\.txt is not valid JSON/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     test(name, () => {
-      const datadir = freshPath(name.replace(/\W+/g, "-"));
+      const datadir = freshPath(name);
       refused(["dev", "--datadir", datadir, ...args()], pattern);
       assert.equal(existsSync(datadir), false, "no datadir was created");
     });
   }
 
-  test("--fresh with a bad genesis leaves the existing datadir as it was", () => {
-    const datadir = freshPath("fresh");
-    mkdirSync(datadir);
-    writeFileSync(join(datadir, "keep.txt"), "mine");
-    refused(["dev", "--fresh", "--datadir", datadir, "--genesis", notJson], /not valid JSON/);
-    assert.deepEqual(readdirSync(datadir), ["keep.txt"]);
-    assert.equal(readFileSync(join(datadir, "keep.txt"), "utf8"), "mine");
+  test("a busy port leaves no parent directory of the datadir either", () => {
+    const top = freshPath("nested");
+    refused(
+      ["dev", "--datadir", join(top, "a", "b"), "--port", String(busy.port())],
+      /already in use/,
+    );
+    assert.equal(existsSync(top), false);
+  });
+
+  for (const [name, args, pattern] of [
+    ["a bad genesis", () => ["--genesis", notJson], /not valid JSON/],
+    ["a busy port", () => ["--port", String(busy.port())], /already in use/],
+  ] as const) {
+    test(`--fresh with ${name} leaves the existing datadir as it was`, () => {
+      const datadir = freshPath(`fresh-${name}`);
+      mkdirSync(datadir);
+      writeFileSync(join(datadir, "keep.txt"), "mine");
+      refused(["dev", "--fresh", "--datadir", datadir, ...args()], pattern);
+      assert.deepEqual(readdirSync(datadir), ["keep.txt"]);
+      assert.equal(readFileSync(join(datadir, "keep.txt"), "utf8"), "mine");
+    });
+  }
+
+  test("a full disk: refused, and the datadir made for it removed again", (t) => {
+    const disk = tempDatadir("cli-full");
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]).status !== 0)
+      return t.skip("cannot mount a small tmpfs here (needs root)");
+    try {
+      refused(
+        ["dev", "--port", "0", "--datadir", join(disk, "node", "dev")],
+        /the disk of datadir .* is full/,
+      );
+      assert.deepEqual(readdirSync(disk), []);
+    } finally {
+      spawnSync("umount", [disk]);
+    }
+  });
+});
+
+describe("serve refuses bad input", () => {
+  const busy = holdPort();
+  let archive = "";
+  before(() => {
+    archive = importFixtureChain("cli-serve");
+  });
+
+  test("a port out of range", () => {
+    refused(
+      ["serve", "--datadir", freshPath("serve-port"), "--port", "99999"],
+      /^flashnode: --port must be a whole number from 0 to 65535, got 99999$/,
+    );
+  });
+
+  test("a host that is no address", () => {
+    refused(["serve", "--datadir", archive, "--host", "a b"], /--host must be an IP address/);
+  });
+
+  for (const workers of ["1", "2"]) {
+    test(`a busy port, with --rpc-workers ${workers}`, () => {
+      refused(
+        ["serve", "--datadir", archive, "--rpc-workers", workers, "--port", String(busy.port())],
+        /port \d+ on 127\.0\.0\.1 is already in use/,
+      );
+    });
+  }
+
+  test("no archive, and no datadir made for it", () => {
+    const datadir = freshPath("serve-none");
+    refused(["serve", "--datadir", datadir], /no archive in .*: run `flashnode import` first/);
+    assert.equal(existsSync(datadir), false);
   });
 });
 
 describe("import checks its inputs before creating the datadir", () => {
   const cases: Array<[string, string[], RegExp]> = [
-    ["a genesis that is not JSON", ["--genesis", notJson, CHAIN_RLP], /is not JSON/],
+    [
+      "a genesis that is not JSON",
+      ["--genesis", notJson, CHAIN_RLP],
+      /^flashnode: --genesis .*notjson\.txt is not valid JSON: unexpected token/,
+    ],
+    [
+      "a missing genesis",
+      ["--genesis", join(dir, "absent.json"), CHAIN_RLP],
+      /^flashnode: --genesis .*absent\.json: no such file$/,
+    ],
     [
       "a missing chain file",
       ["--genesis", GENESIS, join(dir, "absent.rlp")],
       /chain file .*absent\.rlp: no such file/,
     ],
     [
+      "a chain file that is not RLP",
+      ["--genesis", GENESIS, notJson],
+      /chain file .*notjson\.txt is not valid RLP at byte 0/,
+    ],
+    [
       "a forkchoice that is not JSON",
       ["--genesis", GENESIS, "--forkchoice", notJson, CHAIN_RLP],
       /--forkchoice .*notjson\.txt is not valid JSON/,
     ],
+    [
+      "a missing forkchoice",
+      ["--genesis", GENESIS, "--forkchoice", join(dir, "absent-fc.json"), CHAIN_RLP],
+      /--forkchoice .*absent-fc\.json: no such file/,
+    ],
+    [
+      "JSON that is not a forkchoice",
+      ["--genesis", GENESIS, "--forkchoice", notGenesis, CHAIN_RLP],
+      /--forkchoice .*object\.json: expected an engine_forkchoiceUpdated request/,
+    ],
     ["a missing argument", [CHAIN_RLP], /missing --genesis: flashnode import --genesis/],
+    ["two chain files", ["--genesis", GENESIS, CHAIN_RLP, CHAIN_RLP], /import takes only/],
+    [
+      "a first block the genesis does not lead to",
+      ["--genesis", otherGenesis, CHAIN_RLP],
+      /block 1 \(0x[0-9a-f]+\) rejected: parent hash/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     test(name, () => {
-      const datadir = freshPath(`import-${name.replace(/\W+/g, "-")}`);
+      const datadir = freshPath(`import-${name}`);
       refused(["import", "--datadir", datadir, ...args], pattern);
-      assert.equal(existsSync(datadir), false, "no datadir was created");
+      assert.equal(existsSync(datadir), false, "no datadir was left");
     });
   }
 });
@@ -132,7 +262,12 @@ describe("commands and help", () => {
   });
 
   test("an unknown command suggests the nearest", () => {
-    refused(["serv"], /unknown command "serv" \(did you mean serve\?\)/);
+    refused(["serv"], /unknown command "serv" \(did you mean serve\?\); see flashnode --help$/);
+    refused(["frobnicate"], /^flashnode: unknown command "frobnicate"; see flashnode --help$/);
+  });
+
+  test("a flag before the command says the command comes first", () => {
+    refused(["--port", "1"], /--port before a command: the command comes first/);
   });
 
   test("serve without --datadir is one line", () => {
