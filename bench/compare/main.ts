@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startDevChild, startServeChild, transferSigner } from "../lib/devChain.ts";
+import { startDevChild, transferSigner } from "../lib/devChain.ts";
 import { pin, startAnvil, startBare } from "./peers.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkPlacement, type WrkResult } from "./wrk.ts";
@@ -28,8 +28,8 @@ const WARMUP = Number(values.warmup);
 
 /**
  * pinned: each server on CPU 1 and wrk (1 thread) on CPU 0, for per-core efficiency; shared: no
- * pinning, wrk with 2 threads, for the whole machine; workers: as shared, with flashnode's sealed
- * reads served by `flashnode serve --rpc-workers 2` over the dev node's archive.
+ * pinning, wrk with 2 threads, for the whole machine; workers: as shared, with the dev node
+ * restarted on its datadir as `flashnode dev --rpc-workers 2` (two reader processes).
  */
 type Mode = { readonly name: string; readonly serverCpus: string; readonly wrk: WrkPlacement };
 const MODES: readonly Mode[] = [
@@ -37,7 +37,7 @@ const MODES: readonly Mode[] = [
   { name: "shared", serverCpus: "0,1", wrk: { threads: 2 } },
   { name: "workers", serverCpus: "0,1", wrk: { threads: 2 } },
 ].filter((m) => values.modes.split(",").includes(m.name));
-/** RPC processes of flashnode dev (1) and of the workers mode's serve; ceilings run as many. */
+/** RPC processes of flashnode dev in pinned/shared (1) and workers mode; ceilings run as many. */
 const FLASHNODE_PROCESSES = 1;
 const RPC_WORKERS = 2;
 
@@ -52,6 +52,24 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return json.result;
 }
 
+/**
+ * From the readers' /metrics: how soon after the sequencer published it each reader showed a
+ * flashblock (every reader's observations summed), during the workers mode's load.
+ */
+async function visibility(base: string): Promise<string> {
+  const text = await (await fetch(`${base}metrics`)).text();
+  const buckets = [
+    ...text.matchAll(/flashnode_flashblock_visible_seconds_bucket\{le="([^"]+)"\} (\d+)/g),
+  ].map((m) => ({
+    le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]),
+    count: Number(m[2]),
+  }));
+  const total = buckets.at(-1)?.count ?? 0;
+  const within = (p: number) => buckets.find((b) => b.count >= p * total)?.le ?? Number.NaN;
+  const share5 = (buckets.find((b) => b.le === 0.005)?.count ?? 0) / Math.max(1, total);
+  return `flashblock visible in each reader after publication (${total} observations, under the load above): p50 ≤ ${within(0.5) * 1000} ms, p99 ≤ ${within(0.99) * 1000} ms; within 5 ms: ${(share5 * 100).toFixed(1)}%`;
+}
+
 ensureWrk();
 const { accounts, common } = await transferSigner(10);
 const seed = buildSeed(common, accounts);
@@ -59,11 +77,12 @@ const seed = buildSeed(common, accounts);
 const anvil = await startAnvil();
 const anvilUrl = anvil.url;
 const devDatadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
-const { child: flash, url: flashBase } = await startDevChild(
-  ["--block-time", "3600s", "--rate-limit", "0", "--api-key", KEY, "--log-level", "warn"],
+const DEV_ARGS = ["--block-time", "3600s", "--rate-limit", "0", "--api-key", KEY];
+let { child: flash, url: flashBase } = await startDevChild(
+  [...DEV_ARGS, "--rpc-workers", "1", "--log-level", "warn"],
   devDatadir,
 );
-const servers: ReadonlyMap<string, ChildProcess> = new Map([
+const servers = new Map<string, ChildProcess>([
   ["flashnode", flash],
   ["anvil", anvil.child],
 ]);
@@ -166,31 +185,27 @@ try {
     })
   ).text();
   const report: string[] = [];
-  let served: { child: ChildProcess; url: string } | undefined;
+  let workersUrl: string | undefined;
   for (const mode of MODES) {
-    for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
     const workers = mode.name === "workers";
     if (workers) {
-      // The sealed chain the dev node wrote, served by reader processes (pending = latest there).
-      served = await startServeChild(devDatadir, [
-        "--rpc-workers",
-        String(RPC_WORKERS),
-        "--api-key",
-        KEY,
-        "--rate-limit",
-        "0",
-        "--log-level",
-        "warn",
-      ]);
+      // The same chain, served by two reader processes following the one sequencer.
+      const stopped = new Promise((resolve) => flash.once("exit", resolve));
+      flash.kill("SIGTERM");
+      await stopped;
+      ({ child: flash, url: workersUrl } = await startDevChild(
+        [...DEV_ARGS, "--rpc-workers", String(RPC_WORKERS), "--log-level", "warn"],
+        devDatadir,
+      ));
+      servers.set("flashnode", flash);
       for (const w of workloads)
-        await runWrk(served.url, luaScript(`/rpc/${KEY}`, w.body), WARMUP, CONNECTIONS, mode.wrk);
+        await runWrk(workersUrl, luaScript(`/rpc/${KEY}`, w.body), WARMUP, CONNECTIONS, mode.wrk);
     }
+    for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
     const modeNodes = workers
-      ? [{ name: "flashnode", url: `${served!.url}rpc/${KEY}`, path: `/rpc/${KEY}` }, nodes[1]]
+      ? [{ name: "flashnode", url: `${workersUrl!}rpc/${KEY}`, path: `/rpc/${KEY}` }, nodes[1]]
       : nodes;
-    const modeWorkloads = workers
-      ? workloads.filter((w) => w.name !== "eth_getStorageAt pending")
-      : workloads;
+    const modeWorkloads = workloads;
     if (mode === MODES[0] && WARMUP > 0) {
       for (const w of workloads)
         for (const node of nodes)
@@ -255,9 +270,9 @@ try {
       ...rows,
       "",
       `ceiling (bare node:http, fixed ${Buffer.byteLength(sample)} B response): ${ceilings.join("; ")}`,
-      `flashnode latest / ceiling (${processes} process${processes > 1 ? "es" : ""}) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}${workers ? "" : `; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`}`,
+      `flashnode latest / ceiling (${processes} process${processes > 1 ? "es" : ""}) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`,
     );
-    served?.child.kill("SIGTERM");
+    if (workers) report.push(await visibility(workersUrl!));
   }
   console.log(report.join("\n"));
 } finally {

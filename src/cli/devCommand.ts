@@ -5,11 +5,13 @@ import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
+import { startDevReader } from "../node/devReader.ts";
 import { frontendOptions } from "../node/frontend.ts";
+import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
 import { readGenesisFile } from "./inputFiles.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
+import { defaultRpcWorkers, envName, helpFor, parseDuration, resolveOptions } from "./options.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
 
@@ -47,6 +49,33 @@ export async function devCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
+  if (isReader()) {
+    // One of the --rpc-workers processes: the primary has checked everything and runs the chain.
+    const reader = await startDevReader({
+      datadir,
+      frontend,
+      logger,
+      readers: readerCount(),
+      recordsBuilds: readerSlot() === 0,
+      safeDepth,
+      finalizedDepth,
+      flashblockIntervalMs,
+      receipts,
+    });
+    const stop = () => {
+      void reader.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return;
+  }
+  const workers = Math.max(
+    1,
+    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
+  );
+  // Every reader must serve the same dedicated key: a generated one is handed down to them.
+  if (workers > 1 && frontend.generatedKey)
+    process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
   // Every input is checked before the datadir is created (or, with --fresh, wiped).
   const genesisFile = values.get("genesis") as string | undefined;
   const genesis = genesisFile === undefined ? undefined : (await readGenesisFile(genesisFile)).json;
@@ -68,6 +97,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     safeDepth,
     finalizedDepth,
     receipts,
+    ...(workers > 1 ? { readers: { count: workers, argv: ["dev", ...argv] } } : {}),
   }).catch((e: unknown) => {
     // Past the checks, a start can still fail (the port taken since it was probed, a full
     // disk): a datadir this run created goes with it. The node has released it by now.
@@ -90,6 +120,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     "",
     `Chain ID: ${node.chainId}    block time: ${blockTimeMs} ms    flashblocks every ${flashblockIntervalMs} ms`,
     `Data: ${datadir}`,
+    `RPC processes: ${workers}${workers > 1 ? " (--rpc-workers)" : ""}`,
     "",
     `JSON-RPC (public):     ${node.url}`,
     `JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,

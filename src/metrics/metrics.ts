@@ -9,6 +9,11 @@ export type MetricsSources = {
   readonly head: () => number | undefined;
   readonly pendingNumber?: () => number | undefined;
   readonly flashblocks?: FlashblockStats;
+  /**
+   * Whether this process observes the flashblock build histogram: of a node's RPC processes, one
+   * does, so the node counts each flashblock once. Default true.
+   */
+  readonly recordsBuilds?: boolean;
   readonly storeSizeBytes: () => number;
   /** Transactions pre-confirmed per second, averaged over the last seconds. */
   readonly transactionsPerSecond?: () => number;
@@ -90,7 +95,17 @@ export function createMetrics(
   }
   if (sources.flashblocks !== undefined) {
     const stats = sources.flashblocks;
-    stats.onRecord((ms) => build.observe(ms / 1000));
+    const visible = new Histogram({
+      name: "flashnode_flashblock_visible_seconds",
+      help: "Publication by the sequencer to visible in this RPC process's pending view (one observation per process per flashblock)",
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
+      registers: [registry],
+    });
+    const recordsBuilds = sources.recordsBuilds ?? true;
+    stats.onRecord((buildMs, lagMs) => {
+      if (recordsBuilds) build.observe(buildMs / 1000);
+      visible.observe(Math.max(0, lagMs) / 1000);
+    });
     new Gauge({
       name: "flashnode_flashblock_age_seconds",
       help: "Age of the newest flashblock the RPC thread applied (the pending lag)",

@@ -2,7 +2,7 @@
 // JSON-RPC server (HTTP + WebSocket) and the flashblocks stream, started in order and stopped
 // in reverse.
 import { rmSync } from "node:fs";
-import type { Server } from "node:http";
+import { decodeHeader } from "../chain/blockView.ts";
 import { type DevAccount, type DevFork, devAccounts, devGenesis } from "../chain/devGenesis.ts";
 import {
   DEFAULT_FINALIZED_DEPTH,
@@ -12,24 +12,23 @@ import {
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
-import type { LogEvent } from "../feed/types.ts";
 import type { Logger } from "../log/logger.ts";
-import { RateWindow } from "../metrics/rateWindow.ts";
-import { FlashblockStats } from "../pending/flashblockStats.ts";
-import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import type { FlashblockStats } from "../pending/flashblockStats.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import { headerJson } from "../rpc/format/block.ts";
-import { logJson } from "../rpc/format/receipt.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
-import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
+import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
+import { type ChainFollower, type ChainUpdate, createChainFollower } from "./chainFollower.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
+import { PositionFence } from "./positionFence.ts";
+import { startReaderCluster } from "./readerCluster.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
-import { SealWaiters } from "./sealWaiters.ts";
+import { createUpdateRelay, type UpdateRelay } from "./updateRelay.ts";
 
 export type DevNodeOptions = {
   readonly datadir: string;
@@ -50,6 +49,8 @@ export type DevNodeOptions = {
   readonly finalizedDepth: number;
   /** Whether transaction lookups answer at pre-confirmation or only once sealed. */
   readonly receipts: ReceiptLookups;
+  /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
+  readonly readers?: { readonly count: number; readonly argv: readonly string[] };
 };
 
 export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
@@ -76,13 +77,14 @@ export type DevNode = {
   /** The first dedicated endpoint (/rpc/<key>). */
   readonly dedicatedUrl: string;
   readonly wsUrl: string;
-  readonly server: Server;
   readonly accounts: readonly DevAccount[];
   readonly chainId: bigint;
   /** The current pre-confirmed block (tests and metrics). */
   pending(): PendingBlock | undefined;
   /** Flashblock timings as the RPC thread saw them. */
   readonly stats: FlashblockStats;
+  /** The processes serving RPC (this one, or the --rpc-workers readers). */
+  readerPids(): number[];
   close(): Promise<void>;
 };
 
@@ -107,15 +109,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         });
 
   const feed = createFeedHub();
-  let pending: PendingBlock | undefined;
   let calls: CallClient | undefined;
-  // Filled once the store is open; updates only arrive after the worker is ready.
-  let onSealed: (u: SealedUpdate) => void = () => {};
-  const stats = new FlashblockStats();
+  let follower: ChainFollower | undefined;
+  let relay: UpdateRelay | undefined;
   const flashblockLog = opts.logger.child({ module: "pending" });
   const sealLog = opts.logger.child({ module: "chain" });
-  const txRate = new RateWindow(10_000);
-  const now = () => performance.timeOrigin + performance.now();
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
   // contract it created; the flashblock itself only at debug. A reverted deployment's receipt
   // still names an address (as geth's does), but nothing was created there: not logged.
@@ -137,19 +135,14 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       );
     }
   };
-  const onUpdate = (u: FlashblockUpdate | SealedUpdate) => {
-    calls?.forward(u);
+  let logSealed: (u: SealedUpdate) => void = () => {};
+  // Updates only arrive after the sequencer is ready, and the store is open by then.
+  const onUpdate = (u: ChainUpdate) => {
+    follower?.apply(u);
+    relay?.publish(u);
     const fb = u.kind === "flashblock" ? u : u.next;
     logPreconfirmed(fb);
-    if (u.kind === "flashblock") {
-      txRate.add(u.transactions.length);
-      pending = applyFlashblock(pending, u);
-      feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
-    } else {
-      onSealed(u);
-      feed.emitFlashblock({ blockNumber: u.next.base.number, index: 0, json: u.next.wireJson });
-    }
-    stats.record(fb.buildMs, fb.publishedAt, now());
+    if (u.kind === "sealed") logSealed(u);
     flashblockLog.debug(
       {
         block: fb.base.number,
@@ -164,9 +157,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   // Stopped in reverse order of start: workers before the store they write, the lock last.
   let sequencer: SequencerClient | undefined;
   let env: KvEnv | undefined;
+  let fence: PositionFence | undefined;
   const undo = async () => {
     await calls?.stop();
     await sequencer?.stop();
+    fence?.close();
     await env?.close();
     lock.release();
   };
@@ -190,28 +185,20 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     const spec = await chainSpecFromGenesis(
       JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
     );
-    calls = await CallClient.start({ datadir: opts.datadir });
-    const seals = new SealWaiters(() => store.headNumber());
-    /** `--receipts sealed`: lookups see a transaction once the block it was pre-confirmed in seals. */
-    const waitUntilSealed = async (hash: Uint8Array, ms: number): Promise<boolean> => {
-      const deadline = performance.now() + ms;
-      const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
-      if (store.transactionLocation(hash) !== undefined) return true;
-      if (!preconfirmed() && !(await sequencerClient.waitForInclusion(hash, ms))) return false;
-      const block = pending?.base.number;
-      if (store.transactionLocation(hash) !== undefined || block === undefined) return true;
-      return seals.wait(block, deadline - performance.now());
-    };
-
-    onSealed = (u) => {
-      // The worker committed the block before it posted this: see it, then swap the pending view,
-      // so head and pending change together.
-      kv.refresh();
-      pending = applyFlashblock(undefined, u.next);
-      seals.sealed(u.number);
-      const headerRlp = store.headerRlp(u.number, u.hash);
+    const readers = opts.readers;
+    if (readers === undefined) calls = await CallClient.start({ datadir: opts.datadir });
+    const callClient = calls;
+    const chain = createChainFollower({
+      kv,
+      store,
+      feed,
+      decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
+      ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
+    });
+    follower = chain;
+    logSealed = (u) => {
       const receipts = store.receipts(u.number, u.hash);
-      if (headerRlp === undefined || receipts === undefined) return;
+      if (receipts === undefined) return;
       // An idle chain seals an empty block every block time: those only at debug, so the start
       // banner is not buried.
       const sealed = {
@@ -222,45 +209,56 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       };
       if (sealed.transactions === 0) sealLog.debug(sealed, "sealed");
       else sealLog.info(sealed, "sealed");
-      feed.emitNewHead({
-        blockNumber: u.number,
-        json: headerJson(backend.decoder.header(headerRlp)),
-      });
-      const logs: LogEvent[] = [];
-      let logIndex = 0;
-      receipts.receipts.forEach((r, i) => {
-        r.logs.forEach((log, j) => {
-          const ctx = {
-            blockHash: u.hash,
-            blockNumber: u.number,
-            blockTimestamp: receipts.blockTimestamp,
-            transactionIndex: i,
-            firstLogIndex: logIndex,
-          };
-          logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
-        });
-        logIndex += r.logs.length;
-      });
-      if (logs.length > 0) feed.emitLogs(logs);
     };
+    if (readers !== undefined) {
+      fence = PositionFence.create(opts.datadir);
+      const updates = createUpdateRelay(sequencerClient, fence, opts.logger);
+      const cluster = await startReaderCluster({
+        readers: readers.count,
+        argv: readers.argv,
+        logger: opts.logger,
+        onMessage: updates.onMessage,
+        onExit: updates.onExit,
+      });
+      relay = updates;
+      opts.logger.info(
+        { url: cluster.url, readers: readers.count, pids: cluster.pids() },
+        "serving JSON-RPC",
+      );
+      return {
+        url: cluster.url,
+        dedicatedUrl: cluster.dedicatedUrl,
+        wsUrl: cluster.url.replace(/^http/, "ws"),
+        accounts,
+        chainId: spec.chainId,
+        pending: chain.pending,
+        stats: chain.stats,
+        readerPids: cluster.pids,
+        async close() {
+          await cluster.close();
+          await undo();
+        },
+      };
+    }
 
     const backend = createBackend(spec, store, {
-      pending: () => pending,
+      pending: chain.pending,
       transactions: {
         submit: (raw) => sequencerClient.submit(raw),
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
-            ? waitUntilSealed(hash, ms)
+            ? chain.waitUntilSealed(hash, ms)
             : sequencerClient.waitForInclusion(hash, ms),
       },
-      calls,
+      ...(callClient === undefined ? {} : { calls: callClient }),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
     const methods = createMethods(backend);
     const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
+    const now = () => performance.timeOrigin + performance.now();
     const frontend = await startFrontend({
       options: opts.frontend,
       methods,
@@ -268,15 +266,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       logger: opts.logger,
       metricsSources: {
         head: () => store.headNumber(),
-        pendingNumber: () => pending?.base.number,
-        flashblocks: stats,
+        pendingNumber: () => chain.pending()?.base.number,
+        flashblocks: chain.stats,
         storeSizeBytes: () => kv.sizeOnDisk(),
-        transactionsPerSecond: () => txRate.perSecond(),
+        transactionsPerSecond: () => chain.txRate.perSecond(),
       },
       health: () => {
         const reasons = [
           ...storeReadiness(kv, store),
-          ...pendingReadiness(stats.lastAppliedAt, now(), staleAfterMs),
+          ...pendingReadiness(chain.stats.lastAppliedAt, now(), staleAfterMs),
         ];
         return { live: true, ready: reasons.length === 0, reasons };
       },
@@ -285,11 +283,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       url: frontend.url,
       dedicatedUrl: frontend.dedicatedUrl,
       wsUrl: frontend.wsUrl,
-      server: frontend.server,
       accounts,
       chainId: spec.chainId,
-      pending: () => pending,
-      stats,
+      pending: chain.pending,
+      stats: chain.stats,
+      readerPids: () => [process.pid],
       async close() {
         await frontend.close();
         await undo();

@@ -197,7 +197,8 @@ export async function startFrontend(args: {
   }
   const key = [...o.apiKeys.keys()][0]!;
   link?.listening(url, `${url}rpc/${key}`);
-  args.logger.info(
+  // Of a node's several readers, the primary says it once (before its banner).
+  args.logger[readers > 1 ? "debug" : "info"](
     { url, tiers: { public: url, dedicated: `${url}rpc/<key>` } },
     "serving JSON-RPC",
   );

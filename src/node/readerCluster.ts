@@ -9,6 +9,8 @@ import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
 
 /** Set in a reader's environment: the number of readers (its presence makes a process one). */
 export const READER_ENV = "FLASHNODE_READER_OF";
+/** Set in a reader's environment: its slot, 0..N-1 (a replacement takes the slot of the dead). */
+export const READER_SLOT_ENV = "FLASHNODE_READER_SLOT";
 
 export type ReaderCluster = {
   readonly url: string;
@@ -26,14 +28,23 @@ export function readerCount(): number {
   return Number(process.env[READER_ENV] ?? "1");
 }
 
+/** This reader's slot (0 in a process that is not one). */
+export function readerSlot(): number {
+  return Number(process.env[READER_SLOT_ENV] ?? "0");
+}
+
 /** Forks `readers` processes running this CLI with `argv`; resolves once all of them listen. */
 export async function startReaderCluster(opts: {
   readonly readers: number;
   readonly argv: readonly string[];
   readonly logger: Logger;
+  /** Messages the cluster itself does not handle (dev's chain stream and transactions). */
+  readonly onMessage?: (from: Worker, m: ReaderMessage) => void;
+  readonly onExit?: (w: Worker) => void;
 }): Promise<ReaderCluster> {
   const log = opts.logger.child({ module: "readers" });
-  cluster.setupPrimary({ args: [...opts.argv], silent: false });
+  // "advanced": chain updates carry Uint8Array and bigint.
+  cluster.setupPrimary({ args: [...opts.argv], silent: false, serialization: "advanced" });
   const aggregator = new AggregatorRegistry();
   const workers = new Set<Worker>();
   let closing = false;
@@ -55,18 +66,19 @@ export async function startReaderCluster(opts: {
             text: `# ${(e as Error).message}\n`,
           }),
       );
-    }
+    } else opts.onMessage?.(from, m);
   };
 
-  const fork = (): Promise<{ url: string; dedicatedUrl: string }> => {
-    const w = cluster.fork({ [READER_ENV]: String(opts.readers) });
+  const fork = (slot: number): Promise<{ url: string; dedicatedUrl: string }> => {
+    const w = cluster.fork({ [READER_ENV]: String(opts.readers), [READER_SLOT_ENV]: String(slot) });
     workers.add(w);
     w.on("message", (m: ReaderMessage) => onMessage(w, m));
     w.once("exit", (code, signal) => {
       workers.delete(w);
+      opts.onExit?.(w);
       if (closing) return;
       log.warn({ pid: w.process.pid, code, signal }, "reader exited; starting another");
-      fork().catch((e: unknown) => log.error({ err: e }, "reader failed to start"));
+      fork(slot).catch((e: unknown) => log.error({ err: e }, "reader failed to start"));
     });
     return new Promise((resolve, reject) => {
       const onListening = (m: ReaderMessage) => {
@@ -81,9 +93,9 @@ export async function startReaderCluster(opts: {
 
   let first: { url: string; dedicatedUrl: string };
   try {
-    [first] = (await Promise.all(Array.from({ length: opts.readers }, fork))) as [
-      { url: string; dedicatedUrl: string },
-    ];
+    [first] = (await Promise.all(
+      Array.from({ length: opts.readers }, (_, slot) => fork(slot)),
+    )) as [{ url: string; dedicatedUrl: string }];
   } catch (e) {
     closing = true;
     for (const w of workers) w.kill();

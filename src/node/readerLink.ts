@@ -1,18 +1,38 @@
 // The reader side of a node served by several processes (node:cluster workers, `--rpc-workers`):
 // rate limits shared with the other readers through the primary, and the node-wide /metrics.
+// The messages of `dev`'s readers (the chain stream, transactions) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
+import type { ChainUpdate } from "./chainFollower.ts";
 
 /** Messages between the primary (readerCluster.ts) and its readers. */
 export type ReaderMessage =
   | { readonly type: "flashnode:listening"; readonly url: string; readonly dedicatedUrl: string }
   /** Tokens a reader's limiters took: [limiter name, client key, tokens]. */
   | { readonly type: "flashnode:spent"; readonly entries: ReadonlyArray<[string, string, number]> }
-  | { readonly type: "flashnode:metrics"; readonly id: number };
+  | { readonly type: "flashnode:metrics"; readonly id: number }
+  /** A dev reader asks for the chain stream: the current block's updates so far, then each new one. */
+  | { readonly type: "flashnode:follow" }
+  /** A dev reader hands a transaction (or evm_mine) to the sequencer. */
+  | { readonly type: "flashnode:submit"; readonly id: number; readonly raw: Uint8Array }
+  | { readonly type: "flashnode:mine"; readonly id: number };
 
 export type PrimaryMessage =
   | { readonly type: "flashnode:charge"; readonly entries: ReadonlyArray<[string, string, number]> }
-  | { readonly type: "flashnode:metricsText"; readonly id: number; readonly text: string };
+  | { readonly type: "flashnode:metricsText"; readonly id: number; readonly text: string }
+  | { readonly type: "flashnode:updates"; readonly updates: readonly ChainUpdate[] }
+  /** Senders' next pool nonces ([address hex without 0x, nonce]). */
+  | {
+      readonly type: "flashnode:poolNonces";
+      readonly entries: ReadonlyArray<readonly [string, bigint]>;
+    }
+  | {
+      readonly type: "flashnode:reply";
+      readonly id: number;
+      /** The transaction hash or mined block number; or the sequencer's refusal. */
+      readonly value?: string;
+      readonly error?: string;
+    };
 
 /** How often a reader tells the others what its limiters took. */
 export const SPENT_INTERVAL_MS = 20;

@@ -18,7 +18,7 @@ export class FlashblockStats {
   private lastPublished: number | undefined;
   private lastApplied: number | undefined;
   private total = 0;
-  private readonly listeners: ((buildMs: number) => void)[] = [];
+  private readonly listeners: ((buildMs: number, visibleLagMs: number) => void)[] = [];
 
   constructor(private readonly capacity = 10_000) {}
 
@@ -32,8 +32,8 @@ export class FlashblockStats {
     return this.lastApplied;
   }
 
-  /** Calls `fn` with each flashblock's build time as it is recorded (the metrics histogram). */
-  onRecord(fn: (buildMs: number) => void): void {
+  /** Calls `fn` with each flashblock's build time and lag as it is recorded (metrics histograms). */
+  onRecord(fn: (buildMs: number, visibleLagMs: number) => void): void {
     this.listeners.push(fn);
   }
 
@@ -50,7 +50,7 @@ export class FlashblockStats {
       this.push(this.interval, publishedAt - this.lastPublished);
     this.lastPublished = publishedAt;
     this.lastApplied = appliedAt;
-    for (const fn of this.listeners) fn(buildMs);
+    for (const fn of this.listeners) fn(buildMs, appliedAt - publishedAt);
   }
 
   snapshot(): FlashblockTimings {

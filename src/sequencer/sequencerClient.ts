@@ -2,6 +2,7 @@
 // flashblocks and seals that keeps the pending view current.
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
+import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
@@ -14,7 +15,9 @@ export class SequencerClient {
   private nextId = 1;
   private readonly inflight = new Map<number, Pending>();
   private readonly poolNonces = new Map<string, bigint>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly included = new InclusionWaiters();
+  /** Told of each sender's next pool nonce as the pool accepts its transactions. */
+  onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   stopping: Promise<void> | undefined;
 
   private constructor(
@@ -55,7 +58,10 @@ export class SequencerClient {
       case "submitted": {
         const key = bytesToUnprefixedHex(msg.sender);
         const known = this.poolNonces.get(key);
-        if (known === undefined || msg.nextNonce > known) this.poolNonces.set(key, msg.nextNonce);
+        if (known === undefined || msg.nextNonce > known) {
+          this.poolNonces.set(key, msg.nextNonce);
+          this.onPoolNonce?.(msg.sender, msg.nextNonce);
+        }
         this.settle(msg.id)?.resolve(msg.hash);
         this.logger.info(
           { hash: msg.hash, from: bytesToHex(msg.sender), nonce: Number(msg.nonce) },
@@ -75,9 +81,7 @@ export class SequencerClient {
       case "update": {
         this.onUpdate(msg.update);
         const fb = msg.update.kind === "flashblock" ? msg.update : msg.update.next;
-        const txs = msg.update.kind === "flashblock" ? msg.update.transactions : [];
-        for (const t of txs) this.release(bytesToUnprefixedHex(t.hash));
-        for (const t of fb.transactions) this.release(bytesToUnprefixedHex(t.hash));
+        for (const t of fb.transactions) this.included.release(t.hash);
         break;
       }
       default:
@@ -89,13 +93,6 @@ export class SequencerClient {
     const p = this.inflight.get(id);
     this.inflight.delete(id);
     return p;
-  }
-
-  private release(hashHex: string): void {
-    const set = this.waiters.get(hashHex);
-    if (set === undefined) return;
-    this.waiters.delete(hashHex);
-    for (const wake of set) wake();
   }
 
   submit(raw: Uint8Array): Promise<{ hash: string }> {
@@ -115,30 +112,18 @@ export class SequencerClient {
     });
   }
 
+  /** Every sender's next pool nonce (what a new RPC reader starts from). */
+  poolNonceEntries(): Array<readonly [string, bigint]> {
+    return [...this.poolNonces];
+  }
+
   poolNonce(address: Uint8Array): bigint | undefined {
     return this.poolNonces.get(bytesToUnprefixedHex(address));
   }
 
   /** True once a flashblock carries the transaction; false at the deadline. */
   waitForInclusion(hash: Uint8Array, timeoutMs: number): Promise<boolean> {
-    const key = bytesToUnprefixedHex(hash);
-    return new Promise((resolve) => {
-      let set = this.waiters.get(key);
-      if (set === undefined) {
-        set = new Set();
-        this.waiters.set(key, set);
-      }
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        set.delete(wake);
-        if (set.size === 0) this.waiters.delete(key);
-        resolve(false);
-      }, timeoutMs);
-      set.add(wake);
-    });
+    return this.included.wait(hash, timeoutMs);
   }
 
   stop(): Promise<void> {

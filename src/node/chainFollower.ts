@@ -1,0 +1,141 @@
+// What an RPC process keeps of the sequencer's stream of flashblocks and sealed blocks: the
+// pending view, the archive snapshot it reads (refreshed at each seal, together with the pending
+// swap), the events of subscriptions and /flashblocks, and the waiters for inclusion and seals.
+// The same code follows the sequencer in the sequencer's own process and in each --rpc-workers
+// reader (fed over IPC): a reader is the sequencer's stream applied, nothing more.
+import type { HeaderView } from "../chain/blockView.ts";
+import type { FeedHub } from "../feed/hub.ts";
+import type { LogEvent } from "../feed/types.ts";
+import { RateWindow } from "../metrics/rateWindow.ts";
+import { FlashblockStats } from "../pending/flashblockStats.ts";
+import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
+import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import { headerJson } from "../rpc/format/block.ts";
+import { logJson } from "../rpc/format/receipt.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import type { KvEnv } from "../store/lmdb.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { SealWaiters } from "./sealWaiters.ts";
+
+export type ChainUpdate = FlashblockUpdate | SealedUpdate;
+
+/**
+ * A position in the stream, increasing with every update: the pending block's number and the
+ * flashblock index within it (a seal carries the next block's index 0).
+ */
+export function updatePosition(u: ChainUpdate): number {
+  const fb = u.kind === "flashblock" ? u : u.next;
+  return fb.base.number * 1024 + fb.index;
+}
+
+export type ChainFollower = {
+  pending(): PendingBlock | undefined;
+  /** The position of the newest update applied (0 before any). */
+  position(): number;
+  apply(u: ChainUpdate): void;
+  /** Resolves once an update at or past `position` is applied, or false at the deadline. */
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
+  /** True once a flashblock carries the transaction; false at the deadline. */
+  waitForInclusion(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
+  /** True once the block that pre-confirmed the transaction is sealed; false at the deadline. */
+  waitUntilSealed(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
+  readonly stats: FlashblockStats;
+  readonly txRate: RateWindow;
+};
+
+export function createChainFollower(deps: {
+  readonly kv: KvEnv;
+  readonly store: ChainStore;
+  readonly feed: FeedHub;
+  readonly decodeHeader: (rlp: Uint8Array) => HeaderView;
+  /** Also told of every update (the call worker's pending view). */
+  readonly forward?: (u: ChainUpdate) => void;
+}): ChainFollower {
+  const { kv, store, feed } = deps;
+  let pending: PendingBlock | undefined;
+  let position = 0;
+  const stats = new FlashblockStats();
+  const txRate = new RateWindow(10_000);
+  const seals = new SealWaiters(() => store.headNumber());
+  const included = new InclusionWaiters();
+  const reached = new Set<{ readonly at: number; wake(ok: boolean): void }>();
+  const now = () => performance.timeOrigin + performance.now();
+
+  const onSealed = (u: SealedUpdate) => {
+    // The sequencer committed the block before it posted this: see it, then swap the pending
+    // view, so head and pending change together.
+    kv.refresh();
+    pending = applyFlashblock(undefined, u.next);
+    seals.sealed(u.number);
+    const headerRlp = store.headerRlp(u.number, u.hash);
+    const receipts = store.receipts(u.number, u.hash);
+    if (headerRlp === undefined || receipts === undefined) return;
+    feed.emitNewHead({ blockNumber: u.number, json: headerJson(deps.decodeHeader(headerRlp)) });
+    const logs: LogEvent[] = [];
+    let logIndex = 0;
+    receipts.receipts.forEach((r, i) => {
+      r.logs.forEach((log, j) => {
+        const ctx = {
+          blockHash: u.hash,
+          blockNumber: u.number,
+          blockTimestamp: receipts.blockTimestamp,
+          transactionIndex: i,
+          firstLogIndex: logIndex,
+        };
+        logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
+      });
+      logIndex += r.logs.length;
+    });
+    if (logs.length > 0) feed.emitLogs(logs);
+  };
+
+  const follower: ChainFollower = {
+    pending: () => pending,
+    position: () => position,
+    stats,
+    txRate,
+    apply(u) {
+      deps.forward?.(u);
+      const fb = u.kind === "flashblock" ? u : u.next;
+      if (u.kind === "flashblock") {
+        txRate.add(u.transactions.length);
+        pending = applyFlashblock(pending, u);
+        feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
+      } else {
+        onSealed(u);
+        feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
+      }
+      position = updatePosition(u);
+      stats.record(fb.buildMs, fb.publishedAt, now());
+      for (const t of fb.transactions) included.release(t.hash);
+      for (const entry of reached) if (entry.at <= position) entry.wake(true);
+    },
+    waitForPosition(at, timeoutMs) {
+      if (position >= at) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const entry = {
+          at,
+          wake: (ok: boolean) => {
+            clearTimeout(timer);
+            reached.delete(entry);
+            resolve(ok);
+          },
+        };
+        const timer = setTimeout(() => entry.wake(false), timeoutMs);
+        reached.add(entry);
+      });
+    },
+    waitForInclusion: (hash, ms) => included.wait(hash, ms),
+    async waitUntilSealed(hash, ms) {
+      const deadline = performance.now() + ms;
+      const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
+      if (store.transactionLocation(hash) !== undefined) return true;
+      if (!preconfirmed() && !(await included.wait(hash, ms))) return false;
+      const block = pending?.base.number;
+      if (store.transactionLocation(hash) !== undefined || block === undefined) return true;
+      return seals.wait(block, deadline - performance.now());
+    },
+  };
+  return follower;
+}

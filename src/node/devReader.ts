@@ -1,0 +1,169 @@
+// One of `dev --rpc-workers N`'s reader processes: it follows the sequencer's stream over IPC
+// (chainFollower.ts, the same code the single-process node runs), reads the one archive, runs its
+// own call worker, and hands transactions to the primary's sequencer. Every reader serves HTTP,
+// WebSocket subscriptions and /flashblocks alike.
+import { decodeHeader } from "../chain/blockView.ts";
+import { trailingForkchoice } from "../chain/forkchoice.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { CallClient } from "../exec/callClient.ts";
+import { createFeedHub } from "../feed/hub.ts";
+import type { Logger } from "../log/logger.ts";
+import type { MethodRegistry } from "../rpc/method.ts";
+import { createMethods } from "../rpc/methods.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import type { RunningServer } from "./archiveServer.ts";
+import { createBackend } from "./backendFactory.ts";
+import { type ChainFollower, createChainFollower } from "./chainFollower.ts";
+import type { ReceiptLookups } from "./devNode.ts";
+import { type FrontendOptions, startFrontend } from "./frontend.ts";
+import { PositionFence } from "./positionFence.ts";
+import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
+import { pendingReadiness, storeReadiness } from "./readiness.ts";
+
+/** How long a call waits for an update the fence says another reader may have shown. */
+const FENCE_WAIT_MS = 250;
+
+export async function startDevReader(opts: {
+  readonly datadir: string;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
+  readonly readers: number;
+  /** Whether this reader records each flashblock's build time (one reader does, for the node). */
+  readonly recordsBuilds: boolean;
+  readonly safeDepth: number;
+  readonly finalizedDepth: number;
+  readonly flashblockIntervalMs: number;
+  readonly receipts: ReceiptLookups;
+}): Promise<RunningServer> {
+  // Opened as the call worker opens it (lmdb shares one environment per process, and its
+  // threads must agree on the mode); nothing here writes.
+  const kv = openKvEnv(opts.datadir);
+  const store = createChainStore(kv);
+  const config = store.chainConfig();
+  if (config === undefined) throw new Error("the sequencer has not written the chain config");
+  const spec = await chainSpecFromGenesis(JSON.parse(config));
+  const calls = await CallClient.start({ datadir: opts.datadir });
+  const feed = createFeedHub();
+  const follower = createChainFollower({
+    kv,
+    store,
+    feed,
+    decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
+    forward: (u) => calls.forward(u),
+  });
+  const fence = PositionFence.open(opts.datadir);
+  const poolNonces = new Map<string, bigint>();
+  let nextId = 1;
+  const replies = new Map<number, { resolve(v: string): void; reject(e: Error): void }>();
+  const send = (m: ReaderMessage) => process.send?.(m);
+  const request = (m: (id: number) => ReaderMessage): Promise<string> => {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      replies.set(id, { resolve, reject });
+      send(m(id));
+    });
+  };
+  let joined: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    joined = resolve;
+  });
+  const onMessage = (m: PrimaryMessage) => {
+    if (m.type === "flashnode:updates") {
+      for (const u of m.updates) follower.apply(u);
+      joined();
+    } else if (m.type === "flashnode:poolNonces") {
+      for (const [address, nonce] of m.entries) {
+        const known = poolNonces.get(address);
+        if (known === undefined || nonce > known) poolNonces.set(address, nonce);
+      }
+    } else if (m.type === "flashnode:reply") {
+      const r = replies.get(m.id);
+      replies.delete(m.id);
+      if (m.error !== undefined) r?.reject(new Error(m.error));
+      else r?.resolve(m.value ?? "");
+    }
+  };
+  process.on("message", onMessage);
+  send({ type: "flashnode:follow" });
+  await ready;
+
+  const backend = createBackend(spec, store, {
+    pending: follower.pending,
+    transactions: {
+      submit: (raw) =>
+        request((id) => ({ type: "flashnode:submit", id, raw })).then((hash) => ({ hash })),
+      poolNonce: (address) => poolNonces.get(bytesToUnprefixedHex(address)),
+      mine: () => request((id) => ({ type: "flashnode:mine", id })).then(Number),
+      waitForReceipt: (hash, ms) =>
+        opts.receipts === "sealed"
+          ? follower.waitUntilSealed(hash, ms)
+          : follower.waitForInclusion(hash, ms),
+    },
+    calls,
+    preconfirmedReceipts: opts.receipts === "preconfirmed",
+    forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+  });
+  const methods = fenced(createMethods(backend), fence, follower);
+  const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
+  const now = () => performance.timeOrigin + performance.now();
+  const frontend = await startFrontend({
+    options: opts.frontend,
+    methods,
+    feed,
+    logger: opts.logger,
+    readers: opts.readers,
+    metricsSources: {
+      head: () => store.headNumber(),
+      pendingNumber: () => follower.pending()?.base.number,
+      flashblocks: follower.stats,
+      recordsBuilds: opts.recordsBuilds,
+      storeSizeBytes: () => kv.sizeOnDisk(),
+      transactionsPerSecond: () => follower.txRate.perSecond(),
+    },
+    health: () => {
+      const reasons = [
+        ...storeReadiness(kv, store),
+        ...pendingReadiness(follower.stats.lastAppliedAt, now(), staleAfterMs),
+      ];
+      return { live: true, ready: reasons.length === 0, reasons };
+    },
+  });
+  return {
+    url: frontend.url,
+    dedicatedUrl: frontend.dedicatedUrl,
+    server: frontend.server,
+    async close() {
+      process.off("message", onMessage);
+      await frontend.close();
+      await calls.stop();
+      fence.close();
+      await kv.close();
+    },
+  };
+}
+
+/**
+ * Each call first catches up with the fence: another reader may already have shown a newer
+ * flashblock or head to the same client. Caught up (nearly always), the call runs as it is.
+ */
+function fenced(
+  methods: MethodRegistry,
+  fence: PositionFence,
+  follower: ChainFollower,
+): MethodRegistry {
+  const out: Record<string, MethodRegistry[string]> = {};
+  for (const [name, def] of Object.entries(methods)) {
+    const handler = def.handler;
+    out[name] = {
+      params: def.params,
+      handler: (args, ctx) => {
+        const at = fence.read();
+        if (at <= follower.position()) return handler(args, ctx);
+        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx));
+      },
+    };
+  }
+  return out;
+}

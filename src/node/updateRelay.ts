@@ -1,0 +1,74 @@
+// The primary's side of `dev --rpc-workers N`: it hands the sequencer's stream to every reader
+// (the current block's updates so far to a reader that joins, then each new one), writes the
+// position fence before any reader can show an update, and runs the readers' transactions
+// through the one sequencer.
+import type { Worker } from "node:cluster";
+import type { Logger } from "../log/logger.ts";
+import type { SequencerClient } from "../sequencer/sequencerClient.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { type ChainUpdate, updatePosition } from "./chainFollower.ts";
+import type { PositionFence } from "./positionFence.ts";
+import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
+
+export type UpdateRelay = {
+  publish(u: ChainUpdate): void;
+  onMessage(from: Worker, m: ReaderMessage): void;
+  onExit(w: Worker): void;
+};
+
+export function createUpdateRelay(
+  sequencer: SequencerClient,
+  fence: PositionFence,
+  logger: Logger,
+): UpdateRelay {
+  const following = new Set<Worker>();
+  // The block being built, from its flashblock 0 (or the seal that carried it): what a reader
+  // that joins now needs to show the same pending view as the others.
+  let current: ChainUpdate[] = [];
+  const post = (w: Worker, m: PrimaryMessage) => {
+    if (w.isConnected()) w.send(m);
+  };
+  sequencer.onPoolNonce = (sender, nonce) => {
+    const entries = [[bytesToUnprefixedHex(sender), nonce] as const];
+    for (const w of following) post(w, { type: "flashnode:poolNonces", entries });
+  };
+  const reply = (w: Worker, id: number, work: Promise<string>) => {
+    work.then(
+      (value) => post(w, { type: "flashnode:reply", id, value }),
+      (e: unknown) => post(w, { type: "flashnode:reply", id, error: (e as Error).message }),
+    );
+  };
+  return {
+    publish(u) {
+      if (u.kind === "sealed" || u.index === 0) current = [u];
+      else current.push(u);
+      // Before any reader has it: a reader asked after this waits for it (positionFence.ts).
+      fence.write(updatePosition(u));
+      for (const w of following) post(w, { type: "flashnode:updates", updates: [u] });
+    },
+    onMessage(from, m) {
+      switch (m.type) {
+        case "flashnode:follow":
+          post(from, { type: "flashnode:poolNonces", entries: sequencer.poolNonceEntries() });
+          post(from, { type: "flashnode:updates", updates: current });
+          following.add(from);
+          break;
+        case "flashnode:submit":
+          reply(
+            from,
+            m.id,
+            sequencer.submit(m.raw).then((r) => r.hash),
+          );
+          break;
+        case "flashnode:mine":
+          reply(from, m.id, sequencer.mine().then(String));
+          break;
+        default:
+          logger.debug({ type: m.type }, "unexpected reader message");
+      }
+    },
+    onExit(w) {
+      following.delete(w);
+    },
+  };
+}

@@ -1,0 +1,288 @@
+// `flashnode dev --rpc-workers 2`: two reader processes follow the one sequencer. Whichever
+// answers, the answers are the same (pending included), the pending view never goes backwards
+// for a client, transactions, subscriptions and /flashblocks work through every reader, and a
+// killed reader is replaced by one that shows the same pending block at once.
+import assert from "node:assert/strict";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { Agent, request } from "node:http";
+import { after, before, test } from "node:test";
+import { parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import WebSocket from "ws";
+import { waitForOutput } from "../../bench/lib/http.ts";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
+import { pollUntil, sleep } from "../utils/devChain.ts";
+import { BIN, tempDatadir } from "../utils/fixtures.ts";
+
+const KEY = "dev-workers-test-key";
+const CHAIN_ID = 31337;
+let primary: ChildProcess;
+let url: string;
+let dedicated: string;
+const accounts = devAccounts(4);
+
+before(async () => {
+  primary = spawn(
+    process.execPath,
+    [
+      BIN,
+      "dev",
+      "--datadir",
+      tempDatadir("dev-workers"),
+      "--port",
+      "0",
+      "--rpc-workers",
+      "2",
+      "--api-key",
+      KEY,
+      // Seals only on evm_mine, so that reads between two calls see the same block.
+      "--block-time",
+      "600s",
+      "--flashblock-interval",
+      "50ms",
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
+  dedicated = `${url}rpc/${KEY}`;
+});
+
+after(() => {
+  primary?.kill("SIGTERM");
+});
+
+/** Two keep-alive connections: the cluster hands them to different readers. */
+const agents = [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+
+function postOn(agent: Agent | undefined, body: unknown): Promise<unknown> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      dedicated,
+      {
+        method: "POST",
+        agent: agent ?? false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+        timeout: 10_000,
+      },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          data += c;
+        });
+        res.on("end", () => resolve(JSON.parse(data)));
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+async function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promise<unknown> {
+  const r = (await postOn(agent, { jsonrpc: "2.0", id: 1, method, params })) as {
+    result?: unknown;
+    error?: { message: string };
+  };
+  if (r.error !== undefined) throw new Error(`${method}: ${r.error.message}`);
+  return r.result;
+}
+
+function readers(): number[] {
+  const out = execFileSync("ps", ["--ppid", String(primary.pid), "-o", "pid="], {
+    encoding: "utf8",
+  });
+  return out
+    .split("\n")
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
+}
+
+async function transfer(from: number, nonce: number): Promise<`0x${string}`> {
+  const account = privateKeyToAccount(accounts[from]!.privateKey as `0x${string}`);
+  return account.signTransaction({
+    chainId: CHAIN_ID,
+    type: "eip1559",
+    nonce,
+    gas: 21000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: 1n,
+    to: accounts[(from + 1) % accounts.length]!.address as `0x${string}`,
+    value: 1000n + BigInt(nonce),
+  });
+}
+
+const nonces = [0, 0, 0, 0];
+
+/** Sends through a new connection each time, so the two readers take turns. */
+async function send(from: number): Promise<string> {
+  const raw = await transfer(from, nonces[from]!);
+  nonces[from]!++;
+  return (await rpc(undefined, "eth_sendRawTransaction", [raw])) as string;
+}
+
+test("two readers serve the node", () => {
+  const pids = readers();
+  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}`);
+});
+
+test("transactions sent through either reader are pre-confirmed, then sealed", async () => {
+  const hashes: string[] = [];
+  for (let i = 0; i < 6; i++) hashes.push(await send(i % 2));
+  for (const hash of hashes) {
+    for (const agent of agents) {
+      const receipt = (await pollUntil(
+        () => rpc(agent, "eth_getTransactionReceipt", [hash]),
+        (r) => r !== null,
+        10_000,
+      )) as { status: string };
+      assert.equal(receipt.status, "0x1");
+    }
+  }
+  // A nonce the pool holds is known to both readers at once.
+  const raw = await transfer(2, nonces[2]!);
+  nonces[2]!++;
+  await rpc(agents[0], "eth_sendRawTransaction", [raw]);
+  for (const agent of agents)
+    assert.equal(
+      await rpc(agent, "eth_getTransactionCount", [accounts[2]!.address, "pending"]),
+      "0x1",
+    );
+  const mined = (await rpc(agents[1], "evm_mine", [])) as string;
+  assert.equal(mined, "0x0");
+  for (const agent of agents) {
+    const receipt = (await rpc(agent, "eth_getTransactionReceipt", [hashes[0]])) as {
+      blockHash: string;
+    };
+    assert.notEqual(receipt.blockHash, `0x${"0".repeat(64)}`, "sealed");
+  }
+});
+
+test("both readers answer alike at every selector, pending included", async () => {
+  for (let i = 0; i < 3; i++) await send(3);
+  await sleep(300);
+  const head = Number(await rpc(agents[0], "eth_blockNumber", []));
+  const selectors = [
+    "latest",
+    "pending",
+    "earliest",
+    "safe",
+    "finalized",
+    "0x0",
+    `0x${head.toString(16)}`,
+  ];
+  const calls: Array<[string, unknown[]]> = [];
+  for (const s of selectors) {
+    for (const a of accounts) {
+      calls.push(["eth_getBalance", [a.address, s]]);
+      calls.push(["eth_getTransactionCount", [a.address, s]]);
+    }
+    calls.push(["eth_getStorageAt", [accounts[0]!.address, "0x0", s]]);
+    calls.push(["eth_getBlockReceipts", [s]]);
+    calls.push(["eth_getBlockByNumber", [s, true]]);
+  }
+  for (const [method, params] of calls) {
+    const [a, b] = await Promise.all(agents.map((agent) => rpc(agent, method, params)));
+    assert.deepEqual(a, b, `${method} ${JSON.stringify(params)}`);
+  }
+  const pending = (await rpc(agents[1], "eth_getBlockReceipts", ["pending"])) as unknown[];
+  assert.ok(pending.length >= 3, "the pending block holds the transactions just sent");
+});
+
+test("the pending view never goes backwards, whichever reader answers", async () => {
+  let sending = true;
+  const sender = (async () => {
+    let n = 0;
+    while (sending) {
+      await send(n % 4);
+      if (++n % 15 === 0) await rpc(undefined, "evm_mine", []);
+    }
+    return n;
+  })();
+  // [block number, transactions] as each answer showed it; reads alternate between the readers.
+  let last: [number, number] = [0, 0];
+  let reads = 0;
+  const until = Date.now() + 3000;
+  while (Date.now() < until) {
+    const agent = agents[reads % 2];
+    const block = (await rpc(agent, "eth_getBlockByNumber", ["pending", false])) as {
+      number: string;
+      transactions: string[];
+    };
+    const seen: [number, number] = [Number(block.number), block.transactions.length];
+    assert.ok(
+      seen[0] > last[0] || (seen[0] === last[0] && seen[1] >= last[1]),
+      `pending went from block ${last[0]} with ${last[1]} txs to block ${seen[0]} with ${seen[1]}`,
+    );
+    last = seen;
+    reads++;
+  }
+  sending = false;
+  const sent = await sender;
+  assert.ok(sent > 10 && reads > 50, `${sent} transactions sent, ${reads} reads`);
+});
+
+test("subscriptions and /flashblocks from every reader", async () => {
+  const sockets: WebSocket[] = [];
+  const counts: number[] = [];
+  const heads: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
+    const sub = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
+    counts.push(0);
+    heads.push(0);
+    fb.on("message", () => {
+      counts[i]!++;
+    });
+    sub.on("open", () =>
+      sub.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }),
+      ),
+    );
+    sub.on("message", (data: Buffer) => {
+      const m = JSON.parse(data.toString()) as { method?: string };
+      if (m.method === "eth_subscription") heads[i]!++;
+    });
+    sockets.push(fb, sub);
+  }
+  await pollUntil(
+    async () => counts.every((c) => c >= 3),
+    (ok) => ok,
+  );
+  await sleep(200);
+  await rpc(undefined, "evm_mine", []);
+  await pollUntil(
+    async () => heads.every((h) => h >= 1),
+    (ok) => ok,
+  );
+  for (const s of sockets) s.close();
+});
+
+test("a killed reader is replaced, and shows the pending block at once", async () => {
+  await send(0);
+  await send(1);
+  await sleep(200);
+  const before = readers();
+  process.kill(before[0]!, "SIGKILL");
+  const deadline = Date.now() + 30_000;
+  let now = readers();
+  while ((now.length < 2 || now.includes(before[0]!)) && Date.now() < deadline) {
+    await sleep(100);
+    now = readers();
+  }
+  assert.equal(now.length, 2, "two readers again");
+  // Wait until the replacement listens: fresh connections then reach both readers.
+  await sleep(1500);
+  const answers = new Set<string>();
+  for (let i = 0; i < 8; i++) {
+    const block = (await rpc(undefined, "eth_getBlockByNumber", ["pending", false])) as {
+      number: string;
+      transactions: string[];
+    };
+    answers.add(`${block.number}:${block.transactions.join(",")}`);
+  }
+  assert.equal(answers.size, 1, `readers disagree on pending: ${[...answers].join(" | ")}`);
+  assert.ok([...answers][0]!.includes(","), "the pending block holds the two transactions");
+});
