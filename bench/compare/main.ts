@@ -58,16 +58,23 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
  */
 async function visibility(base: string): Promise<string> {
   const text = await (await fetch(`${base}metrics`)).text();
-  const buckets = [
-    ...text.matchAll(/flashnode_flashblock_visible_seconds_bucket\{le="([^"]+)"\} (\d+)/g),
-  ].map((m) => ({
-    le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]),
-    count: Number(m[2]),
-  }));
-  const total = buckets.at(-1)?.count ?? 0;
-  const within = (p: number) => buckets.find((b) => b.count >= p * total)?.le ?? Number.NaN;
-  const share5 = (buckets.find((b) => b.le === 0.005)?.count ?? 0) / Math.max(1, total);
-  return `flashblock visible in each reader after publication (${total} observations, under the load above): p50 ≤ ${within(0.5) * 1000} ms, p99 ≤ ${within(0.99) * 1000} ms; within 5 ms: ${(share5 * 100).toFixed(1)}%`;
+  const summary = (name: string) => {
+    const buckets = [
+      ...text.matchAll(new RegExp(`${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, "g")),
+    ].map((m) => ({
+      le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]),
+      count: Number(m[2]),
+    }));
+    const total = buckets.at(-1)?.count ?? 0;
+    const within = (p: number) => buckets.find((b) => b.count >= p * total)?.le ?? Number.NaN;
+    const share5 = (buckets.find((b) => b.le === 0.005)?.count ?? 0) / Math.max(1, total);
+    return `${total} observations, p50 ≤ ${within(0.5) * 1000} ms, p99 ≤ ${within(0.99) * 1000} ms, within 5 ms: ${(share5 * 100).toFixed(1)}%`;
+  };
+  return [
+    "",
+    `flashblock from the primary's relay to each reader's pending view, under the load above (flashnode_reader_relay_seconds): ${summary("flashnode_reader_relay_seconds")}`,
+    `flashblock from the sequencer's publication to each reader's pending view (flashnode_flashblock_visible_seconds): ${summary("flashnode_flashblock_visible_seconds")}`,
+  ].join("\n");
 }
 
 ensureWrk();

@@ -14,6 +14,8 @@ export type MetricsSources = {
    * does, so the node counts each flashblock once. Default true.
    */
   readonly recordsBuilds?: boolean;
+  /** A --rpc-workers reader: listens for each update's delay from the primary to this reader. */
+  readonly onRelay?: (listener: (lagMs: number) => void) => void;
   readonly storeSizeBytes: () => number;
   /** Transactions pre-confirmed per second, averaged over the last seconds. */
   readonly transactionsPerSecond?: () => number;
@@ -137,6 +139,15 @@ export function createMetrics(
         this.set(tps());
       },
     });
+  }
+  if (sources.onRelay !== undefined) {
+    const relay = new Histogram({
+      name: "flashnode_reader_relay_seconds",
+      help: "Primary sends an update to the readers → this reader applied it (one observation per reader per update): how far apart the readers show it",
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
+      registers: [registry],
+    });
+    sources.onRelay((ms) => relay.observe(Math.max(0, ms) / 1000));
   }
   new Gauge({
     name: "flashnode_store_size_bytes",

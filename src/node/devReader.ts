@@ -55,6 +55,7 @@ export async function startDevReader(opts: {
   });
   const fence = PositionFence.open(opts.datadir);
   const poolNonces = new Map<string, bigint>();
+  const relayListeners: Array<(lagMs: number) => void> = [];
   let nextId = 1;
   const replies = new Map<number, { resolve(v: string): void; reject(e: Error): void }>();
   const send = (m: ReaderMessage) => process.send?.(m);
@@ -72,6 +73,10 @@ export async function startDevReader(opts: {
   const onMessage = (m: PrimaryMessage) => {
     if (m.type === "flashnode:updates") {
       for (const u of m.updates) follower.apply(u);
+      if (m.sentAt !== undefined) {
+        const lagMs = performance.timeOrigin + performance.now() - m.sentAt;
+        for (const l of relayListeners) l(lagMs);
+      }
       joined();
     } else if (m.type === "flashnode:poolNonces") {
       for (const [address, nonce] of m.entries) {
@@ -119,6 +124,7 @@ export async function startDevReader(opts: {
       pendingNumber: () => follower.pending()?.base.number,
       flashblocks: follower.stats,
       recordsBuilds: opts.recordsBuilds,
+      onRelay: (l) => relayListeners.push(l),
       storeSizeBytes: () => kv.sizeOnDisk(),
       transactionsPerSecond: () => follower.txRate.perSecond(),
     },

@@ -20,7 +20,12 @@ export type ReaderMessage =
 export type PrimaryMessage =
   | { readonly type: "flashnode:charge"; readonly entries: ReadonlyArray<[string, string, number]> }
   | { readonly type: "flashnode:metricsText"; readonly id: number; readonly text: string }
-  | { readonly type: "flashnode:updates"; readonly updates: readonly ChainUpdate[] }
+  | {
+      readonly type: "flashnode:updates";
+      readonly updates: readonly ChainUpdate[];
+      /** When the primary sent a live update (epoch ms); absent on a joining reader's replay. */
+      readonly sentAt?: number;
+    }
   /** Senders' next pool nonces ([address hex without 0x, nonce]). */
   | {
       readonly type: "flashnode:poolNonces";

@@ -44,7 +44,8 @@ export function createUpdateRelay(
       else current.push(u);
       // Before any reader has it: a reader asked after this waits for it (positionFence.ts).
       fence.write(updatePosition(u));
-      for (const w of following) post(w, { type: "flashnode:updates", updates: [u] });
+      const sentAt = performance.timeOrigin + performance.now();
+      for (const w of following) post(w, { type: "flashnode:updates", updates: [u], sentAt });
     },
     onMessage(from, m) {
       switch (m.type) {
