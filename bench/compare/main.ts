@@ -215,7 +215,7 @@ try {
     const modeWorkloads = workloads;
     if (mode === MODES[0] && WARMUP > 0) {
       for (const w of workloads)
-        for (const node of nodes)
+        for (const node of modeNodes)
           await runWrk(
             node.url.replace(node.path, "/"),
             luaScript(node.path, w.body),
