@@ -19,6 +19,8 @@ const CHAIN_ID = 31337;
 let primary: ChildProcess;
 let url: string;
 let dedicated: string;
+/** Everything the node printed (warnings and the banner). */
+let output = "";
 const accounts = devAccounts(4);
 
 before(async () => {
@@ -45,6 +47,12 @@ before(async () => {
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
+  primary.stdout?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
+  primary.stderr?.on("data", (c: Buffer) => {
+    output += c.toString();
+  });
   url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
   dedicated = `${url}rpc/${KEY}`;
 });
@@ -123,9 +131,15 @@ async function send(from: number): Promise<string> {
   return (await rpc(undefined, "eth_sendRawTransaction", [raw])) as string;
 }
 
-test("two readers serve the node", () => {
-  const pids = readers();
-  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}`);
+test("two readers serve the node", async () => {
+  const pids = await pollUntil(
+    async () => readers(),
+    (p) => p.length === 2,
+    5000,
+    100,
+  ).catch(() => readers());
+  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${output}`);
+  assert.doesNotMatch(output, /reader exited/, "no reader died while starting");
 });
 
 test("transactions sent through either reader are pre-confirmed, then sealed", async () => {
