@@ -14,21 +14,6 @@ import { waitForOutput } from "./http.ts";
 export const BIN = join(resolve(import.meta.dirname, "../.."), "bin/flashnode.js");
 
 /** Starts `flashnode dev` on port 0 (a new datadir unless given); resolves with the public base URL. */
-/** Starts `flashnode serve` over a datadir (port 0, the given flags); resolves with its base URL. */
-export async function startServeChild(
-  datadir: string,
-  args: readonly string[],
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, "serve", "--datadir", datadir, "--port", "0", ...args],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  return { child, url: await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/) };
-}
-
 export async function startDevChild(
   args: readonly string[],
   datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-")),

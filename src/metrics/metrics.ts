@@ -33,6 +33,9 @@ export type Metrics = {
   unauthorized(): void;
 };
 
+/** Seconds: how soon a flashblock reaches an RPC process (sub-millisecond to 100 ms). */
+const DELAY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1];
+
 /** Unknown method names are folded into one label value so clients cannot grow the registry. */
 export function metricMethod(method: string, known: ReadonlySet<string>): string {
   return known.has(method) ? method : "other";
@@ -100,7 +103,7 @@ export function createMetrics(
     const visible = new Histogram({
       name: "flashnode_flashblock_visible_seconds",
       help: "Publication by the sequencer to visible in this RPC process's pending view (one observation per process per flashblock)",
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
+      buckets: DELAY_BUCKETS,
       registers: [registry],
     });
     const recordsBuilds = sources.recordsBuilds ?? true;
@@ -144,7 +147,7 @@ export function createMetrics(
     const relay = new Histogram({
       name: "flashnode_reader_relay_seconds",
       help: "Primary sends an update to the readers → this reader applied it (one observation per reader per update): how far apart the readers show it",
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
+      buckets: DELAY_BUCKETS,
       registers: [registry],
     });
     sources.onRelay((ms) => relay.observe(Math.max(0, ms) / 1000));

@@ -4,8 +4,10 @@
 // The same code follows the sequencer in the sequencer's own process and in each --rpc-workers
 // reader (fed over IPC): a reader is the sequencer's stream applied, nothing more.
 import type { HeaderView } from "../chain/blockView.ts";
+import type { Health } from "../edge/edgeServer.ts";
 import type { FeedHub } from "../feed/hub.ts";
 import type { LogEvent } from "../feed/types.ts";
+import type { MetricsSources } from "../metrics/metrics.ts";
 import { RateWindow } from "../metrics/rateWindow.ts";
 import { FlashblockStats } from "../pending/flashblockStats.ts";
 import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
@@ -16,6 +18,7 @@ import { logJson } from "../rpc/format/receipt.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { SealWaiters } from "./sealWaiters.ts";
 
 export type ChainUpdate = FlashblockUpdate | SealedUpdate;
@@ -44,6 +47,42 @@ export type ChainFollower = {
   readonly txRate: RateWindow;
 };
 
+/** What /metrics reads of a node that follows the stream (the single process or a reader). */
+export function followerMetrics(
+  kv: KvEnv,
+  store: ChainStore,
+  follower: ChainFollower,
+): MetricsSources {
+  return {
+    head: () => store.headNumber(),
+    pendingNumber: () => follower.pending()?.base.number,
+    flashblocks: follower.stats,
+    storeSizeBytes: () => kv.sizeOnDisk(),
+    transactionsPerSecond: () => follower.txRate.perSecond(),
+  };
+}
+
+/**
+ * /readyz of such a node: the store open with a head, and a flashblock within five intervals
+ * (at least a second).
+ */
+export function followerHealth(
+  kv: KvEnv,
+  store: ChainStore,
+  follower: ChainFollower,
+  flashblockIntervalMs: number,
+): () => Health {
+  const staleAfterMs = Math.max(1000, flashblockIntervalMs * 5);
+  return () => {
+    const now = performance.timeOrigin + performance.now();
+    const reasons = [
+      ...storeReadiness(kv, store),
+      ...pendingReadiness(follower.stats.lastAppliedAt, now, staleAfterMs),
+    ];
+    return { live: true, ready: reasons.length === 0, reasons };
+  };
+}
+
 export function createChainFollower(deps: {
   readonly kv: KvEnv;
   readonly store: ChainStore;
@@ -59,7 +98,8 @@ export function createChainFollower(deps: {
   const txRate = new RateWindow(10_000);
   const seals = new SealWaiters(() => store.headNumber());
   const included = new InclusionWaiters();
-  const reached = new Set<{ readonly at: number; wake(ok: boolean): void }>();
+  // The same waiting as for seals, over stream positions.
+  const reached = new SealWaiters(() => position);
   const now = () => performance.timeOrigin + performance.now();
 
   const onSealed = (u: SealedUpdate) => {
@@ -109,23 +149,9 @@ export function createChainFollower(deps: {
       position = updatePosition(u);
       stats.record(fb.buildMs, fb.publishedAt, now());
       for (const t of fb.transactions) included.release(t.hash);
-      for (const entry of reached) if (entry.at <= position) entry.wake(true);
+      reached.sealed(position);
     },
-    waitForPosition(at, timeoutMs) {
-      if (position >= at) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const entry = {
-          at,
-          wake: (ok: boolean) => {
-            clearTimeout(timer);
-            reached.delete(entry);
-            resolve(ok);
-          },
-        };
-        const timer = setTimeout(() => entry.wake(false), timeoutMs);
-        reached.add(entry);
-      });
-    },
+    waitForPosition: (at, timeoutMs) => reached.wait(at, timeoutMs),
     waitForInclusion: (hash, ms) => included.wait(hash, ms),
     async waitUntilSealed(hash, ms) {
       const deadline = performance.now() + ms;

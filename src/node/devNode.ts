@@ -23,11 +23,16 @@ import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
-import { type ChainFollower, type ChainUpdate, createChainFollower } from "./chainFollower.ts";
+import {
+  type ChainFollower,
+  type ChainUpdate,
+  createChainFollower,
+  followerHealth,
+  followerMetrics,
+} from "./chainFollower.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { PositionFence } from "./positionFence.ts";
 import { startReaderCluster } from "./readerCluster.ts";
-import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { createUpdateRelay, type UpdateRelay } from "./updateRelay.ts";
 
 export type DevNodeOptions = {
@@ -250,34 +255,20 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
             ? chain.waitUntilSealed(hash, ms)
-            : sequencerClient.waitForInclusion(hash, ms),
+            : chain.waitForInclusion(hash, ms),
       },
       ...(callClient === undefined ? {} : { calls: callClient }),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
     const methods = createMethods(backend);
-    const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
-    const now = () => performance.timeOrigin + performance.now();
     const frontend = await startFrontend({
       options: opts.frontend,
       methods,
       feed,
       logger: opts.logger,
-      metricsSources: {
-        head: () => store.headNumber(),
-        pendingNumber: () => chain.pending()?.base.number,
-        flashblocks: chain.stats,
-        storeSizeBytes: () => kv.sizeOnDisk(),
-        transactionsPerSecond: () => chain.txRate.perSecond(),
-      },
-      health: () => {
-        const reasons = [
-          ...storeReadiness(kv, store),
-          ...pendingReadiness(chain.stats.lastAppliedAt, now(), staleAfterMs),
-        ];
-        return { live: true, ready: reasons.length === 0, reasons };
-      },
+      metricsSources: followerMetrics(kv, store, chain),
+      health: followerHealth(kv, store, chain, opts.flashblockIntervalMs),
     });
     return {
       url: frontend.url,

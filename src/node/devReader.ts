@@ -15,12 +15,16 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import type { RunningServer } from "./archiveServer.ts";
 import { createBackend } from "./backendFactory.ts";
-import { type ChainFollower, createChainFollower } from "./chainFollower.ts";
+import {
+  type ChainFollower,
+  createChainFollower,
+  followerHealth,
+  followerMetrics,
+} from "./chainFollower.ts";
 import type { ReceiptLookups } from "./devNode.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { PositionFence } from "./positionFence.ts";
 import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
-import { pendingReadiness, storeReadiness } from "./readiness.ts";
 
 /** How long a call waits for an update the fence says another reader may have shown. */
 const FENCE_WAIT_MS = 250;
@@ -111,8 +115,6 @@ export async function startDevReader(opts: {
     forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
   });
   const methods = fenced(createMethods(backend), fence, follower);
-  const staleAfterMs = Math.max(1000, opts.flashblockIntervalMs * 5);
-  const now = () => performance.timeOrigin + performance.now();
   const frontend = await startFrontend({
     options: opts.frontend,
     methods,
@@ -120,21 +122,11 @@ export async function startDevReader(opts: {
     logger: opts.logger,
     readers: opts.readers,
     metricsSources: {
-      head: () => store.headNumber(),
-      pendingNumber: () => follower.pending()?.base.number,
-      flashblocks: follower.stats,
+      ...followerMetrics(kv, store, follower),
       recordsBuilds: opts.recordsBuilds,
       onRelay: (l) => relayListeners.push(l),
-      storeSizeBytes: () => kv.sizeOnDisk(),
-      transactionsPerSecond: () => follower.txRate.perSecond(),
     },
-    health: () => {
-      const reasons = [
-        ...storeReadiness(kv, store),
-        ...pendingReadiness(follower.stats.lastAppliedAt, now(), staleAfterMs),
-      ];
-      return { live: true, ready: reasons.length === 0, reasons };
-    },
+    health: followerHealth(kv, store, follower, opts.flashblockIntervalMs),
   });
   return {
     url: frontend.url,

@@ -2,7 +2,6 @@
 // flashblocks and seals that keeps the pending view current.
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
-import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
@@ -15,7 +14,6 @@ export class SequencerClient {
   private nextId = 1;
   private readonly inflight = new Map<number, Pending>();
   private readonly poolNonces = new Map<string, bigint>();
-  private readonly included = new InclusionWaiters();
   /** Told of each sender's next pool nonce as the pool accepts its transactions. */
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   stopping: Promise<void> | undefined;
@@ -80,8 +78,6 @@ export class SequencerClient {
         break;
       case "update": {
         this.onUpdate(msg.update);
-        const fb = msg.update.kind === "flashblock" ? msg.update : msg.update.next;
-        for (const t of fb.transactions) this.included.release(t.hash);
         break;
       }
       default:
@@ -119,11 +115,6 @@ export class SequencerClient {
 
   poolNonce(address: Uint8Array): bigint | undefined {
     return this.poolNonces.get(bytesToUnprefixedHex(address));
-  }
-
-  /** True once a flashblock carries the transaction; false at the deadline. */
-  waitForInclusion(hash: Uint8Array, timeoutMs: number): Promise<boolean> {
-    return this.included.wait(hash, timeoutMs);
   }
 
   stop(): Promise<void> {

@@ -3,7 +3,7 @@
 // for a client, transactions, subscriptions and /flashblocks work through every reader, and a
 // killed reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { Agent, request } from "node:http";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
@@ -13,6 +13,7 @@ import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { pollUntil, sleep } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { readerPids, waitForReplacement } from "../utils/readers.ts";
 
 const KEY = "dev-workers-test-key";
 const CHAIN_ID = 31337;
@@ -99,13 +100,7 @@ async function rpc(agent: Agent | undefined, method: string, params: unknown[]):
 }
 
 function readers(): number[] {
-  const out = execFileSync("ps", ["--ppid", String(primary.pid), "-o", "pid="], {
-    encoding: "utf8",
-  });
-  return out
-    .split("\n")
-    .map((s) => Number(s.trim()))
-    .filter((n) => n > 0);
+  return readerPids(primary.pid!);
 }
 
 async function transfer(from: number, nonce: number): Promise<`0x${string}`> {
@@ -280,12 +275,7 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   await sleep(200);
   const before = readers();
   process.kill(before[0]!, "SIGKILL");
-  const deadline = Date.now() + 30_000;
-  let now = readers();
-  while ((now.length < 2 || now.includes(before[0]!)) && Date.now() < deadline) {
-    await sleep(100);
-    now = readers();
-  }
+  const now = await waitForReplacement(primary.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, "two readers again");
   // Wait until the replacement listens: fresh connections then reach both readers.
   await sleep(1500);

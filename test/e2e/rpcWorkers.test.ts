@@ -2,7 +2,7 @@
 // exactly as one process does; the rate limit and /metrics are the node's, not each reader's; a
 // killed reader is replaced and its clients see connection errors only.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import type { RunningServer } from "../../src/node/archiveServer.ts";
@@ -10,6 +10,7 @@ import { startArchiveServer } from "../../src/node/archiveServer.ts";
 import { sleep } from "../utils/devChain.ts";
 import { BIN, importFixtureChain } from "../utils/fixtures.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { readerPids, waitForReplacement } from "../utils/readers.ts";
 
 const KEY = "workers-test-key";
 const RATE = 5;
@@ -68,13 +69,7 @@ async function post(base: string, body: unknown): Promise<{ status: number; json
 }
 
 function readers(): number[] {
-  const out = execFileSync("ps", ["--ppid", String(primary.pid), "-o", "pid="], {
-    encoding: "utf8",
-  });
-  return out
-    .split("\n")
-    .map((s) => Number(s.trim()))
-    .filter((n) => n > 0);
+  return readerPids(primary.pid!);
 }
 
 test("two readers answer what one process answers, for every selector", async () => {
@@ -165,12 +160,7 @@ test("a killed reader is replaced; its clients see connection errors, never a wr
     }
   }
   assert.ok(answered > 0, "the other reader kept answering");
-  const deadline = Date.now() + 20_000;
-  let now = readers();
-  while ((now.length < 2 || now.includes(before[0]!)) && Date.now() < deadline) {
-    await sleep(100);
-    now = readers();
-  }
+  const now = await waitForReplacement(primary.pid!, before[0]!, 2, 20_000);
   assert.equal(now.length, 2, "two readers again");
   assert.ok(!now.includes(before[0]!), "the killed one is gone");
   const r = await post(`${url}rpc/${KEY}`, {
