@@ -161,7 +161,7 @@ function latest(head: number): Latency {
 function measureHere(): { near: Latency; latest: Latency } {
   const head = store.headNumber() ?? 0;
   console.log(
-    `archive: head ${head.toLocaleString("en-US")}, ${model.storageChanges.toLocaleString("en-US")} storage changes, ${model.accountChanges.toLocaleString("en-US")} account changes; storageHistory ${store.env.table("storageHistory").entryCount().toLocaleString("en-US")} entries, storage ${store.env.table("storage").entryCount().toLocaleString("en-US")} slots`,
+    `archive: head ${head.toLocaleString("en-US")}, ${model.storageChanges.toLocaleString("en-US")} storage changes, ${model.accountChanges.toLocaleString("en-US")} account changes; storageChanges ${store.env.table("storageChanges").entryCount().toLocaleString("en-US")} entries, storageHistoryIndex ${store.env.table("storageHistoryIndex").entryCount().toLocaleString("en-US")} shards, storage ${store.env.table("storage").entryCount().toLocaleString("en-US")} slots`,
   );
   console.log(formatDisk(diskUsage(store, datadir), model.storageChanges));
   const v = verify(store, model, VERIFY, head);

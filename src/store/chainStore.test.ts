@@ -27,7 +27,7 @@ function block(number: number, storageChanges: StorageChange[]): BlockWrite {
   };
 }
 
-test("historical storage: every block's value, whether read by the history seek or the last-change shortcut", async () => {
+test("historical storage: every block's value, whether read from a change set or from the current state", async () => {
   const env = openKvEnv(dir, { noSync: true });
   const store = createChainStore(env);
   const a = new Uint8Array(20).fill(0xaa);
@@ -53,6 +53,34 @@ test("historical storage: every block's value, whether read by the history seek 
     assert.equal(hex(store.storage(a, untouched, n)), "", `untouched slot at block ${n}`);
     // The head passed in by a caller that already read it gives the same answers.
     assert.equal(hex(store.storage(a, s1, n, 10)), hex(v(s1At[n]!)));
+  }
+  await env.close();
+});
+
+test("historical storage across full history shards: a slot changed in 700 blocks reads right at each", async () => {
+  const sub = mkdtempSync(join(dir, "shards-"));
+  const env = openKvEnv(sub, { noSync: true });
+  const store = createChainStore(env);
+  const a = new Uint8Array(20).fill(0xbb);
+  const s = new Uint8Array(32).fill(7);
+  const v = (n: number) => (n === 0 ? new Uint8Array(0) : Uint8Array.of(n >>> 8, n & 0xff));
+  const hex = (u: Uint8Array) => Buffer.from(u).toString("hex");
+  // Changed at blocks 5, 7, 9, … (700 changes: three shards of 256 and a newest one), value =
+  // the block number; blocks below 5 read zero.
+  const last = 5 + 2 * 699;
+  const valueAt = (n: number) => (n < 5 ? 0 : n > last ? last : n % 2 === 1 ? n : n - 1);
+  for (let n = 0; n <= last + 3; n++) {
+    const changed = n >= 5 && n <= last && n % 2 === 1;
+    store.writeBlock(
+      block(
+        n,
+        changed ? [{ address: a, slot: s, before: v(valueAt(n - 1)), after: v(valueAt(n)) }] : [],
+      ),
+    );
+  }
+  assert.equal(env.table("storageHistoryIndex").entryCount(), 3, "two full shards and the newest");
+  for (let n = 0; n <= last + 3; n++) {
+    assert.equal(hex(store.storage(a, s, n)), hex(v(valueAt(n))), `block ${n}`);
   }
   await env.close();
 });

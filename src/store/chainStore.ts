@@ -10,16 +10,25 @@ import {
   encodeReceipts,
 } from "./codec.ts";
 import {
+  SHARD_CAPACITY,
+  shardAppend,
+  shardAt,
+  shardFirstAfter,
+  shardLast,
+  shardLength,
+} from "./historyShard.ts";
+import {
   accountChangeKey,
   accountHistoryKey,
   blockKey,
   flashblockKey,
+  newestShardKey,
   readFlashblockIndex,
   readTxLocation,
   readU64,
   storageChangeKey,
-  storageHistoryKey,
   storageKey,
+  storageShardKey,
   txLocation,
   u64Key,
   writeU64,
@@ -30,13 +39,14 @@ import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 const EMPTY = new Uint8Array(0);
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
-// Scratch bounds of history seeks (no garbage per read): lmdb-js copies a range's bounds when
-// the read starts, and each seek ends before the next begins.
-/** address ‖ slot ‖ block, and address ‖ slot ‖ 2^64-1. */
-const HISTORY_START = new Uint8Array(60);
-/** Scratch key (address ‖ slot) of a historical read's point lookups; lmdb copies keys it is given. */
-const SLOT_KEY = new Uint8Array(52);
-const HISTORY_END = new Uint8Array(60).fill(0xff);
+// Scratch keys of historical reads (no garbage per read): lmdb-js copies the keys and range
+// bounds it is given when a read starts, and each read ends before the next begins.
+/** address ‖ slot ‖ 2^64-1: the key of a slot's newest history shard. */
+const NEWEST_SHARD = new Uint8Array(60).fill(0xff);
+/** address ‖ slot ‖ block + 1: the seek for an older shard. */
+const SHARD_SEEK = new Uint8Array(60);
+/** number ‖ address ‖ slot: a change-set entry. */
+const CHANGE_KEY = new Uint8Array(60);
 /** address ‖ block, and address ‖ 2^64-1. */
 const ACCOUNT_HISTORY_START = new Uint8Array(28);
 const ACCOUNT_HISTORY_END = new Uint8Array(28).fill(0xff);
@@ -130,12 +140,11 @@ export function createChainStore(env: KvEnv): ChainStore {
     storage: env.table("storage"),
     code: env.table("code"),
     accountChangeSets: env.table("accountChangeSets"),
-    storageChangeSets: env.table("storageChangeSets"),
     accountHistory: env.table("accountHistory"),
-    storageHistory: env.table("storageHistory"),
     trieNodes: env.table("trieNodes"),
     preconfirmations: env.table("preconfirmations"),
-    storageLastChange: env.table("storageLastChange"),
+    storageChanges: env.table("storageChanges"),
+    storageHistoryIndex: env.table("storageHistoryIndex"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -158,6 +167,18 @@ export function createChainStore(env: KvEnv): ChainStore {
 
   function currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
     return t.storage.get(storageKey(address, slot)) ?? EMPTY;
+  }
+
+  /** Adds `number` to the slot's newest history shard; a full one is first re-keyed by its last. */
+  function appendToHistory(address: Uint8Array, slot: Uint8Array, number: number): void {
+    const key = newestShardKey(address, slot);
+    let newest = t.storageHistoryIndex.get(key);
+    if (newest !== undefined && shardLast(newest) === number) return;
+    if (newest !== undefined && shardLength(newest) >= SHARD_CAPACITY) {
+      t.storageHistoryIndex.put(storageShardKey(address, slot, shardLast(newest)), newest);
+      newest = undefined;
+    }
+    t.storageHistoryIndex.put(key, shardAppend(newest, number));
   }
 
   return {
@@ -203,18 +224,26 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     storage(address, slot, block, head = headNumber()) {
       if (head === undefined || block >= head) return currentStorage(address, slot);
-      // Unchanged since `block` (or never changed): the current value, by two point reads.
-      SLOT_KEY.set(address, 0);
-      SLOT_KEY.set(slot, 20);
-      const last = t.storageLastChange.getFast(SLOT_KEY);
-      if (last === undefined || readU64(last) <= block) return t.storage.get(SLOT_KEY) ?? EMPTY;
-      HISTORY_START.set(address, 0);
-      HISTORY_START.set(slot, 20);
-      writeU64(HISTORY_START, 52, block + 1);
-      HISTORY_END.set(HISTORY_START.subarray(0, 52), 0);
-      const hit = t.storageHistory.first(HISTORY_START, HISTORY_END);
-      if (hit === undefined) return currentStorage(address, slot);
-      return hit.value;
+      // The first change after `block` holds the value the slot had at the end of `block`; no
+      // change after it (or none at all): the current value.
+      NEWEST_SHARD.set(address, 0);
+      NEWEST_SHARD.set(slot, 20);
+      const newest = t.storageHistoryIndex.getFast(NEWEST_SHARD);
+      if (newest === undefined) return currentStorage(address, slot);
+      let changedAt = shardFirstAfter(newest, block);
+      if (changedAt === undefined) return currentStorage(address, slot);
+      if (changedAt === shardAt(newest, 0)) {
+        // An older (full) shard may hold an earlier change after `block`: the first shard whose
+        // highest number is above `block` is the only one that can.
+        SHARD_SEEK.set(NEWEST_SHARD.subarray(0, 52), 0);
+        writeU64(SHARD_SEEK, 52, block + 1);
+        const older = t.storageHistoryIndex.first(SHARD_SEEK, NEWEST_SHARD);
+        if (older !== undefined) changedAt = shardFirstAfter(older.value, block) ?? changedAt;
+      }
+      writeU64(CHANGE_KEY, 0, changedAt);
+      CHANGE_KEY.set(address, 8);
+      CHANGE_KEY.set(slot, 28);
+      return t.storageChanges.get(CHANGE_KEY) ?? EMPTY;
     },
     code: (codeHash) => t.code.get(codeHash),
 
@@ -252,12 +281,11 @@ export function createChainStore(env: KvEnv): ChainStore {
           else t.accounts.put(c.address, encodeAccount(c.after));
         }
         for (const c of b.storageChanges) {
-          t.storageChangeSets.put(storageChangeKey(b.number, c.address, c.slot), EMPTY);
-          t.storageHistory.put(storageHistoryKey(c.address, c.slot, b.number), c.before);
+          t.storageChanges.put(storageChangeKey(b.number, c.address, c.slot), c.before);
+          appendToHistory(c.address, c.slot, b.number);
           const k = storageKey(c.address, c.slot);
           if (c.after.length === 0) t.storage.remove(k);
           else t.storage.put(k, c.after);
-          t.storageLastChange.put(k, numberKey);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);

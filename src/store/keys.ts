@@ -59,12 +59,8 @@ export function accountHistoryKey(address: Uint8Array, number: number): Uint8Arr
   return out;
 }
 
-/** address ‖ slot ‖ number: storage history. */
-export function storageHistoryKey(
-  address: Uint8Array,
-  slot: Uint8Array,
-  number: number,
-): Uint8Array {
+/** address ‖ slot ‖ number: a storage history shard (its highest number; the newest: 2^64-1). */
+export function storageShardKey(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
   const out = new Uint8Array(60);
   out.set(address, 0);
   out.set(slot, 20);
@@ -80,7 +76,15 @@ export function accountChangeKey(number: number, address: Uint8Array): Uint8Arra
   return out;
 }
 
-/** number ‖ address ‖ slot: storage change set. */
+/** address ‖ slot ‖ 2^64-1: a slot's newest history shard. */
+export function newestShardKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
+  const out = new Uint8Array(60).fill(0xff);
+  out.set(address, 0);
+  out.set(slot, 20);
+  return out;
+}
+
+/** number ‖ address ‖ slot: storage change set (the pre-values). */
 export function storageChangeKey(
   number: number,
   address: Uint8Array,

@@ -36,22 +36,13 @@ export const TABLES = {
     name: "accountChangeSets",
     layout: "number u64 ‖ address (20) → (empty): accounts changed by the block",
   },
-  storageChangeSets: {
-    id: 12,
-    name: "storageChangeSets",
-    layout: "number u64 ‖ address (20) ‖ slot (32) → (empty): slots changed by the block",
-  },
+  // 12 storageChangeSets (number ‖ address ‖ slot → empty): retired in schema 3 for table 18.
   accountHistory: {
     id: 13,
     name: "accountHistory",
     layout: "address (20) ‖ number u64 → account before that block changed it (empty = absent)",
   },
-  storageHistory: {
-    id: 14,
-    name: "storageHistory",
-    layout:
-      "address (20) ‖ slot (32) ‖ number u64 → value before that block changed it (empty = zero)",
-  },
+  // 14 storageHistory (address ‖ slot ‖ number → pre-value): retired in schema 3 for 18 + 19.
   trieNodes: {
     id: 15,
     name: "trieNodes",
@@ -63,18 +54,26 @@ export const TABLES = {
     layout:
       "number u64 ‖ flashblock index u32 → RLP [timestamp, [tx…]]: the unsealed block's published flashblocks, removed by its seal",
   },
-  storageLastChange: {
-    id: 17,
-    name: "storageLastChange",
+  // 17 storageLastChange (address ‖ slot → newest change): retired in schema 3, now the newest
+  // history shard's last number.
+  storageChanges: {
+    id: 18,
+    name: "storageChanges",
     layout:
-      "address (20) ‖ slot (32) → number u64 of the newest block that changed the slot: a read at or after it is the current value, with no history seek",
+      "number u64 ‖ address (20) ‖ slot (32) → value before that block changed it (empty = zero): the block's storage change set",
+  },
+  storageHistoryIndex: {
+    id: 19,
+    name: "storageHistoryIndex",
+    layout:
+      "address (20) ‖ slot (32) ‖ highest number u64 → numbers u48 of the blocks that changed the slot, ascending, ≤ 256 (historyShard.ts); the newest shard's key ends in 2^64-1",
   },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
 
 /** Bumped when a table's layout changes incompatibly; a datadir from another version is refused. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const META_KEYS = {
   schemaVersion: "schemaVersion",

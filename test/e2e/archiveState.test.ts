@@ -36,7 +36,7 @@ test("account and storage reads at every block equal the state trie at that bloc
     accounts.set(bytesToHex(key.subarray(8)), key.slice(8));
   }
   for (const { key } of env
-    .table("storageChangeSets")
+    .table("storageChanges")
     .range(new Uint8Array(0), new Uint8Array(60).fill(255))) {
     slots.set(bytesToHex(key.subarray(8)), { address: key.slice(8, 28), slot: key.slice(28) });
     assert.ok(readU64(key) <= head);
