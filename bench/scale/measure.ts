@@ -34,9 +34,9 @@ export type ReadPlan = {
   /** Only slots first changed at or before this block are read: the same population every phase. */
   readonly populationCap: number;
   readonly seed: number;
+  /** Untimed reads first (other pairs of the same draw): the process maps the pages it reads. */
+  readonly warmup: number;
 };
-
-const WARMUP = 2_000;
 
 function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -46,6 +46,7 @@ function percentile(sorted: Float64Array, p: number): number {
 export function measureReads(store: ChainStore, model: ScaleModel, plan: ReadPlan): Latency {
   const pickSlot = rng(plan.seed);
   const pickBlock = rng(plan.seed ^ 0x9e3779b9 ^ plan.from);
+  const WARMUP = plan.warmup;
   const n = WARMUP + plan.reads;
   const addresses: Uint8Array[] = [];
   const slots: Uint8Array[] = [];

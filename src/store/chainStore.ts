@@ -22,7 +22,6 @@ import {
   accountHistoryKey,
   blockKey,
   flashblockKey,
-  newestShardKey,
   readFlashblockIndex,
   readTxLocation,
   readU64,
@@ -34,6 +33,13 @@ import {
   writeU64,
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
+import {
+  encodeSlotRow,
+  slotRowHasOlderShards,
+  slotRowIsZero,
+  slotRowShard,
+  slotRowValue,
+} from "./slotRow.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 
 const EMPTY = new Uint8Array(0);
@@ -41,10 +47,11 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 // Scratch keys of historical reads (no garbage per read): lmdb-js copies the keys and range
 // bounds it is given when a read starts, and each read ends before the next begins.
-/** address ‖ slot ‖ 2^64-1: the key of a slot's newest history shard. */
-const NEWEST_SHARD = new Uint8Array(60).fill(0xff);
-/** address ‖ slot ‖ block + 1: the seek for an older shard. */
+/** address ‖ slot: a slot's row. */
+const SLOT_KEY = new Uint8Array(52);
+/** address ‖ slot ‖ block + 1 and address ‖ slot ‖ 2^64-1: the seek for an older full shard. */
 const SHARD_SEEK = new Uint8Array(60);
+const SHARD_END = new Uint8Array(60).fill(0xff);
 /** number ‖ address ‖ slot: a change-set entry. */
 const CHANGE_KEY = new Uint8Array(60);
 /** address ‖ block, and address ‖ 2^64-1. */
@@ -137,7 +144,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     receipts: env.table("receipts"),
     txLookup: env.table("txLookup"),
     accounts: env.table("accounts"),
-    storage: env.table("storage"),
+    slots: env.table("slots"),
     code: env.table("code"),
     accountChangeSets: env.table("accountChangeSets"),
     accountHistory: env.table("accountHistory"),
@@ -166,19 +173,28 @@ export function createChainStore(env: KvEnv): ChainStore {
   }
 
   function currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    return t.storage.get(storageKey(address, slot)) ?? EMPTY;
+    SLOT_KEY.set(address, 0);
+    SLOT_KEY.set(slot, 20);
+    const row = t.slots.getFast(SLOT_KEY);
+    return row === undefined ? EMPTY : slotRowValue(row);
   }
 
-  /** Adds `number` to the slot's newest history shard; a full one is first re-keyed by its last. */
-  function appendToHistory(address: Uint8Array, slot: Uint8Array, number: number): void {
-    const key = newestShardKey(address, slot);
-    let newest = t.storageHistoryIndex.get(key);
-    if (newest !== undefined && shardLast(newest) === number) return;
-    if (newest !== undefined && shardLength(newest) >= SHARD_CAPACITY) {
-      t.storageHistoryIndex.put(storageShardKey(address, slot, shardLast(newest)), newest);
-      newest = undefined;
+  /** The slot's new row: value `after`, and `number` appended to its newest history shard. */
+  function writeSlot(address: Uint8Array, slot: Uint8Array, after: Uint8Array, number: number) {
+    const key = storageKey(address, slot);
+    const row = t.slots.get(key);
+    let shard = row === undefined ? new Uint8Array(0) : slotRowShard(row);
+    let older = row !== undefined && slotRowHasOlderShards(row);
+    if (shardLength(shard) === 0 || shardLast(shard) !== number) {
+      if (shardLength(shard) >= SHARD_CAPACITY) {
+        // Full: it moves to the index, keyed by its highest number; a new shard starts.
+        t.storageHistoryIndex.put(storageShardKey(address, slot, shardLast(shard)), shard);
+        shard = new Uint8Array(0);
+        older = true;
+      }
+      shard = shardAppend(shard, number);
     }
-    t.storageHistoryIndex.put(key, shardAppend(newest, number));
+    t.slots.put(key, encodeSlotRow(after, shard, older));
   }
 
   return {
@@ -225,24 +241,25 @@ export function createChainStore(env: KvEnv): ChainStore {
     storage(address, slot, block, head = headNumber()) {
       if (head === undefined || block >= head) return currentStorage(address, slot);
       // The first change after `block` holds the value the slot had at the end of `block`; no
-      // change after it (or none at all): the current value.
-      NEWEST_SHARD.set(address, 0);
-      NEWEST_SHARD.set(slot, 20);
-      const newest = t.storageHistoryIndex.getFast(NEWEST_SHARD);
-      if (newest === undefined) return currentStorage(address, slot);
+      // change after it: the current value. No row: never written, zero at every block.
+      SLOT_KEY.set(address, 0);
+      SLOT_KEY.set(slot, 20);
+      const row = t.slots.getFast(SLOT_KEY);
+      if (row === undefined) return EMPTY;
+      const newest = slotRowShard(row);
       let changedAt = shardFirstAfter(newest, block);
-      if (changedAt === undefined) return currentStorage(address, slot);
-      if (changedAt === shardAt(newest, 0)) {
-        // An older (full) shard may hold an earlier change after `block`: the first shard whose
+      if (changedAt === undefined) return slotRowValue(row);
+      if (changedAt === shardAt(newest, 0) && slotRowHasOlderShards(row)) {
+        // An older, full shard may hold an earlier change after `block`: the first one whose
         // highest number is above `block` is the only one that can.
-        SHARD_SEEK.set(NEWEST_SHARD.subarray(0, 52), 0);
+        SHARD_SEEK.set(SLOT_KEY, 0);
         writeU64(SHARD_SEEK, 52, block + 1);
-        const older = t.storageHistoryIndex.first(SHARD_SEEK, NEWEST_SHARD);
+        SHARD_END.set(SLOT_KEY, 0);
+        const older = t.storageHistoryIndex.first(SHARD_SEEK, SHARD_END);
         if (older !== undefined) changedAt = shardFirstAfter(older.value, block) ?? changedAt;
       }
       writeU64(CHANGE_KEY, 0, changedAt);
-      CHANGE_KEY.set(address, 8);
-      CHANGE_KEY.set(slot, 28);
+      CHANGE_KEY.set(SLOT_KEY, 8);
       return t.storageChanges.get(CHANGE_KEY) ?? EMPTY;
     },
     code: (codeHash) => t.code.get(codeHash),
@@ -253,9 +270,11 @@ export function createChainStore(env: KvEnv): ChainStore {
       const start = storageKey(address, new Uint8Array(32));
       const end = storageKey(address, new Uint8Array(32).fill(0xff));
       const slots: Uint8Array[] = [];
-      for (const { key } of t.storage.range(start, end)) slots.push(copyBytes(key, 20, 52));
-      const last = t.storage.get(end);
-      if (last !== undefined) slots.push(copyBytes(end, 20, 52));
+      // Rows of slots now zero stay (they hold history): only non-zero values are current state.
+      for (const { key, value } of t.slots.range(start, end))
+        if (!slotRowIsZero(value)) slots.push(copyBytes(key, 20, 52));
+      const last = t.slots.get(end);
+      if (last !== undefined && !slotRowIsZero(last)) slots.push(copyBytes(end, 20, 52));
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),
@@ -282,10 +301,7 @@ export function createChainStore(env: KvEnv): ChainStore {
         }
         for (const c of b.storageChanges) {
           t.storageChanges.put(storageChangeKey(b.number, c.address, c.slot), c.before);
-          appendToHistory(c.address, c.slot, b.number);
-          const k = storageKey(c.address, c.slot);
-          if (c.after.length === 0) t.storage.remove(k);
-          else t.storage.put(k, c.after);
+          writeSlot(c.address, c.slot, c.after, b.number);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);

@@ -43,7 +43,7 @@ export function blockKey(number: number, hash: Uint8Array): Uint8Array {
   return out;
 }
 
-/** address ‖ slot: plain storage. */
+/** address ‖ slot: a slot's row. */
 export function storageKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
   const out = new Uint8Array(52);
   out.set(address, 0);
@@ -59,7 +59,7 @@ export function accountHistoryKey(address: Uint8Array, number: number): Uint8Arr
   return out;
 }
 
-/** address ‖ slot ‖ number: a storage history shard (its highest number; the newest: 2^64-1). */
+/** address ‖ slot ‖ number: a full storage history shard (keyed by its highest number). */
 export function storageShardKey(address: Uint8Array, slot: Uint8Array, number: number): Uint8Array {
   const out = new Uint8Array(60);
   out.set(address, 0);
@@ -73,14 +73,6 @@ export function accountChangeKey(number: number, address: Uint8Array): Uint8Arra
   const out = new Uint8Array(28);
   writeU64(out, 0, number);
   out.set(address, 8);
-  return out;
-}
-
-/** address ‖ slot ‖ 2^64-1: a slot's newest history shard. */
-export function newestShardKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
-  const out = new Uint8Array(60).fill(0xff);
-  out.set(address, 0);
-  out.set(slot, 20);
   return out;
 }
 

@@ -25,11 +25,7 @@ export const TABLES = {
   },
   txLookup: { id: 7, name: "txLookup", layout: "tx hash (32) → number u64 ‖ tx index u32" },
   accounts: { id: 8, name: "accounts", layout: "address (20) → account (codec.ts), current state" },
-  storage: {
-    id: 9,
-    name: "storage",
-    layout: "address (20) ‖ slot (32) → value, leading zeros trimmed; zero = absent",
-  },
+  // 9 storage (address ‖ slot → current value): retired in schema 3 for table 20.
   code: { id: 10, name: "code", layout: "code hash (32) → bytecode" },
   accountChangeSets: {
     id: 11,
@@ -54,8 +50,8 @@ export const TABLES = {
     layout:
       "number u64 ‖ flashblock index u32 → RLP [timestamp, [tx…]]: the unsealed block's published flashblocks, removed by its seal",
   },
-  // 17 storageLastChange (address ‖ slot → newest change): retired in schema 3, now the newest
-  // history shard's last number.
+  // 17 storageLastChange (address ‖ slot → newest change): retired in schema 3, now the last
+  // number of the slot's row in table 20.
   storageChanges: {
     id: 18,
     name: "storageChanges",
@@ -66,7 +62,13 @@ export const TABLES = {
     id: 19,
     name: "storageHistoryIndex",
     layout:
-      "address (20) ‖ slot (32) ‖ highest number u64 → numbers u48 of the blocks that changed the slot, ascending, ≤ 256 (historyShard.ts); the newest shard's key ends in 2^64-1",
+      "address (20) ‖ slot (32) ‖ highest number u64 → a full history shard: the numbers u48 of 256 blocks that changed the slot, ascending (historyShard.ts); the newer ones are in the slot's row of `slots`",
+  },
+  slots: {
+    id: 20,
+    name: "slots",
+    layout:
+      "address (20) ‖ slot (32) → flags u8 (value length; top bit: older full shards exist) ‖ current value (leading zeros trimmed; empty = zero) ‖ the slot's newest history shard (slotRow.ts): every slot ever written",
   },
 } as const satisfies Record<string, TableDef>;
 
