@@ -24,6 +24,31 @@ State persists in the datadir; restarting continues the chain.
 ${helpFor("dev")}
 `;
 
+/** `--nats …`: where and how the node publishes its chain for replicas. */
+function natsOptions(values: ReadonlyMap<string, unknown>) {
+  const servers = (values.get("nats") as readonly string[] | undefined) ?? [];
+  if (servers.length === 0) return {};
+  return {
+    nats: {
+      servers,
+      streams: {
+        prefix: values.get("nats-prefix") as string,
+        replicas: values.get("nats-replicas") as number,
+        blockRetentionMs: parseDuration(
+          "nats-block-retention",
+          values.get("nats-block-retention"),
+          "s",
+        ),
+        flashblockRetentionMs: parseDuration(
+          "nats-flashblock-retention",
+          values.get("nats-flashblock-retention"),
+          "s",
+        ),
+      },
+    },
+  };
+}
+
 export async function devCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("dev", argv);
   const fork = values.get("fork") as DevFork;
@@ -98,6 +123,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     finalizedDepth,
     receipts,
     ...(workers > 1 ? { readers: { count: workers, argv: ["dev", ...argv] } } : {}),
+    ...natsOptions(values),
   }).catch((e: unknown) => {
     // Past the checks, a start can still fail (the port taken since it was probed, a full
     // disk): a datadir this run created goes with it. The node has released it by now.
@@ -127,6 +153,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     `WebSocket:             ${node.wsUrl}`,
     `Flashblocks stream:    ${node.wsUrl}flashblocks`,
     `Metrics:               ${node.url}metrics`,
+    ...(node.nats === undefined ? [] : [`NATS JetStream:        ${node.nats}`]),
     "",
     "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
     "",

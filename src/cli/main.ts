@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts";
 import { didYouMean, isOperatorError, UsageError } from "./args.ts";
 import { DEV_HELP, devCommand } from "./devCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
+import { REPLICA_HELP, replicaCommand } from "./replicaCommand.ts";
 import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
 
 const HELP = `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
@@ -13,23 +14,26 @@ Usage:
                                2 s blocks, prefunded test accounts, JSON-RPC over HTTP and WebSocket
   flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
   flashnode serve    --datadir D [--host H] [--port P]
+  flashnode replica  --nats URL --datadir D   follow a sequencer through NATS JetStream
   flashnode --help | <command> --help
 
 ${DEV_HELP}
 ${IMPORT_HELP}
-${SERVE_HELP}`;
+${SERVE_HELP}
+${REPLICA_HELP}`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   dev: { run: devCommand, help: DEV_HELP },
   import: { run: importCommand, help: IMPORT_HELP },
   serve: { run: serveCommand, help: SERVE_HELP },
+  replica: { run: replicaCommand, help: REPLICA_HELP },
 };
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     // No command is a usage mistake: the help goes to stderr and the exit code says so.
-    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import or serve)\n`);
+    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import, serve or replica)\n`);
     process.exitCode = 2;
     return;
   }
@@ -45,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === undefined) {
     if (name.startsWith("-"))
       throw new UsageError(
-        `${name} before a command: the command comes first (flashnode dev|import|serve ${name} …); see flashnode --help`,
+        `${name} before a command: the command comes first (flashnode dev|import|serve|replica ${name} …); see flashnode --help`,
       );
     const hint = didYouMean(name, Object.keys(commands));
     throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);

@@ -7,7 +7,7 @@ import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice
 import { didYouMean, readJsonFile, UsageError } from "./args.ts";
 import { coerce, parseArgsMessage } from "./optionValues.ts";
 
-export type Command = "dev" | "serve" | "import";
+export type Command = "dev" | "serve" | "import" | "replica";
 type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
 
 export type OptionDef = {
@@ -24,7 +24,7 @@ export type OptionDef = {
   readonly max?: number;
 };
 
-const NODE: readonly Command[] = ["dev", "serve"];
+const NODE: readonly Command[] = ["dev", "serve", "replica"];
 
 /** One RPC process per core, up to 4 (the default of --rpc-workers). */
 export function defaultRpcWorkers(): number {
@@ -35,19 +35,19 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "config",
     kind: "string",
-    commands: ["dev", "serve", "import"],
+    commands: ["dev", "serve", "import", "replica"],
     help: "JSON config file; keys are these option names",
   },
   {
     name: "datadir",
     kind: "string",
-    commands: ["dev", "serve", "import"],
+    commands: ["dev", "serve", "import", "replica"],
     help: "data directory (dev default ./.flashnode/dev)",
   },
   {
     name: "log-level",
     kind: "string",
-    commands: ["dev", "serve", "import"],
+    commands: ["dev", "serve", "import", "replica"],
     default: "info",
     help: "trace, debug, info, warn, error, silent",
   },
@@ -256,6 +256,43 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "preconfirmed | sealed: whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
   },
   {
+    name: "nats",
+    kind: "list",
+    commands: ["dev", "replica"],
+    env: "FLASHNODE_NATS",
+    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (repeatable; env: comma-separated). dev: publish blocks and flashblocks to JetStream; replica: follow them",
+  },
+  {
+    name: "nats-prefix",
+    kind: "string",
+    commands: ["dev", "replica"],
+    default: "flashnode",
+    help: "subject prefix of the chain's streams (<prefix>.blocks.N, <prefix>.flashblocks, <prefix>.tx); stream names are its upper case",
+  },
+  {
+    name: "nats-replicas",
+    kind: "int",
+    commands: ["dev"],
+    min: 1,
+    max: 5,
+    default: 1,
+    help: "JetStream replication factor of streams the node creates (3 on a 3-node cluster)",
+  },
+  {
+    name: "nats-block-retention",
+    kind: "duration",
+    commands: ["dev"],
+    default: "0s",
+    help: "how long the block stream keeps a block (0: for ever), when the node creates it",
+  },
+  {
+    name: "nats-flashblock-retention",
+    kind: "duration",
+    commands: ["dev"],
+    default: "600s",
+    help: "how long the flashblock stream keeps a flashblock, when the node creates it",
+  },
+  {
     name: "forkchoice",
     kind: "string",
     commands: ["import"],
@@ -282,6 +319,7 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   dev: [],
   serve: [],
   import: ["chain.rlp"],
+  replica: [],
 };
 
 export type OptionValue = string | number | boolean | readonly string[] | unknown;

@@ -16,6 +16,8 @@ import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import type { StreamOptions } from "../replica/streams.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -56,6 +58,8 @@ export type DevNodeOptions = {
   readonly receipts: ReceiptLookups;
   /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
   readonly readers?: { readonly count: number; readonly argv: readonly string[] };
+  /** `--nats URL`: publish the chain to JetStream for replicas (src/replica/publisher.ts). */
+  readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
 };
 
 export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
@@ -90,6 +94,8 @@ export type DevNode = {
   readonly stats: FlashblockStats;
   /** The processes serving RPC (this one, or the --rpc-workers readers). */
   readerPids(): number[];
+  /** The NATS servers the chain is published to, if any. */
+  readonly nats: string | undefined;
   close(): Promise<void>;
 };
 
@@ -117,6 +123,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let calls: CallClient | undefined;
   let follower: ChainFollower | undefined;
   let relay: UpdateRelay | undefined;
+  let publisher: Publisher | undefined;
   const flashblockLog = opts.logger.child({ module: "pending" });
   const sealLog = opts.logger.child({ module: "chain" });
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
@@ -145,6 +152,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   const onUpdate = (u: ChainUpdate) => {
     follower?.apply(u);
     relay?.publish(u);
+    publisher?.onUpdate(u);
     const fb = u.kind === "flashblock" ? u : u.next;
     logPreconfirmed(fb);
     if (u.kind === "sealed") logSealed(u);
@@ -164,6 +172,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let env: KvEnv | undefined;
   let fence: PositionFence | undefined;
   const undo = async () => {
+    await publisher?.close();
     await calls?.stop();
     await sequencer?.stop();
     fence?.close();
@@ -201,6 +210,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
     follower = chain;
+    if (opts.nats !== undefined)
+      publisher = startPublisher({
+        servers: opts.nats.servers,
+        store,
+        streams: opts.nats.streams,
+        sequencer: sequencerClient,
+        logger: opts.logger,
+      });
+    const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {
       const receipts = store.receipts(u.number, u.hash);
       if (receipts === undefined) return;
@@ -239,6 +257,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         pending: chain.pending,
         stats: chain.stats,
         readerPids: cluster.pids,
+        nats,
         async close() {
           await cluster.close();
           await undo();
@@ -279,6 +298,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       pending: chain.pending,
       stats: chain.stats,
       readerPids: () => [process.pid],
+      nats,
       async close() {
         await frontend.close();
         await undo();

@@ -54,6 +54,12 @@ test("historical storage: every block's value, whether read from a change set or
     // The head passed in by a caller that already read it gives the same answers.
     assert.equal(hex(store.storage(a, s1, n, 10)), hex(v(s1At[n]!)));
   }
+  // A block's changes read back, each with its value before and after (what replication sends).
+  const at5 = store.blockChanges(5).storage.map((c) => [hex(c.slot), hex(c.before), hex(c.after)]);
+  assert.deepEqual(at5, [[hex(s1), "05", "09"]]);
+  const at7 = store.blockChanges(7).storage.map((c) => [hex(c.before), hex(c.after)]);
+  assert.deepEqual(at7, [["09", ""]]);
+  assert.deepEqual(store.blockChanges(6), { accounts: [], storage: [] });
   await env.close();
 });
 

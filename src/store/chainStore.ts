@@ -1,5 +1,11 @@
 // The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
-import type { AccountRecord, BlockReceipts, BlockWrite } from "../chain/types.ts";
+import type {
+  AccountChange,
+  AccountRecord,
+  BlockReceipts,
+  BlockWrite,
+  StorageChange,
+} from "../chain/types.ts";
 import { copyBytes } from "../util/hex.ts";
 import {
   decodeAccount,
@@ -43,6 +49,8 @@ import {
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 
 const EMPTY = new Uint8Array(0);
+const NO_ADDRESS = new Uint8Array(20);
+const NO_SLOT = new Uint8Array(32);
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 // Scratch keys of historical reads (no garbage per read): lmdb-js copies the keys and range
@@ -98,6 +106,8 @@ export type ChainStore = ChainReader &
     currentAccount(address: Uint8Array): AccountRecord | undefined;
     currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
     trieNode(key: Uint8Array): Uint8Array | undefined;
+    /** What block `number` changed (its change sets), each value before and after the block. */
+    blockChanges(number: number): { accounts: AccountChange[]; storage: StorageChange[] };
     writeBlock(block: BlockWrite): void;
     /** Durably records a flashblock of the unsealed block `number` before it is published. */
     recordFlashblock(
@@ -197,6 +207,50 @@ export function createChainStore(env: KvEnv): ChainStore {
     t.slots.put(key, encodeSlotRow(after, shard, older));
   }
 
+  function accountAt(
+    address: Uint8Array,
+    block: number,
+    head = headNumber(),
+  ): AccountRecord | undefined {
+    if (head === undefined || block >= head) return currentAccount(address);
+    // The first change after `block` holds the value the account had at the end of `block`.
+    ACCOUNT_HISTORY_START.set(address, 0);
+    writeU64(ACCOUNT_HISTORY_START, 20, block + 1);
+    ACCOUNT_HISTORY_END.set(address, 0);
+    const hit = t.accountHistory.first(ACCOUNT_HISTORY_START, ACCOUNT_HISTORY_END);
+    if (hit === undefined) return currentAccount(address);
+    return hit.value.length === 0 ? undefined : decodeAccount(hit.value);
+  }
+  function storageAt(
+    address: Uint8Array,
+    slot: Uint8Array,
+    block: number,
+    head = headNumber(),
+  ): Uint8Array {
+    if (head === undefined || block >= head) return currentStorage(address, slot);
+    // The first change after `block` holds the value the slot had at the end of `block`; no
+    // change after it: the current value. No row: never written, zero at every block.
+    SLOT_KEY.set(address, 0);
+    SLOT_KEY.set(slot, 20);
+    const row = t.slots.getFast(SLOT_KEY);
+    if (row === undefined) return EMPTY;
+    const newest = slotRowShard(row);
+    let changedAt = shardFirstAfter(newest, block);
+    if (changedAt === undefined) return slotRowValue(row);
+    if (changedAt === shardAt(newest, 0) && slotRowHasOlderShards(row)) {
+      // An older, full shard may hold an earlier change after `block`: the first one whose
+      // highest number is above `block` is the only one that can.
+      SHARD_SEEK.set(SLOT_KEY, 0);
+      writeU64(SHARD_SEEK, 52, block + 1);
+      SHARD_END.set(SLOT_KEY, 0);
+      const older = t.storageHistoryIndex.first(SHARD_SEEK, SHARD_END);
+      if (older !== undefined) changedAt = shardFirstAfter(older.value, block) ?? changedAt;
+    }
+    writeU64(CHANGE_KEY, 0, changedAt);
+    CHANGE_KEY.set(SLOT_KEY, 8);
+    return t.storageChanges.get(CHANGE_KEY) ?? EMPTY;
+  }
+
   return {
     env,
     headNumber,
@@ -228,40 +282,8 @@ export function createChainStore(env: KvEnv): ChainStore {
       return v === undefined ? undefined : utf8Decoder.decode(v);
     },
 
-    account(address, block, head = headNumber()) {
-      if (head === undefined || block >= head) return currentAccount(address);
-      // The first change after `block` holds the value the account had at the end of `block`.
-      ACCOUNT_HISTORY_START.set(address, 0);
-      writeU64(ACCOUNT_HISTORY_START, 20, block + 1);
-      ACCOUNT_HISTORY_END.set(address, 0);
-      const hit = t.accountHistory.first(ACCOUNT_HISTORY_START, ACCOUNT_HISTORY_END);
-      if (hit === undefined) return currentAccount(address);
-      return hit.value.length === 0 ? undefined : decodeAccount(hit.value);
-    },
-    storage(address, slot, block, head = headNumber()) {
-      if (head === undefined || block >= head) return currentStorage(address, slot);
-      // The first change after `block` holds the value the slot had at the end of `block`; no
-      // change after it: the current value. No row: never written, zero at every block.
-      SLOT_KEY.set(address, 0);
-      SLOT_KEY.set(slot, 20);
-      const row = t.slots.getFast(SLOT_KEY);
-      if (row === undefined) return EMPTY;
-      const newest = slotRowShard(row);
-      let changedAt = shardFirstAfter(newest, block);
-      if (changedAt === undefined) return slotRowValue(row);
-      if (changedAt === shardAt(newest, 0) && slotRowHasOlderShards(row)) {
-        // An older, full shard may hold an earlier change after `block`: the first one whose
-        // highest number is above `block` is the only one that can.
-        SHARD_SEEK.set(SLOT_KEY, 0);
-        writeU64(SHARD_SEEK, 52, block + 1);
-        SHARD_END.set(SLOT_KEY, 0);
-        const older = t.storageHistoryIndex.first(SHARD_SEEK, SHARD_END);
-        if (older !== undefined) changedAt = shardFirstAfter(older.value, block) ?? changedAt;
-      }
-      writeU64(CHANGE_KEY, 0, changedAt);
-      CHANGE_KEY.set(SLOT_KEY, 8);
-      return t.storageChanges.get(CHANGE_KEY) ?? EMPTY;
-    },
+    account: accountAt,
+    storage: storageAt,
     code: (codeHash) => t.code.get(codeHash),
 
     currentAccount,
@@ -278,6 +300,37 @@ export function createChainStore(env: KvEnv): ChainStore {
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),
+    blockChanges(number) {
+      const head = headNumber();
+      const accounts: AccountChange[] = [];
+      for (const { key } of t.accountChangeSets.range(
+        accountChangeKey(number, NO_ADDRESS),
+        accountChangeKey(number + 1, NO_ADDRESS),
+      )) {
+        const address = key.slice(8, 28);
+        const before = t.accountHistory.get(accountHistoryKey(address, number));
+        accounts.push({
+          address,
+          before: before === undefined || before.length === 0 ? undefined : decodeAccount(before),
+          after: accountAt(address, number, head),
+        });
+      }
+      const storage: StorageChange[] = [];
+      for (const { key, value } of t.storageChanges.range(
+        storageChangeKey(number, NO_ADDRESS, NO_SLOT),
+        storageChangeKey(number + 1, NO_ADDRESS, NO_SLOT),
+      )) {
+        const address = key.slice(8, 28);
+        const slot = key.slice(28, 60);
+        storage.push({
+          address,
+          slot,
+          before: value.slice(),
+          after: storageAt(address, slot, number, head),
+        });
+      }
+      return { accounts, storage };
+    },
 
     writeBlock(b) {
       env.writeAtomically(() => {

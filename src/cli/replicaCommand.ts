@@ -1,0 +1,56 @@
+// `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
+import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
+import { createLogger } from "../log/logger.ts";
+import { frontendOptions } from "../node/frontend.ts";
+import { startReplicaNode } from "../node/replicaNode.ts";
+import { DEFAULT_STREAMS } from "../replica/streams.ts";
+import { checkListenAddress, UsageError } from "./args.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+
+export const REPLICA_HELP = `flashnode replica --nats URL --datadir D [flags]
+
+Keeps an archive of its own that follows a sequencer (\`flashnode dev --nats URL\`) through NATS
+JetStream: every sealed block into D, one write each, and the pending view from the flashblocks.
+Serves the same JSON-RPC as the sequencer's node; eth_sendRawTransaction(Sync) and evm_mine are
+forwarded to the sequencer and answered with its answer. See docs/replicas.md.
+
+${helpFor("replica")}
+`;
+
+export async function replicaCommand(argv: string[]): Promise<void> {
+  const { values } = resolveOptions("replica", argv);
+  const datadir = values.get("datadir") as string | undefined;
+  const nats = (values.get("nats") as readonly string[] | undefined) ?? [];
+  if (datadir === undefined || nats.length === 0)
+    throw new UsageError(
+      "flashnode replica needs --nats URL and --datadir D (see flashnode replica --help)",
+    );
+  const logger = createLogger(values.get("log-level") as string);
+  const frontend = frontendOptions(values);
+  await checkListenAddress(frontend.host, frontend.port);
+  const node = await startReplicaNode({
+    datadir,
+    nats,
+    streams: { ...DEFAULT_STREAMS, prefix: values.get("nats-prefix") as string },
+    frontend,
+    logger,
+    flashblockIntervalMs: 200,
+    // The sequencer's defaults (dev --safe-depth, --finalized-depth).
+    safeDepth: DEFAULT_SAFE_DEPTH,
+    finalizedDepth: DEFAULT_FINALIZED_DEPTH,
+  });
+  process.stderr.write(
+    [
+      `flashnode replica of ${nats.join(",")} in ${datadir}`,
+      `  JSON-RPC (public):     ${node.url}`,
+      `  JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
+      `  Metrics:               ${node.url}metrics`,
+      "",
+    ].join("\n"),
+  );
+  const stop = () => {
+    void node.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

@@ -1,0 +1,60 @@
+// A sealed block read back from the archive as the block stream's message, and a message turned
+// into the archive's one write. The publisher reads blocks from its own archive (the LMDB commit
+// is the source of truth), so a block left unpublished by a crash is published from the same
+// bytes at the next start.
+import type { BlockWrite } from "../chain/types.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
+import type { BlockMessage } from "./codec.ts";
+
+/** The block stream's message for canonical block `number`, or undefined if not stored. */
+export function blockMessageFromStore(store: ChainStore, number: number): BlockMessage | undefined {
+  const hash = store.canonicalHash(number);
+  if (hash === undefined) return undefined;
+  const headerRlp = store.headerRlp(number, hash);
+  const bodyRlp = store.bodyRlp(number, hash);
+  const receipts = store.receipts(number, hash);
+  if (headerRlp === undefined || bodyRlp === undefined || receipts === undefined)
+    throw new Error(`block ${number} is canonical but not whole in the archive`);
+  const { accounts, storage } = store.blockChanges(number);
+  const code: Array<readonly [string, Uint8Array]> = [];
+  for (const c of accounts) {
+    const codeHash = c.after?.codeHash;
+    if (codeHash === undefined) continue;
+    const was = c.before?.codeHash;
+    if (was !== undefined && equalBytes(was, codeHash)) continue;
+    const bytecode = store.code(codeHash);
+    if (bytecode !== undefined) code.push([bytesToUnprefixedHex(codeHash), bytecode]);
+  }
+  const config = number === 0 ? store.chainConfig() : undefined;
+  return {
+    number,
+    hash,
+    headerRlp,
+    bodyRlp,
+    timestamp: receipts.blockTimestamp,
+    transactionHashes: receipts.receipts.map((r) => r.transactionHash),
+    receipts: receipts.receipts,
+    accountChanges: accounts,
+    storageChanges: storage,
+    code,
+    ...(config === undefined ? {} : { chainConfig: config }),
+  };
+}
+
+/** The archive write of a received block (no trie nodes: see codec.ts). */
+export function blockWriteOf(m: BlockMessage): BlockWrite {
+  return {
+    number: m.number,
+    hash: m.hash,
+    headerRlp: m.headerRlp,
+    bodyRlp: m.bodyRlp,
+    timestamp: m.timestamp,
+    transactionHashes: m.transactionHashes,
+    receipts: m.receipts,
+    accountChanges: m.accountChanges,
+    storageChanges: m.storageChanges,
+    code: new Map(m.code),
+    trieNodes: new Map(),
+  };
+}

@@ -1,0 +1,56 @@
+// The messages of the replication streams, as bytes. A format name travels with every message
+// (header `Flashnode-Format`): a replica refuses a format it does not read instead of guessing.
+// The payload is V8's serialization of plain data (Uint8Array, bigint, arrays, objects): every
+// message is built from the same domain types the node already passes between its threads and
+// processes, so the stream adds no second schema to keep in step. Sequencer and replicas must
+// run releases that share FORMAT (docs/replicas.md).
+import { deserialize, serialize } from "node:v8";
+import type { AccountChange, ReceiptRecord, StorageChange } from "../chain/types.ts";
+import type { ChainUpdate } from "../node/chainFollower.ts";
+
+export const FORMAT = "flashnode-v8/1";
+
+/**
+ * A sealed block as the block stream carries it: what a replica needs to store it without
+ * executing it. No trie nodes: reads never walk the trie, and `--verify` rebuilds its own.
+ */
+export type BlockMessage = {
+  readonly number: number;
+  readonly hash: Uint8Array;
+  readonly headerRlp: Uint8Array;
+  readonly bodyRlp: Uint8Array;
+  readonly timestamp: bigint;
+  readonly transactionHashes: readonly Uint8Array[];
+  readonly receipts: readonly ReceiptRecord[];
+  readonly accountChanges: readonly AccountChange[];
+  readonly storageChanges: readonly StorageChange[];
+  /** Code first stored by this block, by code hash (hex, no 0x). */
+  readonly code: ReadonlyArray<readonly [string, Uint8Array]>;
+  /** The genesis JSON, on block 0 only: a replica's archive starts from it. */
+  readonly chainConfig?: string;
+};
+
+export class FormatError extends Error {
+  readonly code = "REPLICA_FORMAT";
+}
+
+export function encodeMessage(m: BlockMessage | ChainUpdate): Uint8Array {
+  return serialize(m);
+}
+
+export function decodeBlockMessage(bytes: Uint8Array, format: string | undefined): BlockMessage {
+  checkFormat(format);
+  return deserialize(bytes) as BlockMessage;
+}
+
+export function decodeChainUpdate(bytes: Uint8Array, format: string | undefined): ChainUpdate {
+  checkFormat(format);
+  return deserialize(bytes) as ChainUpdate;
+}
+
+function checkFormat(format: string | undefined): void {
+  if (format !== FORMAT)
+    throw new FormatError(
+      `stream message in format ${format ?? "(none)"}; this flashnode reads ${FORMAT}: run the sequencer and its replicas on releases that share it`,
+    );
+}

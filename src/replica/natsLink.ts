@@ -1,0 +1,155 @@
+// One NATS connection that never gives up: started in the background (a node starts whether or
+// not NATS is up), reconnecting for ever, and telling its users when it is usable.
+import {
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+} from "@nats-io/jetstream";
+import {
+  connect,
+  headers,
+  type MsgHdrs,
+  type NatsConnection,
+  nanos,
+} from "@nats-io/transport-node";
+import type { Logger } from "../log/logger.ts";
+import { HEADER, type StreamNames, type StreamOptions } from "./streams.ts";
+
+export type NatsContext = {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  headers(values: Readonly<Record<string, string>>): MsgHdrs;
+  /** Creates the two streams when absent (an existing stream is left as it is). */
+  ensureStreams(names: StreamNames, options: StreamOptions): Promise<void>;
+  /** The number of the newest block in the block stream, if any. */
+  lastBlock(names: StreamNames): Promise<number | undefined>;
+  /** The number of the oldest block the block stream still holds, if any. */
+  firstBlock(names: StreamNames): Promise<number | undefined>;
+};
+
+export type NatsLink = {
+  /** Resolves once connected (again). */
+  ready(): Promise<NatsContext>;
+  /** The context while connected, else undefined. */
+  current(): NatsContext | undefined;
+  /** Runs `start` on each (re)connection to a new connection; returns a stop function. */
+  whenConnected(start: (nc: NatsConnection) => () => void): () => void;
+  close(): Promise<void>;
+};
+
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
+  const blockAt = async (stream: string, seq: number) => {
+    const m = await jsm.streams.getMessage(stream, { seq });
+    const n = m?.header.get(HEADER.block);
+    return n === undefined || n === "" ? undefined : Number(n);
+  };
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm,
+    headers(values) {
+      const h = headers();
+      for (const [k, v] of Object.entries(values)) h.set(k, v);
+      return h;
+    },
+    async ensureStreams(names, o) {
+      const want = [
+        { name: names.blocks, subjects: [names.blockSubjects], maxAgeMs: o.blockRetentionMs },
+        {
+          name: names.flashblocks,
+          subjects: [names.flashblockSubject],
+          maxAgeMs: o.flashblockRetentionMs,
+        },
+      ];
+      for (const s of want) {
+        const exists = await jsm.streams.info(s.name).then(
+          () => true,
+          () => false,
+        );
+        if (exists) continue;
+        await jsm.streams.add({
+          name: s.name,
+          subjects: s.subjects,
+          storage: StorageType.File,
+          num_replicas: o.replicas,
+          max_age: nanos(s.maxAgeMs),
+          duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+        });
+      }
+    },
+    async lastBlock(names) {
+      const info = await jsm.streams.info(names.blocks);
+      return info.state.messages === 0 ? undefined : blockAt(names.blocks, info.state.last_seq);
+    },
+    async firstBlock(names) {
+      const info = await jsm.streams.info(names.blocks);
+      return info.state.messages === 0 ? undefined : blockAt(names.blocks, info.state.first_seq);
+    },
+  };
+}
+
+export function openNatsLink(servers: readonly string[], name: string, log: Logger): NatsLink {
+  let closed = false;
+  let ctx: NatsContext | undefined;
+  let waiters: Array<(c: NatsContext) => void> = [];
+  const starters = new Set<(nc: NatsConnection) => () => void>();
+  const stops: Array<() => void> = [];
+  const up = (c: NatsContext) => {
+    ctx = c;
+    for (const w of waiters) w(c);
+    waiters = [];
+  };
+  const connection = (async () => {
+    const nc = await connect({
+      servers: [...servers],
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      waitOnFirstConnect: true,
+    });
+    if (closed) {
+      await nc.close();
+      return undefined;
+    }
+    const c = contextOf(nc, await jetstreamManager(nc));
+    for (const s of starters) stops.push(s(nc));
+    log.info({ server: nc.getServer() }, "connected to NATS");
+    up(c);
+    (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect") {
+          if (ctx !== undefined) log.warn({ server: s.server }, "NATS disconnected");
+          ctx = undefined;
+        } else if (s.type === "reconnect") {
+          log.info({ server: s.server }, "NATS reconnected");
+          up(c);
+        }
+      }
+    })().catch(() => {});
+    return nc;
+  })();
+  connection.catch((e: unknown) => log.error({ err: e }, "NATS connection failed"));
+  return {
+    ready: () =>
+      ctx !== undefined ? Promise.resolve(ctx) : new Promise((resolve) => waiters.push(resolve)),
+    current: () => ctx,
+    whenConnected(start) {
+      starters.add(start);
+      if (ctx !== undefined) stops.push(start(ctx.nc));
+      return () => starters.delete(start);
+    },
+    async close() {
+      closed = true;
+      ctx = undefined;
+      for (const stop of stops) stop();
+      const nc = await Promise.race([connection, Promise.resolve(undefined)]);
+      if (nc !== undefined) await nc.drain().catch(() => nc.close());
+      else connection.then((c) => c?.close()).catch(() => {});
+    },
+  };
+}

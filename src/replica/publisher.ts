@@ -1,0 +1,139 @@
+// The sequencer's side of replication (`dev --nats URL`): every sealed block to the block stream,
+// after its LMDB commit and read back from the archive, and every flashblock to the flashblock
+// stream; replicas' transactions answered over request/reply. NATS never holds the sequencer
+// up: flashblocks are sent without waiting, and blocks by a loop that keeps only "the next block
+// to publish" (the archive holds the rest), so an outage costs nothing but a catch-up.
+import type { Logger } from "../log/logger.ts";
+import { type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { blockMessageFromStore } from "./blockMessage.ts";
+import { encodeMessage, FORMAT } from "./codec.ts";
+import { type NatsLink, openNatsLink } from "./natsLink.ts";
+import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
+import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
+
+export type PublisherStatus = {
+  readonly connected: boolean;
+  /** The newest block the block stream acknowledged (undefined before the first). */
+  readonly publishedBlock: number | undefined;
+  readonly flashblocksPublished: number;
+  readonly flashblocksDropped: number;
+};
+
+export type Publisher = {
+  /** Each sequencer update, in order (the dev node's update handler). */
+  onUpdate(u: ChainUpdate): void;
+  status(): PublisherStatus;
+  close(): Promise<void>;
+};
+
+export function startPublisher(opts: {
+  readonly servers: readonly string[];
+  readonly store: ChainStore;
+  readonly streams: StreamOptions;
+  readonly sequencer: TransactionTarget;
+  readonly logger: Logger;
+}): Publisher {
+  const log = opts.logger.child({ module: "nats" });
+  const names = streamNames(opts.streams.prefix);
+  const link: NatsLink = openNatsLink(opts.servers, "flashnode-sequencer", log);
+  let closed = false;
+  let next: number | undefined;
+  let published: number | undefined;
+  let flashblocksPublished = 0;
+  let flashblocksDropped = 0;
+  let failing = false;
+  let wake: () => void = () => {};
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const stopAnswering = link.whenConnected((nc) =>
+    answerTransactions(nc, names, opts.sequencer, log),
+  );
+
+  async function publishBlocks(): Promise<void> {
+    const c = await link.ready();
+    await c.ensureStreams(names, opts.streams);
+    if (next === undefined) {
+      const last = await c.lastBlock(names);
+      next = last === undefined ? 0 : last + 1;
+      published = last;
+    }
+    // Sealed by the sequencer's thread: this thread's read snapshot must see its commits.
+    opts.store.env.refresh();
+    for (let head = opts.store.headNumber(); head !== undefined && next <= head && !closed; ) {
+      const m = blockMessageFromStore(opts.store, next);
+      if (m === undefined) throw new Error(`block ${next} is below the head but not stored`);
+      await c.js.publish(names.blockSubject(next), encodeMessage(m), {
+        msgID: `${next}:${bytesToUnprefixedHex(m.hash)}`,
+        headers: c.headers({ [HEADER.format]: FORMAT, [HEADER.block]: String(next) }),
+      });
+      published = next;
+      next++;
+    }
+  }
+
+  const loop = (async () => {
+    while (!closed) {
+      try {
+        await publishBlocks();
+        if (failing) log.info({ block: published }, "NATS publishing caught up");
+        failing = false;
+        await nap(1000);
+      } catch (e) {
+        if (closed) break;
+        if (!failing)
+          log.warn(
+            { err: e },
+            "NATS publishing failed: the sequencer goes on, the block stream catches up when NATS is back",
+          );
+        failing = true;
+        // After an outage the stream's own last block is the truth (a publish may have landed).
+        next = undefined;
+        await nap(1000);
+      }
+    }
+  })();
+
+  return {
+    onUpdate(u) {
+      if (u.kind === "sealed") wake();
+      const c = link.current();
+      if (c === undefined || closed) {
+        flashblocksDropped++;
+        return;
+      }
+      c.js
+        .publish(names.flashblockSubject, encodeMessage(u), {
+          headers: c.headers({
+            [HEADER.format]: FORMAT,
+            "Flashnode-Position": String(updatePosition(u)),
+          }),
+        })
+        .then(
+          () => flashblocksPublished++,
+          () => flashblocksDropped++,
+        );
+    },
+    status: () => ({
+      connected: link.current() !== undefined,
+      publishedBlock: published,
+      flashblocksPublished,
+      flashblocksDropped,
+    }),
+    async close() {
+      closed = true;
+      wake();
+      await loop;
+      stopAnswering();
+      await link.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// The JetStream layout of a sequencer and its replicas (docs/replicas.md): two streams and one
+// request subject, all under a prefix so that several chains can share one NATS cluster.
+//   <PREFIX>_BLOCKS        subjects <prefix>.blocks.<number>   one message per sealed block
+//   <PREFIX>_FLASHBLOCKS   subject  <prefix>.flashblocks       every flashblock and seal
+//   <prefix>.tx            request/reply: a replica's eth_sendRawTransaction and evm_mine
+
+export type StreamOptions = {
+  /** Subject prefix; stream names are its upper-case form. */
+  readonly prefix: string;
+  /** How long the block stream keeps a block (ms; 0: for ever). */
+  readonly blockRetentionMs: number;
+  /** How long the flashblock stream keeps a flashblock (ms). */
+  readonly flashblockRetentionMs: number;
+  /** JetStream replication factor of both streams (1, or 3 on a 3-node cluster). */
+  readonly replicas: number;
+};
+
+export const DEFAULT_STREAMS: StreamOptions = {
+  prefix: "flashnode",
+  blockRetentionMs: 0,
+  flashblockRetentionMs: 10 * 60_000,
+  replicas: 1,
+};
+
+export type StreamNames = {
+  readonly blocks: string;
+  readonly flashblocks: string;
+  blockSubject(number: number): string;
+  readonly blockSubjects: string;
+  readonly flashblockSubject: string;
+  readonly txSubject: string;
+};
+
+export function streamNames(prefix: string): StreamNames {
+  const upper = prefix.toUpperCase().replace(/[^A-Z0-9_-]/g, "_");
+  return {
+    blocks: `${upper}_BLOCKS`,
+    flashblocks: `${upper}_FLASHBLOCKS`,
+    blockSubject: (n) => `${prefix}.blocks.${n}`,
+    blockSubjects: `${prefix}.blocks.>`,
+    flashblockSubject: `${prefix}.flashblocks`,
+    txSubject: `${prefix}.tx`,
+  };
+}
+
+/** Headers of every stream message. */
+export const HEADER = {
+  format: "Flashnode-Format",
+  block: "Flashnode-Block",
+} as const;

@@ -1,0 +1,93 @@
+// A replica's pending view follows the flashblock stream with the sequencer's rules: an update
+// applies once the replica's archive holds the block it builds on (a flashblock for a block not
+// sealed here yet waits for the block stream); one for a block already sealed past is dropped;
+// a flashblock that does not continue the pending block (a gap) is dropped until the next index 0
+// (carried by a seal), so pending never shows a block with a hole in it.
+import { DeliverPolicy } from "@nats-io/jetstream";
+import type { Logger } from "../log/logger.ts";
+import { type ChainFollower, type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import { decodeChainUpdate } from "./codec.ts";
+import type { NatsLink } from "./natsLink.ts";
+import { HEADER, type StreamNames } from "./streams.ts";
+
+/** How far back a starting replica reads the flashblock stream: the current block's updates. */
+const CATCH_UP_MS = 3_000;
+/** Updates kept while the archive waits for the block stream (about a minute of flashblocks). */
+const MAX_WAITING = 300;
+
+export type UpdateFollower = {
+  /** The archive has a new head: updates waiting for it may apply now. */
+  blockStored(): void;
+  close(): Promise<void>;
+};
+
+export function followUpdates(opts: {
+  readonly link: NatsLink;
+  readonly names: StreamNames;
+  readonly store: ChainStore;
+  readonly chain: ChainFollower;
+  readonly logger: Logger;
+}): UpdateFollower {
+  const { link, names, store, chain, logger } = opts;
+  const waiting: ChainUpdate[] = [];
+  let closed = false;
+  let stop: () => void = () => {};
+
+  const continues = (u: ChainUpdate): boolean => {
+    if (u.kind === "sealed" || u.index === 0) return true;
+    return (
+      chain.pending()?.base.number === u.base.number && updatePosition(u) === chain.position() + 1
+    );
+  };
+  const drain = () => {
+    const head = store.headNumber() ?? -1;
+    while (waiting.length > 0) {
+      const u = waiting[0]!;
+      const builtOn = u.kind === "sealed" ? u.number : u.base.number - 1;
+      if (builtOn > head) return;
+      waiting.shift();
+      if (builtOn < head || !continues(u)) continue;
+      chain.apply(u);
+    }
+  };
+
+  let failing = false;
+  const loop = (async () => {
+    let startTime = new Date(Date.now() - CATCH_UP_MS);
+    while (!closed) {
+      try {
+        const c = await link.ready();
+        const consumer = await c.js.consumers.get(names.flashblocks, {
+          deliver_policy: DeliverPolicy.StartTime,
+          opt_start_time: startTime.toISOString(),
+        });
+        const messages = await consumer.consume();
+        stop = () => messages.stop();
+        if (closed) break;
+        for await (const m of messages) {
+          waiting.push(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
+          // Bounded: a block stream that stalls must not make this queue grow for ever.
+          if (waiting.length > MAX_WAITING) waiting.splice(0, waiting.length - MAX_WAITING);
+          drain();
+          failing = false;
+        }
+      } catch (e) {
+        if (closed) break;
+        if (!failing)
+          logger.warn({ err: e }, "following the flashblock stream failed; retrying every second");
+        failing = true;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        startTime = new Date(Date.now() - CATCH_UP_MS);
+      }
+    }
+  })();
+  return {
+    blockStored: drain,
+    async close() {
+      closed = true;
+      stop();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,224 @@
+// `flashnode replica` follows `flashnode dev --nats` through a real nats-server (JetStream): it
+// answers byte-identically to the sequencer (every block's receipts and header, storage and
+// balances at random blocks, and pending once both show the same flashblock), forwards
+// transactions to the sequencer, and resumes after a restart with no gap and no duplicate.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { keccak256, parseGwei, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { RunningServer } from "../../src/node/archiveServer.ts";
+import type { DevNode } from "../../src/node/devNode.ts";
+import { startReplicaNode } from "../../src/node/replicaNode.ts";
+import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
+import {
+  pollUntil,
+  setCalldata,
+  signTransfer,
+  sleep,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
+import { call, rpc, tempDatadir } from "../utils/fixtures.ts";
+import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+
+let nats: NatsServer;
+let dev: DevNode;
+let replica: RunningServer | undefined;
+const replicaDir = tempDatadir("replica");
+let contract: string;
+
+const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
+const replicaUrl = () => `${replica!.url}rpc/${TEST_API_KEY}`;
+
+function startReplica(): Promise<RunningServer> {
+  return startReplicaNode({
+    datadir: replicaDir,
+    nats: [nats.url],
+    streams: DEFAULT_STREAMS,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 50,
+    safeDepth: 2,
+    finalizedDepth: 4,
+  });
+}
+
+/** The raw JSON text of one call: byte-identical answers are the point. */
+async function raw(url: string, method: string, params: unknown[]): Promise<string> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return res.text();
+}
+
+async function head(url: string): Promise<number> {
+  return Number(await call(url, "eth_blockNumber"));
+}
+
+let nonce = 0;
+async function sendSet(url: string, value: bigint): Promise<string> {
+  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
+  const signed = await account.signTransaction({
+    chainId: Number(dev.chainId),
+    type: "eip1559",
+    nonce: nonce++,
+    gas: 100_000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: 1n,
+    to: contract as `0x${string}`,
+    data: setCalldata(value),
+  });
+  return (await call(url, "eth_sendRawTransaction", [signed])) as string;
+}
+
+before(async () => {
+  nats = await startNatsServer();
+  dev = await startTestDevNode({
+    blockTimeMs: 400,
+    flashblockIntervalMs: 50,
+    safeDepth: 2,
+    finalizedDepth: 4,
+    nats: { servers: [nats.url], streams: DEFAULT_STREAMS },
+  });
+  // A contract whose slot 0 changes in many blocks, and transfers in between.
+  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
+  const deploy = await account.signTransaction({
+    chainId: Number(dev.chainId),
+    type: "eip1559",
+    nonce: nonce++,
+    gas: 200_000n,
+    maxFeePerGas: parseGwei("20"),
+    maxPriorityFeePerGas: 1n,
+    data: storageContractBytecode(keccak256(toHex("Set(uint256)"))),
+  });
+  const hash = (await call(devUrl(), "eth_sendRawTransactionSync", [deploy])) as {
+    contractAddress: string;
+  };
+  contract = hash.contractAddress;
+  for (let i = 0; i < 12; i++) {
+    await sendSet(devUrl(), BigInt(i + 1));
+    await call(devUrl(), "eth_sendRawTransaction", [await signTransfer(dev, 2, { nonce: i })]);
+    await sleep(120);
+  }
+});
+
+after(async () => {
+  await replica?.close();
+  await dev?.close();
+  await nats?.stop();
+});
+
+test("a new replica catches up from block 0 and answers byte-identically", async () => {
+  replica = await startReplica();
+  const target = await head(devUrl());
+  await pollUntil(
+    () => head(replicaUrl()),
+    (n) => n >= target,
+    20_000,
+  );
+  for (let n = 0; n <= target; n++) {
+    const tag = `0x${n.toString(16)}`;
+    for (const [method, params] of [
+      ["eth_getBlockReceipts", [tag]],
+      ["eth_getBlockByNumber", [tag, true]],
+    ] as const) {
+      const [a, b] = await Promise.all([
+        raw(devUrl(), method, [...params]),
+        raw(replicaUrl(), method, [...params]),
+      ]);
+      assert.equal(b, a, `${method} at block ${n}`);
+    }
+  }
+  const holders = [dev.accounts[1]!.address, dev.accounts[2]!.address, contract];
+  for (let i = 0; i < 60; i++) {
+    const block = `0x${Math.floor(Math.random() * (target + 1)).toString(16)}`;
+    const who = holders[i % holders.length]!;
+    const [sa, sb] = await Promise.all([
+      raw(devUrl(), "eth_getStorageAt", [contract, "0x0", block]),
+      raw(replicaUrl(), "eth_getStorageAt", [contract, "0x0", block]),
+    ]);
+    assert.equal(sb, sa, `slot 0 at ${block}`);
+    const [ba, bb] = await Promise.all([
+      raw(devUrl(), "eth_getBalance", [who, block]),
+      raw(replicaUrl(), "eth_getBalance", [who, block]),
+    ]);
+    assert.equal(bb, ba, `balance of ${who} at ${block}`);
+  }
+});
+
+test("transactions sent to the replica run on the sequencer; pending matches once both show a flashblock", async () => {
+  const sent = await sendSet(replicaUrl(), 777n);
+  const onSequencer = await pollUntil(
+    () => call(devUrl(), "eth_getTransactionByHash", [sent]),
+    (t) => t !== null,
+    5_000,
+  );
+  assert.equal((onSequencer as { hash: string }).hash, sent);
+  // The replica sees it too, pre-confirmed or sealed, with the same receipt.
+  const receipt = await pollUntil(
+    () => raw(replicaUrl(), "eth_getTransactionReceipt", [sent]),
+    (r) => !r.includes('"result":null'),
+    5_000,
+  );
+  assert.match(receipt, /"status":"0x1"/);
+  // A bad transaction gets the sequencer's own error.
+  const bad = (await rpc(replicaUrl(), {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "eth_sendRawTransaction",
+    params: ["0x1234"],
+  })) as { error?: { code: number; message: string } };
+  const direct = (await rpc(devUrl(), {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "eth_sendRawTransaction",
+    params: ["0x1234"],
+  })) as { error?: { code: number; message: string } };
+  assert.deepEqual(bad.error, direct.error);
+  // Pending: the same block as the sequencer's once both show the same flashblock.
+  let same = 0;
+  for (let i = 0; i < 200 && same < 3; i++) {
+    const [a, b] = await Promise.all([
+      raw(devUrl(), "eth_getBlockByNumber", ["pending", false]),
+      raw(replicaUrl(), "eth_getBlockByNumber", ["pending", false]),
+    ]);
+    if (a === b && a.includes('"number"')) same++;
+    await sleep(10);
+  }
+  assert.ok(same >= 3, "the replica's pending block equals the sequencer's");
+});
+
+test("a restarted replica resumes where its archive stopped: no gap, no duplicate", async () => {
+  await replica!.close();
+  replica = undefined;
+  for (let i = 0; i < 5; i++) {
+    await sendSet(devUrl(), 1000n + BigInt(i));
+    await sleep(150);
+  }
+  replica = await startReplica();
+  const target = await head(devUrl());
+  await pollUntil(
+    () => head(replicaUrl()),
+    (n) => n >= target,
+    20_000,
+  );
+  for (let n = 0; n <= target; n++) {
+    const tag = `0x${n.toString(16)}`;
+    const [a, b] = await Promise.all([
+      raw(devUrl(), "eth_getBlockReceipts", [tag]),
+      raw(replicaUrl(), "eth_getBlockReceipts", [tag]),
+    ]);
+    assert.equal(b, a, `receipts of block ${n} after the restart`);
+  }
+  assert.equal(
+    await raw(replicaUrl(), "eth_getStorageAt", [contract, "0x0", "latest"]).then((r) =>
+      r.replace(/"id":\d+,/, ""),
+    ),
+    await raw(devUrl(), "eth_getStorageAt", [contract, "0x0", `0x${target.toString(16)}`]).then(
+      (r) => r.replace(/"id":\d+,/, ""),
+    ),
+  );
+});

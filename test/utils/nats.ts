@@ -1,0 +1,51 @@
+// A throwaway nats-server with JetStream for replication tests. The server comes from Debian's
+// `nats-server` package (.ci/run installs it); a machine without it fails with how to get it.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { freePort } from "../../bench/compare/peers.ts";
+import { sleep } from "./devChain.ts";
+import { tempDatadir } from "./fixtures.ts";
+
+export type NatsServer = {
+  readonly url: string;
+  stop(): Promise<void>;
+};
+
+function natsServerBinary(): string {
+  for (const candidate of ["/usr/sbin/nats-server", "/usr/bin/nats-server"])
+    if (existsSync(candidate)) return candidate;
+  const which = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
+  const found = which.stdout.trim();
+  if (which.status === 0 && found !== "") return found;
+  throw new Error(
+    "nats-server is not installed: `apt-get install -y nats-server` (Debian's package, 2.9 or later, JetStream built in); .ci/run installs it when missing",
+  );
+}
+
+export async function startNatsServer(): Promise<NatsServer> {
+  const port = await freePort();
+  const dir = tempDatadir("nats");
+  const child: ChildProcess = spawn(
+    natsServerBinary(),
+    ["-js", "-sd", join(dir, "js"), "-a", "127.0.0.1", "-p", String(port)],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    log += c.toString();
+  });
+  for (let i = 0; i < 100 && !log.includes("Server is ready"); i++) await sleep(50);
+  if (!log.includes("Server is ready")) {
+    child.kill("SIGKILL");
+    throw new Error(`nats-server did not start:\n${log}`);
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
