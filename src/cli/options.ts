@@ -293,6 +293,13 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "how long the flashblock stream keeps a flashblock, when the node creates it",
   },
   {
+    name: "max-lag",
+    kind: "int",
+    commands: ["replica"],
+    default: 10,
+    help: "/readyz answers not ready while the replica is more than this many blocks behind the block stream",
+  },
+  {
     name: "forkchoice",
     kind: "string",
     commands: ["import"],

@@ -38,6 +38,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     // The sequencer's defaults (dev --safe-depth, --finalized-depth).
     safeDepth: DEFAULT_SAFE_DEPTH,
     finalizedDepth: DEFAULT_FINALIZED_DEPTH,
+    maxLagBlocks: values.get("max-lag") as number,
   });
   process.stderr.write(
     [

@@ -19,6 +19,8 @@ export type MetricsSources = {
   readonly storeSizeBytes: () => number;
   /** Transactions pre-confirmed per second, averaged over the last seconds. */
   readonly transactionsPerSecond?: () => number;
+  /** A replica: how far its archive is behind the block stream. */
+  readonly replicaLag?: () => { readonly blocks: number; readonly seconds: number };
 };
 
 export type Metrics = {
@@ -151,6 +153,27 @@ export function createMetrics(
       registers: [registry],
     });
     sources.onRelay((ms) => relay.observe(Math.max(0, ms) / 1000));
+  }
+  if (sources.replicaLag !== undefined) {
+    const lag = sources.replicaLag;
+    new Gauge({
+      name: "flashnode_replica_lag_blocks",
+      help: "Blocks in the block stream this replica has not stored yet",
+      registers: [registry],
+      aggregator: "max",
+      collect() {
+        this.set(lag().blocks);
+      },
+    });
+    new Gauge({
+      name: "flashnode_replica_lag_seconds",
+      help: "Age of the block this replica stored last, while more are waiting (0 when caught up)",
+      registers: [registry],
+      aggregator: "max",
+      collect() {
+        this.set(lag().seconds);
+      },
+    });
   }
   new Gauge({
     name: "flashnode_store_size_bytes",

@@ -31,6 +31,8 @@ export type ReplicaNodeOptions = {
   readonly flashblockIntervalMs: number;
   readonly safeDepth: number;
   readonly finalizedDepth: number;
+  /** /readyz says not ready while the archive is more blocks than this behind the stream. */
+  readonly maxLagBlocks: number;
 };
 
 export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<RunningServer> {
@@ -95,13 +97,21 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
       preconfirmedReceipts: true,
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
+    const following = blocks;
+    const health = followerHealth(kv, store, chain, opts.flashblockIntervalMs);
     const frontend = await startFrontend({
       options: opts.frontend,
       methods: createMethods(backend),
       feed,
       logger: opts.logger,
-      metricsSources: followerMetrics(kv, store, chain),
-      health: followerHealth(kv, store, chain, opts.flashblockIntervalMs),
+      metricsSources: { ...followerMetrics(kv, store, chain), replicaLag: following.lag },
+      health: () => {
+        const h = health();
+        const behind = following.lag().blocks;
+        if (behind <= opts.maxLagBlocks) return h;
+        const reason = `${behind} blocks behind the block stream (at most ${opts.maxLagBlocks})`;
+        return { ...h, ready: false, reasons: [...h.reasons, reason] };
+      },
     });
     return {
       url: frontend.url,

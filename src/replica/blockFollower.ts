@@ -16,8 +16,8 @@ export class StreamRetentionError extends Error {
 }
 
 export type BlockFollower = {
-  /** The newest block number the stream holds, as last seen (lag). */
-  streamHead(): number | undefined;
+  /** Blocks the stream holds that the archive has not stored, and how old the last stored one was. */
+  lag(): { readonly blocks: number; readonly seconds: number };
   close(): Promise<void>;
 };
 
@@ -49,6 +49,7 @@ export function followBlocks(opts: {
   let closed = false;
   let stop: () => void = () => {};
   let streamHead: number | undefined;
+  let lagSeconds = 0;
   let failing = false;
   const loop = (async () => {
     while (!closed) {
@@ -78,6 +79,7 @@ export function followBlocks(opts: {
           store.writeBlock(blockWriteOf(block));
           opts.onBlock(block);
           failing = false;
+          lagSeconds = m.info.pending === 0 ? 0 : (Date.now() - m.info.timestampNanos / 1e6) / 1000;
         }
       } catch (e) {
         if (closed) break;
@@ -93,7 +95,10 @@ export function followBlocks(opts: {
     }
   })();
   return {
-    streamHead: () => streamHead,
+    lag() {
+      const head = store.headNumber() ?? -1;
+      return { blocks: Math.max(0, (streamHead ?? head) - head), seconds: lagSeconds };
+    },
     async close() {
       closed = true;
       stop();

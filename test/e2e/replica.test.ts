@@ -41,6 +41,7 @@ function startReplica(): Promise<RunningServer> {
     flashblockIntervalMs: 50,
     safeDepth: 2,
     finalizedDepth: 4,
+    maxLagBlocks: 10,
   });
 }
 
@@ -132,6 +133,13 @@ test("a new replica catches up from block 0 and answers byte-identically", async
       assert.equal(b, a, `${method} at block ${n}`);
     }
   }
+  // Caught up: the lag it reports is small and it says it is ready.
+  const metrics = await (await fetch(`${replica!.url}metrics`)).text();
+  const lag = /^flashnode_replica_lag_blocks (\d+)$/m.exec(metrics);
+  assert.ok(lag !== null, "/metrics reports flashnode_replica_lag_blocks");
+  assert.ok(Number(lag[1]) <= 10, `lag ${lag[1]} blocks`);
+  assert.match(metrics, /^flashnode_replica_lag_seconds /m);
+  assert.equal((await fetch(`${replica!.url}readyz`)).status, 200);
   const holders = [dev.accounts[1]!.address, dev.accounts[2]!.address, contract];
   for (let i = 0; i < 60; i++) {
     const block = `0x${Math.floor(Math.random() * (target + 1)).toString(16)}`;

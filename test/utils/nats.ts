@@ -10,6 +10,8 @@ import { tempDatadir } from "./fixtures.ts";
 export type NatsServer = {
   readonly url: string;
   stop(): Promise<void>;
+  /** Starts it again on the same port and store (after stop). */
+  restart(): Promise<void>;
 };
 
 function natsServerBinary(): string {
@@ -23,10 +25,8 @@ function natsServerBinary(): string {
   );
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
-  const port = await freePort();
-  const dir = tempDatadir("nats");
-  const child: ChildProcess = spawn(
+async function launch(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
     natsServerBinary(),
     ["-js", "-sd", join(dir, "js"), "-a", "127.0.0.1", "-p", String(port)],
     { stdio: ["ignore", "ignore", "pipe"] },
@@ -40,12 +40,25 @@ export async function startNatsServer(): Promise<NatsServer> {
     child.kill("SIGKILL");
     throw new Error(`nats-server did not start:\n${log}`);
   }
+  return child;
+}
+
+export async function startNatsServer(): Promise<NatsServer> {
+  const port = await freePort();
+  const dir = tempDatadir("nats");
+  let child: ChildProcess | undefined = await launch(port, dir);
   return {
     url: `nats://127.0.0.1:${port}`,
     async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
+      const running = child;
+      child = undefined;
+      if (running === undefined || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once("exit", resolve));
+      running.kill("SIGTERM");
       await exited;
+    },
+    async restart() {
+      child = await launch(port, dir);
     },
   };
 }

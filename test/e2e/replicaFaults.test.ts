@@ -1,0 +1,120 @@
+// Faults while a replica follows a sequencer under load, each checked for nothing lost,
+// duplicated or reordered (every block's receipts byte-identical to the sequencer's): a replica
+// process SIGKILLed again and again; NATS stopped for a while, then back.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { after, before, test } from "node:test";
+import { waitForOutput } from "../../bench/lib/http.ts";
+import type { DevNode } from "../../src/node/devNode.ts";
+import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
+import { pollUntil, signTransfer, sleep, startTestDevNode } from "../utils/devChain.ts";
+import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
+import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
+
+let nats: NatsServer;
+let dev: DevNode;
+let load: NodeJS.Timeout | undefined;
+let sent = 0;
+const replicaDir = tempDatadir("replica-faults");
+let replica: { child: ChildProcess; url: string } | undefined;
+
+const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
+
+async function startReplica(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "replica",
+      "--nats",
+      nats.url,
+      "--datadir",
+      replicaDir,
+      "--port",
+      "0",
+      "--api-key",
+      TEST_API_KEY,
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
+  return { child, url: `${base}rpc/${TEST_API_KEY}` };
+}
+
+async function stopReplica(signal: NodeJS.Signals): Promise<void> {
+  const r = replica;
+  replica = undefined;
+  if (r === undefined || r.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => r.child.once("exit", resolve));
+  r.child.kill(signal);
+  await exited;
+}
+
+/** Every block up to the sequencer's head now: receipts and header identical on the replica. */
+async function assertSameChain(url: string, label: string): Promise<void> {
+  const target = Number(await call(devUrl(), "eth_blockNumber"));
+  await pollUntil(
+    async () => Number(await call(url, "eth_blockNumber")),
+    (n) => n >= target,
+    30_000,
+    50,
+  );
+  let transactions = 0;
+  for (let n = 0; n <= target; n++) {
+    const tag = `0x${n.toString(16)}`;
+    for (const method of ["eth_getBlockReceipts", "eth_getBlockByNumber"]) {
+      const params = method === "eth_getBlockReceipts" ? [tag] : [tag, false];
+      const [a, b] = await Promise.all([call(devUrl(), method, params), call(url, method, params)]);
+      assert.deepEqual(b, a, `${label}: ${method} of block ${n}`);
+      if (method === "eth_getBlockReceipts") transactions += (a as unknown[]).length;
+    }
+  }
+  assert.ok(transactions > 0, `${label}: the chain carries transactions`);
+}
+
+before(async () => {
+  nats = await startNatsServer();
+  dev = await startTestDevNode({
+    blockTimeMs: 300,
+    flashblockIntervalMs: 50,
+    nats: { servers: [nats.url], streams: DEFAULT_STREAMS },
+  });
+  // ~20 transfers a second for the whole file.
+  load = setInterval(() => {
+    const nonce = sent++;
+    void signTransfer(dev, 3, { nonce })
+      .then((raw) => call(devUrl(), "eth_sendRawTransaction", [raw]))
+      .catch(() => {});
+  }, 50);
+});
+
+after(async () => {
+  if (load !== undefined) clearInterval(load);
+  await stopReplica("SIGTERM");
+  await dev?.close();
+  await nats?.stop();
+});
+
+test("a replica SIGKILLed five times while following resumes each time with no gap and no duplicate", async () => {
+  for (let i = 0; i < 5; i++) {
+    replica = await startReplica();
+    await sleep(300 + Math.floor(Math.random() * 900));
+    await stopReplica("SIGKILL");
+  }
+  replica = await startReplica();
+  await assertSameChain(replica.url, "after 5 SIGKILLs");
+});
+
+test("NATS stopped for two seconds: the sequencer goes on, and both catch up when it is back", async () => {
+  replica ??= await startReplica();
+  const before = Number(await call(devUrl(), "eth_blockNumber"));
+  await nats.stop();
+  await sleep(2_000);
+  const during = Number(await call(devUrl(), "eth_blockNumber"));
+  assert.ok(during > before + 3, `the sequencer kept sealing (${before} → ${during})`);
+  await nats.restart();
+  await assertSameChain(replica.url, "after the NATS outage");
+});
