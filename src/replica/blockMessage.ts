@@ -44,17 +44,6 @@ export function blockMessageFromStore(store: ChainStore, number: number): BlockM
 
 /** The archive write of a received block (no trie nodes: see codec.ts). */
 export function blockWriteOf(m: BlockMessage): BlockWrite {
-  return {
-    number: m.number,
-    hash: m.hash,
-    headerRlp: m.headerRlp,
-    bodyRlp: m.bodyRlp,
-    timestamp: m.timestamp,
-    transactionHashes: m.transactionHashes,
-    receipts: m.receipts,
-    accountChanges: m.accountChanges,
-    storageChanges: m.storageChanges,
-    code: new Map(m.code),
-    trieNodes: new Map(),
-  };
+  const { chainConfig: _, code, ...block } = m;
+  return { ...block, code: new Map(code), trieNodes: new Map() };
 }

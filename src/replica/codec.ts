@@ -5,7 +5,7 @@
 // processes, so the stream adds no second schema to keep in step. Sequencer and replicas must
 // run releases that share FORMAT (docs/replicas.md).
 import { deserialize, serialize } from "node:v8";
-import type { AccountChange, ReceiptRecord, StorageChange } from "../chain/types.ts";
+import type { BlockWrite } from "../chain/types.ts";
 import type { ChainUpdate } from "../node/chainFollower.ts";
 
 export const FORMAT = "flashnode-v8/1";
@@ -14,16 +14,7 @@ export const FORMAT = "flashnode-v8/1";
  * A sealed block as the block stream carries it: what a replica needs to store it without
  * executing it. No trie nodes: reads never walk the trie, and `--verify` rebuilds its own.
  */
-export type BlockMessage = {
-  readonly number: number;
-  readonly hash: Uint8Array;
-  readonly headerRlp: Uint8Array;
-  readonly bodyRlp: Uint8Array;
-  readonly timestamp: bigint;
-  readonly transactionHashes: readonly Uint8Array[];
-  readonly receipts: readonly ReceiptRecord[];
-  readonly accountChanges: readonly AccountChange[];
-  readonly storageChanges: readonly StorageChange[];
+export type BlockMessage = Omit<BlockWrite, "code" | "trieNodes"> & {
   /** Code first stored by this block, by code hash (hex, no 0x). */
   readonly code: ReadonlyArray<readonly [string, Uint8Array]>;
   /** The genesis JSON, on block 0 only: a replica's archive starts from it. */

@@ -55,6 +55,21 @@ async function raw(url: string, method: string, params: unknown[]): Promise<stri
   return res.text();
 }
 
+/** Blocks 0..to answer byte-identically on both nodes for each of `methods`. */
+async function assertSameBlocks(to: number, methods: readonly string[]): Promise<void> {
+  for (let n = 0; n <= to; n++) {
+    const tag = `0x${n.toString(16)}`;
+    for (const method of methods) {
+      const params = method === "eth_getBlockReceipts" ? [tag] : [tag, true];
+      const [a, b] = await Promise.all([
+        raw(devUrl(), method, params),
+        raw(replicaUrl(), method, params),
+      ]);
+      assert.equal(b, a, `${method} at block ${n}`);
+    }
+  }
+}
+
 async function head(url: string): Promise<number> {
   return Number(await call(url, "eth_blockNumber"));
 }
@@ -120,19 +135,7 @@ test("a new replica catches up from block 0 and answers byte-identically", async
     (n) => n >= target,
     20_000,
   );
-  for (let n = 0; n <= target; n++) {
-    const tag = `0x${n.toString(16)}`;
-    for (const [method, params] of [
-      ["eth_getBlockReceipts", [tag]],
-      ["eth_getBlockByNumber", [tag, true]],
-    ] as const) {
-      const [a, b] = await Promise.all([
-        raw(devUrl(), method, [...params]),
-        raw(replicaUrl(), method, [...params]),
-      ]);
-      assert.equal(b, a, `${method} at block ${n}`);
-    }
-  }
+  await assertSameBlocks(target, ["eth_getBlockReceipts", "eth_getBlockByNumber"]);
   // Caught up: the lag it reports is small and it says it is ready.
   const metrics = await (await fetch(`${replica!.url}metrics`)).text();
   const lag = /^flashnode_replica_lag_blocks (\d+)$/m.exec(metrics);
@@ -213,14 +216,7 @@ test("a restarted replica resumes where its archive stopped: no gap, no duplicat
     (n) => n >= target,
     20_000,
   );
-  for (let n = 0; n <= target; n++) {
-    const tag = `0x${n.toString(16)}`;
-    const [a, b] = await Promise.all([
-      raw(devUrl(), "eth_getBlockReceipts", [tag]),
-      raw(replicaUrl(), "eth_getBlockReceipts", [tag]),
-    ]);
-    assert.equal(b, a, `receipts of block ${n} after the restart`);
-  }
+  await assertSameBlocks(target, ["eth_getBlockReceipts"]);
   assert.equal(
     await raw(replicaUrl(), "eth_getStorageAt", [contract, "0x0", "latest"]).then((r) =>
       r.replace(/"id":\d+,/, ""),
