@@ -11,6 +11,9 @@ import { type BlockMessage, decodeBlockMessage } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 
+/** A block consumer silent this long while the stream holds newer blocks is created anew. */
+const STALL_MS = 3_000;
+
 export class StreamRetentionError extends Error {
   readonly code = "REPLICA_NEEDS_SNAPSHOT";
 }
@@ -51,6 +54,23 @@ export function followBlocks(opts: {
   let streamHead: number | undefined;
   let lagSeconds = 0;
   let failing = false;
+  let lastMessageAt = Date.now();
+  // A consumer is server state: after a reconnection (a restarted server) or a silence while the
+  // stream has grown, it is created anew from the archive's head rather than trusted to resume.
+  link.onReconnect(() => stop());
+  const watchdog = setInterval(() => {
+    const c = link.current();
+    if (c === undefined || closed || Date.now() - lastMessageAt < STALL_MS) return;
+    c.lastBlock(names).then(
+      (last) => {
+        if (last !== undefined && last > (store.headNumber() ?? -1)) {
+          lastMessageAt = Date.now();
+          stop();
+        }
+      },
+      () => {},
+    );
+  }, STALL_MS);
   const loop = (async () => {
     while (!closed) {
       try {
@@ -66,6 +86,7 @@ export function followBlocks(opts: {
         stop = () => messages.stop();
         if (closed) break;
         for await (const m of messages) {
+          lastMessageAt = Date.now();
           const number = Number(m.headers?.get(HEADER.block));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
@@ -101,6 +122,7 @@ export function followBlocks(opts: {
     },
     async close() {
       closed = true;
+      clearInterval(watchdog);
       stop();
       await loop;
     },

@@ -35,6 +35,8 @@ export type NatsLink = {
   ready(): Promise<NatsContext>;
   /** The context while connected, else undefined. */
   current(): NatsContext | undefined;
+  /** Called after each reconnection (the server may have restarted and lost its consumers). */
+  onReconnect(listener: () => void): void;
   /** Runs `start` on each (re)connection to a new connection; returns a stop function. */
   whenConnected(start: (nc: NatsConnection) => () => void): () => void;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
   let ctx: NatsContext | undefined;
   let waiters: Array<(c: NatsContext) => void> = [];
   const starters = new Set<(nc: NatsConnection) => () => void>();
+  const reconnectListeners: Array<() => void> = [];
   const stops: Array<() => void> = [];
   const up = (c: NatsContext) => {
     ctx = c;
@@ -128,6 +131,7 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
         } else if (s.type === "reconnect") {
           log.info({ server: s.server }, "NATS reconnected");
           up(c);
+          for (const l of reconnectListeners) l();
         }
       }
     })().catch(() => {});
@@ -138,6 +142,9 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
     ready: () =>
       ctx !== undefined ? Promise.resolve(ctx) : new Promise((resolve) => waiters.push(resolve)),
     current: () => ctx,
+    onReconnect(listener) {
+      reconnectListeners.push(listener);
+    },
     whenConnected(start) {
       starters.add(start);
       if (ctx !== undefined) stops.push(start(ctx.nc));

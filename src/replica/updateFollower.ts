@@ -53,6 +53,8 @@ export function followUpdates(opts: {
   };
 
   let failing = false;
+  // After a reconnection the server may have lost the consumer: start a new one.
+  link.onReconnect(() => stop());
   const loop = (async () => {
     let startTime = new Date(Date.now() - CATCH_UP_MS);
     while (!closed) {

@@ -18,6 +18,8 @@ let load: NodeJS.Timeout | undefined;
 let sent = 0;
 const replicaDir = tempDatadir("replica-faults");
 let replica: { child: ChildProcess; url: string } | undefined;
+/** What the replica processes logged (warnings and errors), printed when a check fails. */
+let replicaOutput = "";
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
 
@@ -40,6 +42,9 @@ async function startReplica(): Promise<{ child: ChildProcess; url: string }> {
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
+  child.stdout?.on("data", (c: Buffer) => {
+    replicaOutput += c.toString();
+  });
   const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
   return { child, url: `${base}rpc/${TEST_API_KEY}` };
 }
@@ -61,7 +66,9 @@ async function assertSameChain(url: string, label: string): Promise<void> {
     (n) => n >= target,
     30_000,
     50,
-  );
+  ).catch((e: unknown) => {
+    throw new Error(`${label}: ${(e as Error).message}; replica log:\n${replicaOutput}`);
+  });
   let transactions = 0;
   for (let n = 0; n <= target; n++) {
     const tag = `0x${n.toString(16)}`;
