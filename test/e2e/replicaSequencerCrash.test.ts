@@ -1,0 +1,149 @@
+// The sequencer (`flashnode dev --nats`) SIGKILLed twice under load while a replica follows: the
+// replica keeps serving what it has, and once the sequencer is back (on the same datadir) it
+// republishes whatever it had committed but not published, so the replica ends up with the same
+// chain, block by block: nothing lost, duplicated or reordered.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { after, before, test } from "node:test";
+import { parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { waitForOutput } from "../../bench/lib/http.ts";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
+import type { RunningServer } from "../../src/node/archiveServer.ts";
+import { startReplicaNode } from "../../src/node/replicaNode.ts";
+import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
+import { pollUntil, sleep } from "../utils/devChain.ts";
+import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
+import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+
+let nats: NatsServer;
+let replica: RunningServer;
+const devDir = tempDatadir("sequencer-crash");
+let sequencer: { child: ChildProcess; url: string } | undefined;
+const sender = privateKeyToAccount(devAccounts(5)[4]!.privateKey as `0x${string}`);
+
+async function startSequencer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "dev",
+      "--datadir",
+      devDir,
+      "--port",
+      "0",
+      "--rpc-workers",
+      "1",
+      "--api-key",
+      TEST_API_KEY,
+      "--rate-limit",
+      "0",
+      "--block-time",
+      "300ms",
+      "--flashblock-interval",
+      "50ms",
+      "--nats",
+      nats.url,
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const base = await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/);
+  return { child, url: `${base}rpc/${TEST_API_KEY}` };
+}
+
+async function kill(): Promise<void> {
+  const s = sequencer!;
+  sequencer = undefined;
+  const exited = new Promise((resolve) => s.child.once("exit", resolve));
+  s.child.kill("SIGKILL");
+  await exited;
+}
+
+/** Sends transfers for `ms`, each at the sequencer's pending nonce (a restart keeps the chain). */
+async function load(ms: number): Promise<number> {
+  const url = sequencer!.url;
+  let nonce = Number(await call(url, "eth_getTransactionCount", [sender.address, "pending"]));
+  const until = Date.now() + ms;
+  let sent = 0;
+  while (Date.now() < until) {
+    const raw = await sender.signTransaction({
+      chainId: 31337,
+      type: "eip1559",
+      nonce: nonce++,
+      gas: 21000n,
+      maxFeePerGas: parseGwei("20"),
+      maxPriorityFeePerGas: 1n,
+      to: sender.address,
+      value: 0n,
+    });
+    await call(url, "eth_sendRawTransaction", [raw]);
+    sent++;
+    await sleep(20);
+  }
+  return sent;
+}
+
+const replicaUrl = () => `${replica.url}rpc/${TEST_API_KEY}`;
+
+before(async () => {
+  nats = await startNatsServer();
+  sequencer = await startSequencer();
+  replica = await startReplicaNode({
+    datadir: tempDatadir("sequencer-crash-replica"),
+    nats: [nats.url],
+    streams: DEFAULT_STREAMS,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 50,
+    safeDepth: 32,
+    finalizedDepth: 64,
+    maxLagBlocks: 10,
+  });
+});
+
+after(async () => {
+  if (sequencer !== undefined) await kill();
+  await replica?.close();
+  await nats?.stop();
+});
+
+test("a sequencer SIGKILLed twice under load: the replica ends with the same chain", async () => {
+  let sent = 0;
+  for (let round = 0; round < 2; round++) {
+    sent += await load(1_500);
+    await kill();
+    // The replica keeps answering from its archive while the sequencer is down.
+    const held = Number(await call(replicaUrl(), "eth_blockNumber"));
+    assert.ok(held > 0, "the replica serves its archive with the sequencer down");
+    sequencer = await startSequencer();
+  }
+  sent += await load(500);
+  assert.ok(sent > 20, `load sent ${sent} transactions`);
+  const url = sequencer!.url;
+  const target = Number(await call(url, "eth_blockNumber"));
+  await pollUntil(
+    async () => Number(await call(replicaUrl(), "eth_blockNumber")),
+    (n) => n >= target,
+    30_000,
+    50,
+  );
+  let transactions = 0;
+  for (let n = 0; n <= target; n++) {
+    const tag = `0x${n.toString(16)}`;
+    const [a, b] = await Promise.all([
+      call(url, "eth_getBlockReceipts", [tag]),
+      call(replicaUrl(), "eth_getBlockReceipts", [tag]),
+    ]);
+    assert.deepEqual(b, a, `receipts of block ${n}`);
+    const [ha, hb] = await Promise.all([
+      call(url, "eth_getBlockByNumber", [tag, false]),
+      call(replicaUrl(), "eth_getBlockByNumber", [tag, false]),
+    ]);
+    assert.deepEqual(hb, ha, `block ${n}`);
+    transactions += (a as unknown[]).length;
+  }
+  assert.ok(transactions > 20, `the chain holds the load's transactions (${transactions})`);
+});
