@@ -75,18 +75,23 @@ async function head(url: string): Promise<number> {
 }
 
 let nonce = 0;
-async function sendSet(url: string, value: bigint): Promise<string> {
+/** Dev account 1's next transaction: a deployment (no `to`) or a call. */
+function signNext(tx: { gas: bigint; data: `0x${string}`; to?: string }): Promise<`0x${string}`> {
   const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
-  const signed = await account.signTransaction({
+  return account.signTransaction({
     chainId: Number(dev.chainId),
     type: "eip1559",
     nonce: nonce++,
-    gas: 100_000n,
+    gas: tx.gas,
     maxFeePerGas: parseGwei("20"),
     maxPriorityFeePerGas: 1n,
-    to: contract as `0x${string}`,
-    data: setCalldata(value),
+    ...(tx.to === undefined ? {} : { to: tx.to as `0x${string}` }),
+    data: tx.data,
   });
+}
+
+async function sendSet(url: string, value: bigint): Promise<string> {
+  const signed = await signNext({ gas: 100_000n, to: contract, data: setCalldata(value) });
   return (await call(url, "eth_sendRawTransaction", [signed])) as string;
 }
 
@@ -100,14 +105,8 @@ before(async () => {
     nats: { servers: [nats.url], streams: DEFAULT_STREAMS },
   });
   // A contract whose slot 0 changes in many blocks, and transfers in between.
-  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
-  const deploy = await account.signTransaction({
-    chainId: Number(dev.chainId),
-    type: "eip1559",
-    nonce: nonce++,
+  const deploy = await signNext({
     gas: 200_000n,
-    maxFeePerGas: parseGwei("20"),
-    maxPriorityFeePerGas: 1n,
     data: storageContractBytecode(keccak256(toHex("Set(uint256)"))),
   });
   const hash = (await call(devUrl(), "eth_sendRawTransactionSync", [deploy])) as {
