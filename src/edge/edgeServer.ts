@@ -1,12 +1,13 @@
 // The one HTTP server of a node: routes public and dedicated JSON-RPC, applies the method
 // policy and rate limits before any call runs, and serves /metrics, /healthz and /readyz.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
 import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
 import { createRpcHandler } from "../rpc/server.ts";
+import { createFastHttpServer } from "./fastHttp.ts";
 import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
 import { type RateLimit, RateLimiter, type SharedLimit } from "./rateLimit.ts";
 
@@ -75,7 +76,12 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 }
 
 export type Edge = {
-  readonly server: Server;
+  /** The listening server: plain JSON-RPC POSTs on the fast path, the rest through httpServer. */
+  readonly server: NetServer;
+  /** node:http: every request the fast path hands over, and WebSocket upgrades. */
+  readonly httpServer: Server;
+  /** Stops accepting and closes every connection (idle at once, busy after its answer). */
+  close(): Promise<void>;
   /** The request context for a path, or an HTTP status to refuse it with (also for WebSocket). */
   route(path: string, req: IncomingMessage): RequestContext | number | undefined;
   /** The rate limiters by name ("public", "key:<apiKey>"), for sharing between processes. */
@@ -127,18 +133,23 @@ export function createEdge(opts: EdgeOptions): Edge {
   function route(path: string, req: IncomingMessage): RequestContext | number | undefined {
     const hit = routed.get(req.socket);
     if (hit !== undefined && hit.path === path) return hit.ctx;
-    const ctx = routeOnce(path, req);
+    const ctx = routeOnce(path, req.socket.remoteAddress ?? "unknown");
     if (typeof ctx === "object") routed.set(req.socket, { path, ctx });
     return ctx;
   }
 
-  function routeOnce(path: string, req: IncomingMessage): RequestContext | number | undefined {
-    const client = req.socket.remoteAddress ?? "unknown";
+  /** `quiet`: a refusal is not counted or logged here (the fast path hands it to node:http). */
+  function routeOnce(
+    path: string,
+    client: string,
+    quiet = false,
+  ): RequestContext | number | undefined {
     if (path === "/")
       return { tier: "public", client, admit: admit("public", publicLimiter, client, client) };
     if (path.startsWith("/rpc/")) {
       const key = apiKeyOf(path);
       if (key === undefined || !opts.apiKeys.has(key)) {
+        if (quiet) return 401;
         metrics?.unauthorized();
         log?.debug({ client }, "unknown API key (401)");
         return 401;
@@ -192,9 +203,22 @@ export function createEdge(opts: EdgeOptions): Edge {
   server.headersTimeout = opts.limits.headerTimeoutMs;
   server.requestTimeout = opts.limits.requestReadTimeoutMs;
   server.keepAliveTimeout = opts.limits.idleTimeoutMs;
-  server.maxConnections = opts.limits.maxConnections;
-  server.on("drop", (d) =>
+  const fast = createFastHttpServer({
+    fallback: server,
+    route: (path, client) => routeOnce(path, client, true),
+    dispatcher: opts.dispatcher,
+    bodyLimit: opts.limits.bodyLimit,
+    headerTimeoutMs: opts.limits.headerTimeoutMs,
+    requestReadTimeoutMs: opts.limits.requestReadTimeoutMs,
+    idleTimeoutMs: opts.limits.idleTimeoutMs,
+    maxConnections: opts.limits.maxConnections,
+    corsOrigins:
+      opts.limits.corsOrigins === undefined
+        ? undefined
+        : new Set(opts.limits.corsOrigins.map((o) => o.toLowerCase())),
+  });
+  fast.server.on("drop", (d) =>
     log?.debug({ client: d?.remoteAddress }, "connection refused: at --max-connections"),
   );
-  return { server, route, limiters };
+  return { server: fast.server, httpServer: server, close: fast.close, route, limiters };
 }

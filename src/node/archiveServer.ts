@@ -1,6 +1,6 @@
 // Composition root of `flashnode serve`: a read-only archive behind the JSON-RPC frontend.
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
+import type { Server } from "node:net";
 import { join } from "node:path";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { Logger } from "../log/logger.ts";

@@ -1,7 +1,7 @@
 // The serving side shared by `dev` and `serve`: dispatcher, edge (tiers, policy, limits,
 // metrics, health) and WebSocket, built from the resolved options.
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
+import type { Server } from "node:net";
 import { UsageError } from "../cli/args.ts";
 import { type OptionValue, parseDuration } from "../cli/options.ts";
 import { createEdge, type Edge, type Health } from "../edge/edgeServer.ts";
@@ -176,7 +176,7 @@ export async function startFrontend(args: {
   const ws =
     args.feed === undefined
       ? undefined
-      : attachWebSocket(edge.server, {
+      : attachWebSocket(edge.httpServer, {
           feed: args.feed,
           methods: args.methods,
           route: edge.route,
@@ -211,8 +211,7 @@ export async function startFrontend(args: {
     async close() {
       link?.close();
       await ws?.close();
-      await new Promise<void>((resolve) => edge.server.close(() => resolve()));
-      edge.server.closeAllConnections();
+      await edge.close();
     },
   };
 }

@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import { isIP } from "node:net";
 import type { Dispatcher, DispatchResult } from "./dispatch.ts";
 import {
@@ -65,7 +65,8 @@ function contentLength(req: IncomingMessage): number {
 let lastContentType: string | undefined;
 let lastContentTypeOk = false;
 
-function jsonContentType(header: string | undefined): boolean {
+/** Whether a Content-Type header names one of geth's accepted JSON media types. */
+export function jsonContentType(header: string | undefined): boolean {
   if (header !== undefined && header === lastContentType) return lastContentTypeOk;
   const ok = ACCEPTED_TYPES.has(parseMediaType(header) ?? "");
   lastContentType = header;
@@ -327,7 +328,7 @@ export class PortInUseError extends Error {
 }
 
 /** Starts listening; resolves with the base URL (port 0 picks a free port). */
-export function listen(server: Server, host: string, port: number): Promise<{ url: string }> {
+export function listen(server: NetServer, host: string, port: number): Promise<{ url: string }> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) =>
       reject(
