@@ -152,7 +152,18 @@ function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[
   return args;
 }
 
+/** Printable ASCII without `"` or `\\`: JSON.stringify would only add the quotes. */
+function isPlainString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
 function resultTail(result: unknown): string {
+  // Most results are hex strings: quoted as they are, without a trip through JSON.stringify.
+  if (typeof result === "string" && isPlainString(result)) return `"result":"${result}"`;
   if (result instanceof RawJson) return `"result":${result.json}`;
   let json: string | undefined;
   try {

@@ -3,7 +3,7 @@
 // which the dispatcher adds. Known gap: geth's hexutil reads the raw JSON text between the
 // quotes, so a string written with JSON escapes (`"0x\u0031"`) fails in geth but parses here.
 
-import { padLeft, unprefixedHexToBytes } from "../util/hex.ts";
+import { nibble, unprefixedHexToBytes } from "../util/hex.ts";
 import { InvalidParamsError } from "./errors.ts";
 import { goFold, goQuote, utf8Length } from "./wire.ts";
 
@@ -155,9 +155,28 @@ export function decodeStorageKey(key: string): Uint8Array {
   let n = hex.length > 64 ? hex.length : utf8Length(hex);
   if (n % 2 !== 0) n++;
   if (n > 64) throw storageKeyError("storage key too long (want at most 32 bytes)", key);
-  const bytes = unprefixedHexToBytes(hex.length % 2 !== 0 ? `0${hex}` : hex);
+  const bytes = hexToWord(hex);
   if (bytes === undefined) throw storageKeyError("invalid hex in storage key", key);
-  return padLeft(bytes, 32);
+  return bytes;
+}
+
+/** Up to 64 hex digits (odd lengths take a leading zero) right-aligned in 32 bytes. */
+function hexToWord(hex: string): Uint8Array | undefined {
+  const out = new Uint8Array(32);
+  let byte = 31;
+  let i = hex.length - 1;
+  for (; i > 0; i -= 2, byte--) {
+    const hi = nibble(hex.charCodeAt(i - 1));
+    const lo = nibble(hex.charCodeAt(i));
+    if (hi < 0 || lo < 0) return undefined;
+    out[byte] = (hi << 4) | lo;
+  }
+  if (i === 0) {
+    const lo = nibble(hex.charCodeAt(0));
+    if (lo < 0) return undefined;
+    out[byte] = lo;
+  }
+  return out;
 }
 
 function storageKeyError(reason: string, key: string): InvalidParamsError {

@@ -175,7 +175,21 @@ export function createChainStore(env: KvEnv): ChainStore {
     );
   }
 
-  const headNumber = () => metaNumber(t.meta, "head");
+  // The head is read once per synchronous run (a batch's calls share it): the read snapshot
+  // cannot change before the run's microtask checkpoint unless this thread writes or refreshes.
+  let head: number | undefined;
+  let headGeneration = -1;
+  const forgetHead = () => {
+    headGeneration = -1;
+  };
+  const headNumber = () => {
+    const generation = env.generation();
+    if (generation === headGeneration) return head;
+    head = metaNumber(t.meta, "head");
+    if (headGeneration === -1) queueMicrotask(forgetHead);
+    headGeneration = generation;
+    return head;
+  };
 
   function currentAccount(address: Uint8Array): AccountRecord | undefined {
     const v = t.accounts.getFast(address);

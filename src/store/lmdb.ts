@@ -28,6 +28,12 @@ export type KvEnv = {
   sizeOnDisk(): number;
   /** Drops the cached read snapshot so the next read sees writes committed by another thread. */
   refresh(): void;
+  /**
+   * Changes whenever what a read sees may have changed in this thread (a write, a refresh).
+   * lmdb-js keeps one read snapshot for a whole synchronous run (it renews it on a macrotask), so
+   * a value read at one generation holds until the run ends or the generation moves.
+   */
+  generation(): number;
   /** False once close() has begun: readiness reports a closed store. */
   isOpen(): boolean;
   close(): Promise<void>;
@@ -82,6 +88,7 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     mapSize: 64 * 1024 * 1024 * 1024,
   });
   let envOpen = true;
+  let generation = 0;
   const tables = new Map<TableName, KvTable>();
   for (const [name, def] of Object.entries(TABLES) as [TableName, { id: number; name: string }][]) {
     const db = root.openDB<Buffer, Buffer>({
@@ -100,11 +107,18 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       return t;
     },
     writeAtomically(fn) {
-      return root.transactionSync(fn);
+      generation++;
+      try {
+        return root.transactionSync(fn);
+      } finally {
+        generation++;
+      }
     },
     refresh() {
+      generation++;
       root.resetReadTxn();
     },
+    generation: () => generation,
     sizeOnDisk() {
       const stats = root.getStats() as { lastPageNumber: number; pageSize: number };
       return (stats.lastPageNumber + 1) * stats.pageSize;
