@@ -37,9 +37,27 @@ const MODES: readonly Mode[] = [
   { name: "shared", serverCpus: "0,1", wrk: { threads: 2 } },
   { name: "workers", serverCpus: "0,1", wrk: { threads: 2 } },
 ].filter((m) => values.modes.split(",").includes(m.name));
-/** RPC processes of flashnode dev in pinned/shared (1) and workers mode; ceilings run as many. */
+/** RPC processes of flashnode dev in pinned/shared (1) and workers mode; the ceiling runs as many. */
 const FLASHNODE_PROCESSES = 1;
 const RPC_WORKERS = 2;
+
+/**
+ * Steal above this share of the two CPUs' time in a window means the hypervisor ran someone
+ * else on our cores for a noticeable part of it: that window is run again (up to 3 times, the
+ * least stolen one kept), and the count is reported.
+ */
+const STEAL_LIMIT = 0.01;
+let rerunsForSteal = 0;
+
+async function measure(run: () => Promise<WrkResult>): Promise<WrkResult> {
+  let best = await run();
+  for (let retry = 0; retry < 3 && best.stealMs > STEAL_LIMIT * SECONDS * 1000 * 2; retry++) {
+    rerunsForSteal++;
+    const again = await run();
+    if (again.stealMs < best.stealMs) best = again;
+  }
+  return best;
+}
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(url, {
@@ -224,60 +242,61 @@ try {
             mode.wrk,
           );
     }
+    // The ceiling runs beside the nodes, placed like them, and takes part in every round of the
+    // latest workload: its ratio comes from windows next to each other in time.
+    const processes = workers ? RPC_WORKERS : FLASHNODE_PROCESSES;
+    const bare = await startBare(sample, processes, mode.serverCpus);
     const rows: string[] = [];
     const rps = new Map<string, number>();
-    for (const w of modeWorkloads) {
-      const perNode = new Map<string, WrkResult[]>();
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const node of modeNodes) {
-          const script = luaScript(node.path, w.body);
-          const base = node.url.replace(node.path, "/");
-          const r = await runWrk(base, script, SECONDS, CONNECTIONS, mode.wrk);
-          if (!perNode.has(node.name)) perNode.set(node.name, []);
-          perNode.get(node.name)!.push(r);
-        }
-      }
-      const f = perNode.get("flashnode")!;
-      const a = perNode.get("anvil")!;
-      const fr = median(f.map((r) => r.requestsPerSecond));
-      const ar = median(a.map((r) => r.requestsPerSecond));
-      rps.set(w.name, fr);
-      rows.push(
-        `| ${w.name} | ${fr.toFixed(0)} | ${(fr * w.calls).toFixed(0)} | ${median(f.map((r) => r.p50Ms)).toFixed(2)} | ${median(f.map((r) => r.p99Ms)).toFixed(2)} | ` +
-          `${ar.toFixed(0)} | ${(ar * w.calls).toFixed(0)} | ${median(a.map((r) => r.p50Ms)).toFixed(2)} | ${median(a.map((r) => r.p99Ms)).toFixed(2)} | **${(fr / ar).toFixed(2)}×** | ${[...f, ...a].reduce((n, r) => n + r.errors, 0)} |`,
-      );
-      console.log(`${mode.name}: ${rows.at(-1)}`);
-    }
-
-    // The ceiling: a bare node:http server answering a fixed response of the same size.
-    const ceilings: string[] = [];
+    let ceilingRatio = 0;
     let ceiling = 0;
-    const processes = workers ? RPC_WORKERS : FLASHNODE_PROCESSES;
-    const counts = mode.name === "pinned" ? [1] : [...new Set([processes, 2])];
-    for (const n of counts) {
-      const bare = await startBare(sample, n, mode.serverCpus);
-      const runs: WrkResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        runs.push(
-          await runWrk(bare.url, luaScript("/", storage("latest")), SECONDS, CONNECTIONS, mode.wrk),
+    try {
+      for (const w of modeWorkloads) {
+        const latest = w.name === "eth_getStorageAt latest";
+        const targets = latest
+          ? [...modeNodes, { name: "bare", url: bare.url, path: "/" }]
+          : modeNodes;
+        const perNode = new Map<string, WrkResult[]>();
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const node of targets) {
+            const script = luaScript(node.path, w.body);
+            const base = node.url.replace(node.path, "/");
+            const r = await measure(() => runWrk(base, script, SECONDS, CONNECTIONS, mode.wrk));
+            if (!perNode.has(node.name)) perNode.set(node.name, []);
+            perNode.get(node.name)!.push(r);
+          }
+        }
+        const f = perNode.get("flashnode")!;
+        const a = perNode.get("anvil")!;
+        const fr = median(f.map((r) => r.requestsPerSecond));
+        const ar = median(a.map((r) => r.requestsPerSecond));
+        rps.set(w.name, fr);
+        if (latest) {
+          const b = perNode.get("bare")!;
+          ceiling = median(b.map((r) => r.requestsPerSecond));
+          ceilingRatio = median(f.map((r, i) => r.requestsPerSecond / b[i]!.requestsPerSecond));
+        }
+        const steal = [...perNode.values()].flat().reduce((n, r) => n + r.stealMs, 0);
+        rows.push(
+          `| ${w.name} | ${fr.toFixed(0)} | ${(fr * w.calls).toFixed(0)} | ${median(f.map((r) => r.p50Ms)).toFixed(2)} | ${median(f.map((r) => r.p99Ms)).toFixed(2)} | ` +
+            `${ar.toFixed(0)} | ${(ar * w.calls).toFixed(0)} | ${median(a.map((r) => r.p50Ms)).toFixed(2)} | ${median(a.map((r) => r.p99Ms)).toFixed(2)} | **${(fr / ar).toFixed(2)}×** | ${median(f.map((r, i) => r.requestsPerSecond / a[i]!.requestsPerSecond)).toFixed(2)}× | ${[...f, ...a].reduce((n, r) => n + r.errors, 0)} | ${steal} |`,
         );
+        console.log(`${mode.name}: ${rows.at(-1)}`);
       }
+    } finally {
       bare.child.kill("SIGTERM");
-      const r = median(runs.map((x) => x.requestsPerSecond));
-      if (n === processes) ceiling = r;
-      ceilings.push(`${n} process${n > 1 ? "es" : ""}: ${r.toFixed(0)} req/s`);
     }
     const latest = rps.get("eth_getStorageAt latest")!;
     report.push(
       "",
       `### ${mode.name}: servers on CPU ${mode.serverCpus}, wrk -t${mode.wrk.threads} -c${CONNECTIONS} -d${SECONDS}s${mode.wrk.cpus === undefined ? " (not pinned)" : ` on CPU ${mode.wrk.cpus}`}; ${ROUNDS} alternating rounds, medians`,
       "",
-      "| workload | flashnode req/s | calls/s | p50 ms | p99 ms | anvil req/s | calls/s | p50 ms | p99 ms | flashnode/anvil | errors |",
-      "|---|---|---|---|---|---|---|---|---|---|---|",
+      "| workload | flashnode req/s | calls/s | p50 ms | p99 ms | anvil req/s | calls/s | p50 ms | p99 ms | flashnode/anvil | median of round ratios | errors | steal ms |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
       ...rows,
       "",
-      `ceiling (bare node:http, fixed ${Buffer.byteLength(sample)} B response): ${ceilings.join("; ")}`,
-      `flashnode latest / ceiling (${processes} process${processes > 1 ? "es" : ""}) = ${(latest / ceiling).toFixed(2)}; historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}`,
+      `ceiling (bare node:http, ${processes} process${processes > 1 ? "es" : ""}, fixed ${Buffer.byteLength(sample)} B response, in the latest workload's rounds): ${ceiling.toFixed(0)} req/s`,
+      `flashnode latest / ceiling = ${(latest / ceiling).toFixed(2)} (median of round ratios ${ceilingRatio.toFixed(2)}); historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}; windows re-run for steal: ${rerunsForSteal}`,
     );
     if (workers) report.push(await visibility(workersUrl!));
   }

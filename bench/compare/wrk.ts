@@ -1,7 +1,7 @@
 // Drives wrk (Debian's package) with a Lua script that builds each POST body, and parses its
 // latency distribution.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,7 +17,19 @@ export type WrkResult = {
   readonly checked: boolean;
   /** What wrk printed on stderr (a checking script's first refused answers). */
   readonly stderr: string;
+  /** CPU time the hypervisor gave to others during the run (steal, all CPUs), in ms. */
+  readonly stealMs: number;
 };
+
+/** The machine's steal time so far (all CPUs), in ms: /proc/stat's 8th cpu field, in ticks. */
+export function stealMs(): number {
+  try {
+    const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/);
+    return Number(cpu[8] ?? 0) * 10;
+  } catch {
+    return 0; // not Linux: no steal figure
+  }
+}
 
 export function ensureWrk(): string {
   try {
@@ -122,6 +134,7 @@ export function runWrk(
       placement.cpus === undefined
         ? spawn("wrk", args)
         : spawn("taskset", ["-c", placement.cpus, "wrk", ...args]);
+    const steal0 = stealMs();
     let out = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -144,6 +157,7 @@ export function runWrk(
       const requests = /(\d+) requests in/.exec(out);
       const bad = /^BAD (\d+)$/m.exec(out);
       resolve({
+        stealMs: stealMs() - steal0,
         requests: Number(requests?.[1] ?? 0),
         badAnswers: Number(bad?.[1] ?? 0),
         checked: bad !== null,
