@@ -18,7 +18,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { readonly type: "ready"; readonly head: number }
-  | { readonly type: "failed"; readonly message: string }
+  /** `code`: an operator's error (a class with a code, as SchemaMismatchError), kept as such. */
+  | { readonly type: "failed"; readonly message: string; readonly code?: string }
   | {
       readonly type: "submitted";
       readonly id: number;

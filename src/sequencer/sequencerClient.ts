@@ -43,7 +43,11 @@ export class SequencerClient {
             }
           });
         } else if (msg.type === "failed")
-          reject(new Error(`sequencer failed to start: ${msg.message}`));
+          reject(
+            msg.code === undefined
+              ? new Error(`sequencer failed to start: ${msg.message}`)
+              : new SequencerStartError(msg.message, msg.code),
+          );
         else client.handle(msg);
       });
       worker.once("error", reject);
@@ -126,5 +130,15 @@ export class SequencerClient {
       this.worker.postMessage({ type: "stop" } satisfies ToWorker);
     });
     return this.stopping;
+  }
+}
+
+/** An operator's error raised while the sequencer thread started (a wrong datadir, say). */
+export class SequencerStartError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
   }
 }

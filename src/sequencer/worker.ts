@@ -3,6 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureGenesis } from "../chain/importer.ts";
+import { isOperatorError } from "../cli/args.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { hexToBytes } from "../util/hex.ts";
@@ -67,4 +68,10 @@ async function main(): Promise<void> {
   await sequencer.start();
 }
 
-main().catch((e: unknown) => send({ type: "failed", message: (e as Error).stack ?? String(e) }));
+main().catch((e: unknown) =>
+  send(
+    isOperatorError(e)
+      ? { type: "failed", message: e.message, code: e.code }
+      : { type: "failed", message: (e as Error).stack ?? String(e) },
+  ),
+);

@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import type { BlockWrite, StorageChange } from "../chain/types.ts";
 import { createChainStore } from "./chainStore.ts";
+import { storageChangeKey } from "./keys.ts";
 import { openKvEnv } from "./lmdb.ts";
+import { RECENT } from "./slotRow.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "flashnode-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,5 +94,18 @@ test("historical storage across full history shards: a slot changed in 700 block
   for (let n = 0; n <= last + 3; n++) {
     assert.equal(hex(store.storage(a, s, n)), hex(v(valueAt(n))), `block ${n}`);
   }
+  // The row keeps the pre-values of the newest RECENT changes: reads before them need no change
+  // set. With those change-set entries gone, reads in that window still answer right.
+  const changes = env.table("storageChanges");
+  const newest = Array.from({ length: RECENT }, (_, i) => last - 2 * i);
+  env.writeAtomically(() => {
+    for (const n of newest) changes.remove(storageChangeKey(n, a, s));
+  });
+  for (let n = last - 2 * RECENT + 1; n <= last + 3; n++) {
+    assert.equal(hex(store.storage(a, s, n)), hex(v(valueAt(n))), `block ${n}, from the row`);
+  }
+  // One change further back is read from the change set, as before.
+  changes.remove(storageChangeKey(last - 2 * RECENT, a, s));
+  assert.equal(hex(store.storage(a, s, last - 2 * RECENT - 1)), "", "its entry is gone");
   await env.close();
 });

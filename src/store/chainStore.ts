@@ -20,6 +20,7 @@ import {
   shardAppend,
   shardAt,
   shardFirstAfter,
+  shardIndexAfter,
   shardLast,
   shardLength,
 } from "./historyShard.ts";
@@ -41,8 +42,12 @@ import {
 import type { KvEnv, KvTable } from "./lmdb.ts";
 import {
   encodeSlotRow,
+  RECENT,
   slotRowHasOlderShards,
   slotRowIsZero,
+  slotRowRecent,
+  slotRowRecentCount,
+  slotRowRecentValues,
   slotRowShard,
   slotRowValue,
 } from "./slotRow.ts";
@@ -203,22 +208,35 @@ export function createChainStore(env: KvEnv): ChainStore {
     return row === undefined ? EMPTY : slotRowValue(row);
   }
 
-  /** The slot's new row: value `after`, and `number` appended to its newest history shard. */
-  function writeSlot(address: Uint8Array, slot: Uint8Array, after: Uint8Array, number: number) {
+  /**
+   * The slot's new row: value `after`, `number` appended to its newest history shard, and
+   * `before` to the pre-values it keeps (the oldest dropped past RECENT).
+   */
+  function writeSlot(
+    address: Uint8Array,
+    slot: Uint8Array,
+    before: Uint8Array,
+    after: Uint8Array,
+    number: number,
+  ) {
     const key = storageKey(address, slot);
     const row = t.slots.get(key);
     let shard = row === undefined ? new Uint8Array(0) : slotRowShard(row);
+    let recent = row === undefined ? [] : slotRowRecentValues(row);
     let older = row !== undefined && slotRowHasOlderShards(row);
     if (shardLength(shard) === 0 || shardLast(shard) !== number) {
       if (shardLength(shard) >= SHARD_CAPACITY) {
         // Full: it moves to the index, keyed by its highest number; a new shard starts.
         t.storageHistoryIndex.put(storageShardKey(address, slot, shardLast(shard)), shard);
         shard = new Uint8Array(0);
+        recent = [];
         older = true;
       }
       shard = shardAppend(shard, number);
+      recent.push(before);
+      if (recent.length > RECENT) recent.shift();
     }
-    t.slots.put(key, encodeSlotRow(after, shard, older));
+    t.slots.put(key, encodeSlotRow(after, recent, shard, older));
   }
 
   function accountAt(
@@ -249,9 +267,15 @@ export function createChainStore(env: KvEnv): ChainStore {
     const row = t.slots.getFast(SLOT_KEY);
     if (row === undefined) return EMPTY;
     const newest = slotRowShard(row);
-    let changedAt = shardFirstAfter(newest, block);
-    if (changedAt === undefined) return slotRowValue(row);
-    if (changedAt === shardAt(newest, 0) && slotRowHasOlderShards(row)) {
+    const n = shardLength(newest);
+    const i = shardIndexAfter(newest, block);
+    if (i === n) return slotRowValue(row);
+    let changedAt = shardAt(newest, i);
+    const older = i === 0 && slotRowHasOlderShards(row);
+    // A change among the row's newest: its pre-value is in the row, no second read.
+    const recent = slotRowRecentCount(row);
+    if (!older && i >= n - recent) return slotRowRecent(row, i - (n - recent));
+    if (older) {
       // An older, full shard may hold an earlier change after `block`: the first one whose
       // highest number is above `block` is the only one that can.
       SHARD_SEEK.set(SLOT_KEY, 0);
@@ -368,7 +392,7 @@ export function createChainStore(env: KvEnv): ChainStore {
         }
         for (const c of b.storageChanges) {
           t.storageChanges.put(storageChangeKey(b.number, c.address, c.slot), c.before);
-          writeSlot(c.address, c.slot, c.after, b.number);
+          writeSlot(c.address, c.slot, c.before, c.after, b.number);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);

@@ -25,8 +25,8 @@ export function shardLast(shard: Uint8Array): number {
   return shardAt(shard, shardLength(shard) - 1);
 }
 
-/** The first number in the shard greater than `block`, if any (binary search). */
-export function shardFirstAfter(shard: Uint8Array, block: number): number | undefined {
+/** The index of the first number in the shard greater than `block`; its length if none. */
+export function shardIndexAfter(shard: Uint8Array, block: number): number {
   let lo = 0;
   let hi = shardLength(shard);
   while (lo < hi) {
@@ -34,7 +34,13 @@ export function shardFirstAfter(shard: Uint8Array, block: number): number | unde
     if (shardAt(shard, mid) > block) hi = mid;
     else lo = mid + 1;
   }
-  return lo < shardLength(shard) ? shardAt(shard, lo) : undefined;
+  return lo;
+}
+
+/** The first number in the shard greater than `block`, if any (binary search). */
+export function shardFirstAfter(shard: Uint8Array, block: number): number | undefined {
+  const i = shardIndexAfter(shard, block);
+  return i < shardLength(shard) ? shardAt(shard, i) : undefined;
 }
 
 /** A new shard: `shard` (a copy is made; it may be LMDB's reused buffer) with `block` appended. */

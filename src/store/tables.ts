@@ -68,14 +68,14 @@ export const TABLES = {
     id: 20,
     name: "slots",
     layout:
-      "address (20) ‖ slot (32) → flags u8 (value length; top bit: older full shards exist) ‖ current value (leading zeros trimmed; empty = zero) ‖ the slot's newest history shard (slotRow.ts): every slot ever written",
+      "address (20) ‖ slot (32) → flags u8 (value length; top bit: older full shards exist) ‖ current value (leading zeros trimmed; empty = zero) ‖ count u8 ‖ the pre-values of the slot's newest `count` (≤ 8) changes, each length u8 ‖ bytes ‖ the slot's newest history shard (slotRow.ts): every slot ever written",
   },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
 
 /** Bumped when a table's layout changes incompatibly; a datadir from another version is refused. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const META_KEYS = {
   schemaVersion: "schemaVersion",

@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { u64Key } from "../../src/store/keys.ts";
+import { openKvEnv } from "../../src/store/lmdb.ts";
+import { META_KEYS, SCHEMA_VERSION } from "../../src/store/tables.ts";
 import { CHAIN_RLP, GENESIS, importFixtureChain, runCli, tempDatadir } from "../utils/fixtures.ts";
 
 const dir = tempDatadir("cli");
@@ -147,6 +150,21 @@ describe("dev refuses bad input before creating anything", () => {
       assert.equal(readFileSync(join(datadir, "keep.txt"), "utf8"), "mine");
     });
   }
+
+  test("a datadir of another archive schema: the one line that says what to do", async () => {
+    const datadir = freshPath("old-schema");
+    const env = openKvEnv(datadir);
+    env.writeAtomically(() =>
+      env.table("meta").put(Buffer.from(META_KEYS.schemaVersion), u64Key(SCHEMA_VERSION - 1)),
+    );
+    await env.close();
+    refused(
+      ["dev", "--port", "0", "--datadir", datadir],
+      new RegExp(
+        `has archive schema version ${SCHEMA_VERSION - 1}; this flashnode reads version ${SCHEMA_VERSION} \\(dev: start over with --fresh`,
+      ),
+    );
+  });
 
   test("a full disk: refused, and the datadir made for it removed again", (t) => {
     const disk = tempDatadir("cli-full");
