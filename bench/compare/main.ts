@@ -299,6 +299,8 @@ try {
       `flashnode latest / ceiling = ${(latest / ceiling).toFixed(2)} (median of round ratios ${ceilingRatio.toFixed(2)}); historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}; windows re-run for steal: ${rerunsForSteal}`,
     );
     if (workers) report.push(await visibility(workersUrl!));
+    // Each mode's summary as soon as it is known: a later failure does not lose it.
+    console.log(report.slice(report.lastIndexOf("") + 1).join("\n"));
   }
   console.log(report.join("\n"));
 } finally {
