@@ -94,9 +94,9 @@ export function measureReads(store: ChainStore, model: ScaleModel, plan: ReadPla
 
 export function formatLatency(l: Latency): string {
   const tiers = Object.entries(l.p50ByTier)
-    .map(([name, p50]) => `${name} ${p50.toFixed(1)}`)
+    .map(([name, p50]) => `${name} ${p50.toFixed(2)}`)
     .join(", ");
-  return `reads @head ${l.head.toLocaleString("en-US")}, ${l.label}: p50 ${l.p50.toFixed(1)} µs, p99 ${l.p99.toFixed(1)} µs (${l.reads.toLocaleString("en-US")} reads; p50 by tier: ${tiers} µs)`;
+  return `reads @head ${l.head.toLocaleString("en-US")}, ${l.label}: p50 ${l.p50.toFixed(2)} µs, p99 ${l.p99.toFixed(1)} µs (${l.reads.toLocaleString("en-US")} reads; p50 by tier: ${tiers} µs)`;
 }
 
 export type Verification = {
