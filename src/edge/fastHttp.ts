@@ -10,7 +10,7 @@ import { STATUS_CODES } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Dispatcher, DispatchResult } from "../rpc/dispatch.ts";
 import type { RequestContext } from "../rpc/method.ts";
-import { jsonContentType } from "../rpc/server.ts";
+import { corsAllowOrigin, jsonContentType } from "../rpc/server.ts";
 
 export type FastHttpOptions = {
   /** Gets every connection the fast path does not serve, with the bytes it has not answered. */
@@ -262,9 +262,8 @@ class FastHttp {
     const cors = this.opts.corsOrigins;
     if (cors !== undefined) {
       extra += "vary: Origin\r\n";
-      const origin = head.origin;
-      if (origin !== undefined && (cors.has("*") || cors.has(origin.toLowerCase())))
-        extra += `access-control-allow-origin: ${cors.has("*") ? "*" : origin}\r\n`;
+      const allowOrigin = corsAllowOrigin(head.origin, cors);
+      if (allowOrigin !== undefined) extra += `access-control-allow-origin: ${allowOrigin}\r\n`;
     }
     const close = head.close || this.closing;
     socket.write(

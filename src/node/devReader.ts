@@ -145,19 +145,33 @@ export async function startDevReader(opts: {
 /**
  * Each call first catches up with the fence: another reader may already have shown a newer
  * flashblock or head to the same client. Caught up (nearly always), the call runs as it is.
+ * The fence is read once per synchronous run (a batch's calls share the read): every call of a
+ * run was sent before its client saw any answer of it, so a newer position written meanwhile
+ * cannot have been shown to that client.
  */
 function fenced(
   methods: MethodRegistry,
   fence: PositionFence,
   follower: ChainFollower,
 ): MethodRegistry {
+  let read = -1;
+  const forget = () => {
+    read = -1;
+  };
+  const fencePosition = () => {
+    if (read < 0) {
+      read = fence.read();
+      queueMicrotask(forget);
+    }
+    return read;
+  };
   const out: Record<string, MethodRegistry[string]> = {};
   for (const [name, def] of Object.entries(methods)) {
     const handler = def.handler;
     out[name] = {
       params: def.params,
       handler: (args, ctx) => {
-        const at = fence.read();
+        const at = fencePosition();
         if (at <= follower.position()) return handler(args, ctx);
         return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx));
       },

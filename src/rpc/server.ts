@@ -114,6 +114,19 @@ function hostOf(hostHeader: string): string {
     : hostHeader;
 }
 
+/**
+ * The Access-Control-Allow-Origin value for a request's Origin, as rs/cors answers for geth;
+ * undefined when the origin is not allowed. `allowed` is lower-cased ("*": any).
+ */
+export function corsAllowOrigin(
+  origin: string | undefined,
+  allowed: ReadonlySet<string>,
+): string | undefined {
+  if (origin === undefined) return undefined;
+  if (allowed.has("*")) return "*";
+  return allowed.has(origin.toLowerCase()) ? origin : undefined;
+}
+
 /** A request handler for the JSON-RPC endpoint; mount it on any path. */
 export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
   const limit = opts.bodyLimit ?? HTTP_BODY_LIMIT;
@@ -136,9 +149,8 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
   function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Set<string>): boolean {
     const origin = req.headers.origin;
     const wanted = req.headers["access-control-request-method"];
-    const originOk =
-      origin !== undefined && (allowed.has("*") || allowed.has(origin.toLowerCase()));
-    const allowOrigin = allowed.has("*") ? "*" : (origin ?? "");
+    const allowOrigin = corsAllowOrigin(origin, allowed);
+    const originOk = allowOrigin !== undefined;
     if (req.method === "OPTIONS" && wanted !== undefined) {
       res.setHeader(
         "vary",
