@@ -13,6 +13,7 @@ import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { perRun } from "../util/perRun.ts";
 import type { RunningServer } from "./archiveServer.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
@@ -154,17 +155,7 @@ function fenced(
   fence: PositionFence,
   follower: ChainFollower,
 ): MethodRegistry {
-  let read = -1;
-  const forget = () => {
-    read = -1;
-  };
-  const fencePosition = () => {
-    if (read < 0) {
-      read = fence.read();
-      queueMicrotask(forget);
-    }
-    return read;
-  };
+  const fencePosition = perRun(() => fence.read());
   const out: Record<string, MethodRegistry[string]> = {};
   for (const [name, def] of Object.entries(methods)) {
     const handler = def.handler;

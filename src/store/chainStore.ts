@@ -7,6 +7,7 @@ import type {
   StorageChange,
 } from "../chain/types.ts";
 import { copyBytes } from "../util/hex.ts";
+import { perRun } from "../util/perRun.ts";
 import {
   decodeAccount,
   decodeFlashblockRecord,
@@ -182,19 +183,7 @@ export function createChainStore(env: KvEnv): ChainStore {
 
   // The head is read once per synchronous run (a batch's calls share it): the read snapshot
   // cannot change before the run's microtask checkpoint unless this thread writes or refreshes.
-  let head: number | undefined;
-  let headGeneration = -1;
-  const forgetHead = () => {
-    headGeneration = -1;
-  };
-  const headNumber = () => {
-    const generation = env.generation();
-    if (generation === headGeneration) return head;
-    head = metaNumber(t.meta, "head");
-    if (headGeneration === -1) queueMicrotask(forgetHead);
-    headGeneration = generation;
-    return head;
-  };
+  const headNumber = perRun(() => metaNumber(t.meta, "head"), env.generation);
 
   function currentAccount(address: Uint8Array): AccountRecord | undefined {
     const v = t.accounts.getFast(address);
