@@ -34,6 +34,7 @@ function natsOptions(values: ReadonlyMap<string, unknown>) {
       streams: {
         prefix: values.get("nats-prefix") as string,
         replicas: values.get("nats-replicas") as number,
+        snapshotEveryBlocks: values.get("nats-snapshot-every") as number,
         blockRetentionMs: parseDuration(
           "nats-block-retention",
           values.get("nats-block-retention"),

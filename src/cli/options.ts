@@ -272,11 +272,19 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "nats-replicas",
     kind: "int",
-    commands: ["dev"],
+    commands: ["dev", "replica"],
     min: 1,
     max: 5,
     default: 1,
-    help: "JetStream replication factor of streams the node creates (3 on a 3-node cluster)",
+    help: "JetStream replication factor of the streams and the snapshot bucket the node creates (3 on a 3-node cluster)",
+  },
+  {
+    name: "nats-snapshot-every",
+    kind: "int",
+    commands: ["dev", "replica"],
+    min: 0,
+    default: 0,
+    help: "store a snapshot of the archive in the <PREFIX>_SNAPSHOTS object store every this many blocks (0: never), so that new replicas can start after the block stream's retention dropped block 0",
   },
   {
     name: "nats-block-retention",

@@ -31,7 +31,12 @@ export async function replicaCommand(argv: string[]): Promise<void> {
   const node = await startReplicaNode({
     datadir,
     nats,
-    streams: { ...DEFAULT_STREAMS, prefix: values.get("nats-prefix") as string },
+    streams: {
+      ...DEFAULT_STREAMS,
+      prefix: values.get("nats-prefix") as string,
+      replicas: values.get("nats-replicas") as number,
+      snapshotEveryBlocks: values.get("nats-snapshot-every") as number,
+    },
     frontend,
     logger,
     flashblockIntervalMs: 200,

@@ -8,7 +8,9 @@ import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import { type BlockFollower, followBlocks } from "../replica/blockFollower.ts";
+import { bootstrapArchive } from "../replica/bootstrap.ts";
 import { openNatsLink } from "../replica/natsLink.ts";
+import { type Snapshotter, startSnapshotter } from "../replica/snapshots.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import { streamNames } from "../replica/streams.ts";
 import { forwardingTarget } from "../replica/txForwarding.ts";
@@ -37,11 +39,18 @@ export type ReplicaNodeOptions = {
 
 export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<RunningServer> {
   const lock = lockDatadir(opts.datadir);
-  const kv = openKvEnv(opts.datadir);
-  const store = createChainStore(kv);
   const log = opts.logger.child({ module: "replica" });
   const names = streamNames(opts.streams.prefix);
   const link = openNatsLink(opts.nats, "flashnode-replica", log);
+  try {
+    await bootstrapArchive({ link, names, datadir: opts.datadir, logger: log });
+  } catch (e) {
+    await link.close();
+    lock.release();
+    throw e;
+  }
+  const kv = openKvEnv(opts.datadir);
+  const store = createChainStore(kv);
   const feed = createFeedHub();
   let onBlock: () => void = () => {};
   let configured: () => void = () => {};
@@ -51,8 +60,17 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
   if (store.chainConfig() !== undefined) configured();
   let blocks: BlockFollower | undefined;
   let calls: CallClient | undefined;
+  const snapshots: Snapshotter = startSnapshotter({
+    link,
+    names,
+    env: kv,
+    every: opts.streams.snapshotEveryBlocks,
+    replicas: opts.streams.replicas,
+    logger: log,
+  });
   const undo = async () => {
     await blocks?.close();
+    await snapshots.close();
     await calls?.stop();
     await link.close();
     await kv.close();
@@ -67,6 +85,7 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
       onBlock: (m) => {
         if (m.chainConfig !== undefined) configured();
         onBlock();
+        snapshots.blockStored(m.number);
       },
     });
     if (store.chainConfig() === undefined)

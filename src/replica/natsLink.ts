@@ -80,7 +80,10 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
           storage: StorageType.File,
           num_replicas: o.replicas,
           max_age: nanos(s.maxAgeMs),
-          duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+          // The server refuses a duplicate window longer than the retention.
+          duplicate_window: nanos(
+            s.maxAgeMs > 0 ? Math.min(DUPLICATE_WINDOW_MS, s.maxAgeMs) : DUPLICATE_WINDOW_MS,
+          ),
         });
       }
     },

@@ -10,6 +10,7 @@ import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
 import { type NatsLink, openNatsLink } from "./natsLink.ts";
+import { startSnapshotter } from "./snapshots.ts";
 import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
 import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
 
@@ -54,6 +55,15 @@ export function startPublisher(opts: {
       };
     });
 
+  const snapshots = startSnapshotter({
+    link,
+    names,
+    env: opts.store.env,
+    every: opts.streams.snapshotEveryBlocks,
+    replicas: opts.streams.replicas,
+    logger: log,
+  });
+
   const stopAnswering = link.whenConnected((nc) =>
     answerTransactions(nc, names, opts.sequencer, log),
   );
@@ -78,6 +88,8 @@ export function startPublisher(opts: {
       published = next;
       next++;
     }
+    // A snapshot may end past the newest published block: its restorer waits for the next one.
+    if (published !== undefined) snapshots.blockStored(published);
   }
 
   const loop = (async () => {
@@ -132,6 +144,7 @@ export function startPublisher(opts: {
       closed = true;
       wake();
       await loop;
+      await snapshots.close();
       stopAnswering();
       await link.close();
     },

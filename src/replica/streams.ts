@@ -3,6 +3,7 @@
 //   <PREFIX>_BLOCKS        subjects <prefix>.blocks.<number>   one message per sealed block
 //   <PREFIX>_FLASHBLOCKS   subject  <prefix>.flashblocks       every flashblock and seal
 //   <prefix>.tx            request/reply: a replica's eth_sendRawTransaction and evm_mine
+//   <PREFIX>_SNAPSHOTS     object store: the newest snapshot of the archive (object "archive")
 
 export type StreamOptions = {
   /** Subject prefix; stream names are its upper-case form. */
@@ -11,8 +12,10 @@ export type StreamOptions = {
   readonly blockRetentionMs: number;
   /** How long the flashblock stream keeps a flashblock (ms). */
   readonly flashblockRetentionMs: number;
-  /** JetStream replication factor of both streams (1, or 3 on a 3-node cluster). */
+  /** JetStream replication factor of both streams and the snapshot bucket (1, or 3 on a 3-node cluster). */
   readonly replicas: number;
+  /** Store a snapshot of the archive every this many blocks (0: never). */
+  readonly snapshotEveryBlocks: number;
 };
 
 export const DEFAULT_STREAMS: StreamOptions = {
@@ -20,11 +23,14 @@ export const DEFAULT_STREAMS: StreamOptions = {
   blockRetentionMs: 0,
   flashblockRetentionMs: 10 * 60_000,
   replicas: 1,
+  snapshotEveryBlocks: 0,
 };
 
 export type StreamNames = {
   readonly blocks: string;
   readonly flashblocks: string;
+  /** Object store bucket of archive snapshots. */
+  readonly snapshots: string;
   blockSubject(number: number): string;
   readonly blockSubjects: string;
   readonly flashblockSubject: string;
@@ -36,6 +42,7 @@ export function streamNames(prefix: string): StreamNames {
   return {
     blocks: `${upper}_BLOCKS`,
     flashblocks: `${upper}_FLASHBLOCKS`,
+    snapshots: `${upper}_SNAPSHOTS`,
     blockSubject: (n) => `${prefix}.blocks.${n}`,
     blockSubjects: `${prefix}.blocks.>`,
     flashblockSubject: `${prefix}.flashblocks`,

@@ -26,6 +26,11 @@ export type KvEnv = {
   /** Runs `fn` in one write transaction: all its puts commit together or not at all. */
   writeAtomically<T>(fn: () => T): T;
   sizeOnDisk(): number;
+  /**
+   * Writes a consistent, compacted copy of the environment (one read snapshot) into `dir`, which
+   * becomes a datadir's archive directory. Runs off the event loop.
+   */
+  backup(dir: string): Promise<void>;
   /** Drops the cached read snapshot so the next read sees writes committed by another thread. */
   refresh(): void;
   /**
@@ -119,6 +124,11 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       root.resetReadTxn();
     },
     generation: () => generation,
+    async backup(dir) {
+      mkdirSync(dir, { recursive: true });
+      // LMDB writes data.mdb into an existing, empty directory (the environment has a subdir).
+      await root.backup(dir, true);
+    },
     sizeOnDisk() {
       const stats = root.getStats() as { lastPageNumber: number; pageSize: number };
       return (stats.lastPageNumber + 1) * stats.pageSize;
