@@ -25,10 +25,10 @@ function natsServerBinary(): string {
   );
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+async function launch(port: number, dir: string, extra: string[] = []): Promise<ChildProcess> {
   const child = spawn(
     natsServerBinary(),
-    ["-js", "-sd", join(dir, "js"), "-a", "127.0.0.1", "-p", String(port)],
+    ["-js", "-sd", join(dir, "js"), "-a", "127.0.0.1", "-p", String(port), ...extra],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let log = "";
@@ -59,6 +59,56 @@ export async function startNatsServer(): Promise<NatsServer> {
     },
     async restart() {
       child = await launch(port, dir);
+    },
+  };
+}
+
+export type NatsCluster = {
+  /** Client URLs of the nodes, in node order. */
+  readonly urls: readonly string[];
+  /** Server names (`n0`, `n1`, …): what JetStream reports as a stream's leader. */
+  readonly names: readonly string[];
+  /** SIGKILLs node `i`. */
+  kill(i: number): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** `size` nats-servers routed into one JetStream cluster (RAFT), each with its own store. */
+export async function startNatsCluster(size: number): Promise<NatsCluster> {
+  const ports = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const routes = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const names = ports.map((_, i) => `n${i}`);
+  const children: Array<ChildProcess | undefined> = await Promise.all(
+    ports.map((port, i) =>
+      launch(port, tempDatadir(`nats-${names[i]}`), [
+        "-n",
+        names[i]!,
+        "--cluster_name",
+        "flashnode-test",
+        "--cluster",
+        `nats://127.0.0.1:${routes[i]}`,
+        "--routes",
+        routes
+          .filter((_, j) => j !== i)
+          .map((r) => `nats://127.0.0.1:${r}`)
+          .join(","),
+      ]),
+    ),
+  );
+  const kill = async (i: number) => {
+    const child = children[i];
+    children[i] = undefined;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  };
+  return {
+    urls: ports.map((p) => `nats://127.0.0.1:${p}`),
+    names,
+    kill,
+    async stop() {
+      await Promise.all(children.map((_, i) => kill(i)));
     },
   };
 }
