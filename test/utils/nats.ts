@@ -9,6 +9,8 @@ import { tempDatadir } from "./fixtures.ts";
 
 export type NatsServer = {
   readonly url: string;
+  /** The running server's process id (undefined while stopped). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
   /** Starts it again on the same port and store (after stop). */
   restart(): Promise<void>;
@@ -49,6 +51,9 @@ export async function startNatsServer(): Promise<NatsServer> {
   let child: ChildProcess | undefined = await launch(port, dir);
   return {
     url: `nats://127.0.0.1:${port}`,
+    get pid() {
+      return child?.pid;
+    },
     async stop() {
       const running = child;
       child = undefined;
