@@ -308,6 +308,13 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "/readyz answers not ready while the replica is more than this many blocks behind the block stream",
   },
   {
+    name: "verify",
+    kind: "boolean",
+    commands: ["replica"],
+    default: false,
+    help: "execute every block from the stream with the EVM and refuse one whose state root, receipts root, logs bloom or gas used differ (needs an archive built with --verify from block 0, or restored from the sequencer's snapshot)",
+  },
+  {
     name: "forkchoice",
     kind: "string",
     commands: ["import"],

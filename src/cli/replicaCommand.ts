@@ -44,6 +44,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     safeDepth: DEFAULT_SAFE_DEPTH,
     finalizedDepth: DEFAULT_FINALIZED_DEPTH,
     maxLagBlocks: values.get("max-lag") as number,
+    verify: values.get("verify") as boolean,
   });
   process.stderr.write(
     [

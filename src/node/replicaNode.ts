@@ -15,6 +15,7 @@ import type { StreamOptions } from "../replica/streams.ts";
 import { streamNames } from "../replica/streams.ts";
 import { forwardingTarget } from "../replica/txForwarding.ts";
 import { followUpdates } from "../replica/updateFollower.ts";
+import { createBlockVerifier } from "../replica/verifier.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
@@ -35,6 +36,8 @@ export type ReplicaNodeOptions = {
   readonly finalizedDepth: number;
   /** /readyz says not ready while the archive is more blocks than this behind the stream. */
   readonly maxLagBlocks: number;
+  /** Execute every block with the EVM and refuse one whose roots differ (`--verify`). */
+  readonly verify?: boolean;
 };
 
 export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<RunningServer> {
@@ -82,6 +85,7 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
       names,
       store,
       logger: log,
+      ...(opts.verify === true ? { verifier: createBlockVerifier(store) } : {}),
       onBlock: (m) => {
         if (m.chainConfig !== undefined) configured();
         onBlock();

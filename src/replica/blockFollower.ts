@@ -10,6 +10,7 @@ import { blockWriteOf } from "./blockMessage.ts";
 import { type BlockMessage, decodeBlockMessage } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
+import { BlockVerificationError, type BlockVerifier } from "./verifier.ts";
 
 /** A block consumer silent this long while the stream holds newer blocks is created anew. */
 const STALL_MS = 3_000;
@@ -47,6 +48,8 @@ export function followBlocks(opts: {
   readonly logger: Logger;
   /** After each block's commit. */
   readonly onBlock: (m: BlockMessage) => void;
+  /** `--verify`: each block executed and checked before it is stored. */
+  readonly verifier?: BlockVerifier;
 }): BlockFollower {
   const { link, names, store, logger } = opts;
   let closed = false;
@@ -97,7 +100,9 @@ export function followBlocks(opts: {
           const block = decodeBlockMessage(m.data, m.headers?.get(HEADER.format));
           if (block.chainConfig !== undefined && store.chainConfig() === undefined)
             store.setChainConfig(block.chainConfig);
-          store.writeBlock(blockWriteOf(block));
+          const write =
+            opts.verifier === undefined ? blockWriteOf(block) : await opts.verifier.verify(block);
+          store.writeBlock(write);
           opts.onBlock(block);
           failing = false;
           lagSeconds = m.info.pending === 0 ? 0 : (Date.now() - m.info.timestampNanos / 1e6) / 1000;
@@ -106,7 +111,7 @@ export function followBlocks(opts: {
         if (closed) break;
         // Said once per outage, not once per retry.
         if (!failing) {
-          if (e instanceof StreamRetentionError)
+          if (e instanceof StreamRetentionError || e instanceof BlockVerificationError)
             logger.error({ err: e }, "replica cannot follow the block stream");
           else logger.warn({ err: e }, "following the block stream failed; retrying every second");
         }

@@ -1,0 +1,191 @@
+// `flashnode replica --verify` executes every block from the stream with the EVM before storing
+// it: a verifying replica of a live sequencer stores what its own execution produced and still
+// answers byte-identically; one fed a block whose header claims a wrong state root refuses it and
+// stays on the block before.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { RLP } from "@ethereumjs/rlp";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect, headers } from "@nats-io/transport-node";
+import pino from "pino";
+import { keccak256, parseGwei, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { keccak256 as keccakBytes } from "../../src/exec/crypto.ts";
+import type { RunningServer } from "../../src/node/archiveServer.ts";
+import type { DevNode } from "../../src/node/devNode.ts";
+import { type ReplicaNodeOptions, startReplicaNode } from "../../src/node/replicaNode.ts";
+import { decodeBlockMessage, encodeMessage, FORMAT } from "../../src/replica/codec.ts";
+import { DEFAULT_STREAMS, HEADER, streamNames } from "../../src/replica/streams.ts";
+import {
+  pollUntil,
+  setCalldata,
+  signTransfer,
+  sleep,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
+import { call, tempDatadir } from "../utils/fixtures.ts";
+import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+
+let nats: NatsServer;
+let dev: DevNode;
+const replicas: RunningServer[] = [];
+let contract: `0x${string}`;
+
+const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
+
+async function raw(url: string, method: string, params: unknown[]): Promise<string> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return res.text();
+}
+
+function replicaOptions(prefix: string, lines: string[]): ReplicaNodeOptions {
+  return {
+    datadir: tempDatadir("replica-verify"),
+    nats: [nats.url],
+    streams: { ...DEFAULT_STREAMS, prefix },
+    frontend: testFrontendOptions(),
+    logger: pino({ level: "info" }, { write: (s: string) => lines.push(s) }),
+    flashblockIntervalMs: 50,
+    safeDepth: 2,
+    finalizedDepth: 4,
+    maxLagBlocks: 10,
+    verify: true,
+  };
+}
+
+before(async () => {
+  nats = await startNatsServer();
+  dev = await startTestDevNode({
+    blockTimeMs: 300,
+    flashblockIntervalMs: 50,
+    nats: { servers: [nats.url], streams: DEFAULT_STREAMS },
+  });
+  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
+  let nonce = 0;
+  const sign = (tx: { gas: bigint; data: `0x${string}`; to?: `0x${string}` }) =>
+    account.signTransaction({
+      chainId: Number(dev.chainId),
+      type: "eip1559",
+      nonce: nonce++,
+      gas: tx.gas,
+      maxFeePerGas: parseGwei("20"),
+      maxPriorityFeePerGas: 1n,
+      ...(tx.to === undefined ? {} : { to: tx.to }),
+      data: tx.data,
+    });
+  const deployed = (await call(devUrl(), "eth_sendRawTransactionSync", [
+    await sign({ gas: 200_000n, data: storageContractBytecode(keccak256(toHex("Set(uint256)"))) }),
+  ])) as { contractAddress: `0x${string}` };
+  contract = deployed.contractAddress;
+  for (let i = 0; i < 10; i++) {
+    await call(devUrl(), "eth_sendRawTransaction", [
+      await sign({ gas: 100_000n, to: contract, data: setCalldata(BigInt(i + 1)) }),
+    ]);
+    await call(devUrl(), "eth_sendRawTransaction", [await signTransfer(dev, 2, { nonce: i })]);
+    await sleep(100);
+  }
+});
+
+after(async () => {
+  for (const r of replicas) await r.close();
+  await dev?.close();
+  await nats?.stop();
+});
+
+test("a verifying replica executes every block and answers byte-identically", async () => {
+  const lines: string[] = [];
+  const replica = await startReplicaNode(replicaOptions("flashnode", lines));
+  replicas.push(replica);
+  const url = `${replica.url}rpc/${TEST_API_KEY}`;
+  const target = Number(await call(devUrl(), "eth_blockNumber"));
+  await pollUntil(
+    async () => Number(await call(url, "eth_blockNumber")),
+    (n) => n >= target,
+    30_000,
+    50,
+  ).catch((e: unknown) => {
+    throw new Error(`${(e as Error).message}; replica log:\n${lines.join("")}`);
+  });
+  let transactions = 0;
+  for (let n = 0; n <= target; n++) {
+    const tag = `0x${n.toString(16)}`;
+    for (const [method, params] of [
+      ["eth_getBlockReceipts", [tag]],
+      ["eth_getBlockByNumber", [tag, true]],
+    ] as const) {
+      const [a, b] = await Promise.all([
+        raw(devUrl(), method, [...params]),
+        raw(url, method, [...params]),
+      ]);
+      assert.equal(b, a, `${method} of block ${n}`);
+      if (method === "eth_getBlockReceipts") transactions += (JSON.parse(a).result as []).length;
+    }
+    const [sa, sb] = await Promise.all([
+      raw(devUrl(), "eth_getStorageAt", [contract, "0x0", tag]),
+      raw(url, "eth_getStorageAt", [contract, "0x0", tag]),
+    ]);
+    assert.equal(sb, sa, `slot 0 at block ${n}`);
+  }
+  assert.ok(transactions >= 20, `the chain carries the transactions (${transactions})`);
+});
+
+test("a verifying replica refuses a block whose header claims another state root", async () => {
+  // Blocks 0..k of the sequencer's stream into another stream, block k with its state root
+  // changed (and so its hash: it still names block k-1 as its parent).
+  const names = streamNames("flashnode");
+  const tampered = streamNames("tampered");
+  const nc = await connect({ servers: [nats.url] });
+  let k = 0;
+  try {
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    await jsm.streams.add({ name: tampered.blocks, subjects: [tampered.blockSubjects] });
+    k = Math.min(5, Number(await call(devUrl(), "eth_blockNumber")));
+    for (let n = 0; n <= k; n++) {
+      const m = await jsm.streams.getMessage(names.blocks, {
+        last_by_subj: names.blockSubject(n),
+      });
+      assert.ok(m !== null && m !== undefined, `block ${n} is in the stream`);
+      let block = decodeBlockMessage(m.data, m.header.get(HEADER.format));
+      if (n === k) {
+        const fields = RLP.decode(block.headerRlp) as Uint8Array[];
+        fields[3] = new Uint8Array(32).fill(0x11);
+        const headerRlp = RLP.encode(fields);
+        block = { ...block, headerRlp, hash: keccakBytes(headerRlp) };
+      }
+      const h = headers();
+      h.set(HEADER.format, FORMAT);
+      h.set(HEADER.block, String(n));
+      await js.publish(tampered.blockSubject(n), encodeMessage(block), { headers: h });
+    }
+  } finally {
+    await nc.close();
+  }
+  const lines: string[] = [];
+  const replica = await startReplicaNode(replicaOptions("tampered", lines));
+  replicas.push(replica);
+  const url = `${replica.url}rpc/${TEST_API_KEY}`;
+  await pollUntil(
+    async () => lines.join(""),
+    (log) => log.includes("refused by --verify"),
+    15_000,
+    50,
+  );
+  await sleep(1_500);
+  assert.equal(Number(await call(url, "eth_blockNumber")), k - 1, "the replica stays before it");
+  const refusal = lines
+    .map((l) => JSON.parse(l) as { err?: { message: string } })
+    .find((l) => l.err?.message.includes("refused by --verify"));
+  assert.match(
+    refusal?.err?.message ?? "",
+    new RegExp(`^block ${k} \\(0x[0-9a-f]{64}\\) refused by --verify: .*state root mismatch`),
+  );
+  // Said once, not once per retry.
+  assert.equal(lines.filter((l) => l.includes("refused by --verify")).length, 1);
+});
