@@ -64,17 +64,14 @@ async function openBucket(
   const objm = new Objm(nc);
   try {
     return await objm.open(names.snapshots);
-  } catch (e) {
+  } catch {
+    // Absent (or unreadable): created when asked to, else there is no snapshot to read.
     if (create === undefined) return undefined;
-    return objm
-      .create(names.snapshots, {
-        storage: StorageType.File,
-        replicas: create.replicas,
-        description: "flashnode archive snapshots",
-      })
-      .catch(() => {
-        throw e;
-      });
+    return objm.create(names.snapshots, {
+      storage: StorageType.File,
+      replicas: create.replicas,
+      description: "flashnode archive snapshots",
+    });
   }
 }
 

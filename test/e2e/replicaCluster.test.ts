@@ -14,6 +14,7 @@ import { pollUntil, signTransfer, sleep, startTestDevNode } from "../utils/devCh
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsCluster, startNatsCluster } from "../utils/nats.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { rawCall } from "../utils/replicas.ts";
 
 const STREAMS = { ...DEFAULT_STREAMS, prefix: "clustered", replicas: 3 };
 const names = streamNames(STREAMS.prefix);
@@ -23,15 +24,6 @@ let replica: RunningServer | undefined;
 let load: NodeJS.Timeout | undefined;
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
-
-async function raw(url: string, method: string, params: unknown[]): Promise<string> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return res.text();
-}
 
 /** The block stream's leader and its newest block, asked of the nodes still running. */
 async function blockStream(urls: readonly string[]): Promise<{ leader: string; last: number }> {
@@ -131,13 +123,13 @@ test("a 3-node cluster loses the block stream's leader: publishing and following
   for (let n = 0; n <= target; n++) {
     const tag = `0x${n.toString(16)}`;
     const [ra, rb] = await Promise.all([
-      raw(devUrl(), "eth_getBlockReceipts", [tag]),
-      raw(replicaUrl, "eth_getBlockReceipts", [tag]),
+      rawCall(devUrl(), "eth_getBlockReceipts", [tag]),
+      rawCall(replicaUrl, "eth_getBlockReceipts", [tag]),
     ]);
     assert.equal(rb, ra, `receipts of block ${n}`);
     const [ba, bb] = await Promise.all([
-      raw(devUrl(), "eth_getBlockByNumber", [tag, false]),
-      raw(replicaUrl, "eth_getBlockByNumber", [tag, false]),
+      rawCall(devUrl(), "eth_getBlockByNumber", [tag, false]),
+      rawCall(replicaUrl, "eth_getBlockByNumber", [tag, false]),
     ]);
     assert.equal(bb, ba, `block ${n}`);
     transactions += (JSON.parse(ra).result as []).length;

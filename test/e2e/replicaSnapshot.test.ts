@@ -9,8 +9,7 @@ import { after, before, test } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
-import { keccak256, parseGwei, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { keccak256, toHex } from "viem";
 import type { RunningServer } from "../../src/node/archiveServer.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { startReplicaNode } from "../../src/node/replicaNode.ts";
@@ -26,6 +25,7 @@ import {
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 
 const PREFIX = "snaptest";
 const names = streamNames(PREFIX);
@@ -36,15 +36,6 @@ let load: NodeJS.Timeout | undefined;
 let contract: `0x${string}`;
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
-
-async function raw(url: string, method: string, params: unknown[]): Promise<string> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return res.text();
-}
 
 before(async () => {
   nats = await startNatsServer();
@@ -61,19 +52,7 @@ before(async () => {
       },
     },
   });
-  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
-  let nonce = 0;
-  const sign = (tx: { gas: bigint; data: `0x${string}`; to?: `0x${string}` }) =>
-    account.signTransaction({
-      chainId: Number(dev.chainId),
-      type: "eip1559",
-      nonce: nonce++,
-      gas: tx.gas,
-      maxFeePerGas: parseGwei("20"),
-      maxPriorityFeePerGas: 1n,
-      ...(tx.to === undefined ? {} : { to: tx.to }),
-      data: tx.data,
-    });
+  const sign = nonceSigner(dev, 1);
   const deployed = (await call(devUrl(), "eth_sendRawTransactionSync", [
     await sign({ gas: 200_000n, data: storageContractBytecode(keccak256(toHex("Set(uint256)"))) }),
   ])) as { contractAddress: `0x${string}` };
@@ -199,33 +178,19 @@ test("a new replica joins from a snapshot plus the stream after retention droppe
     30_000,
     50,
   );
-  let transactions = 0;
-  for (let n = 0; n <= target; n++) {
-    const tag = `0x${n.toString(16)}`;
-    for (const [method, params] of [
-      ["eth_getBlockReceipts", [tag]],
-      ["eth_getBlockByNumber", [tag, true]],
-    ] as const) {
-      const [a, b] = await Promise.all([
-        raw(devUrl(), method, [...params]),
-        raw(replicaUrl, method, [...params]),
-      ]);
-      assert.equal(b, a, `${method} of block ${n}`);
-      if (method === "eth_getBlockReceipts") transactions += (JSON.parse(a).result as []).length;
-    }
-  }
+  const transactions = await assertSameBlocks(devUrl(), replicaUrl, target);
   assert.ok(transactions > target, `the chain carries transactions (${transactions})`);
   for (let i = 0; i < 80; i++) {
     const block = `0x${Math.floor(Math.random() * (target + 1)).toString(16)}`;
     const [sa, sb] = await Promise.all([
-      raw(devUrl(), "eth_getStorageAt", [contract, "0x0", block]),
-      raw(replicaUrl, "eth_getStorageAt", [contract, "0x0", block]),
+      rawCall(devUrl(), "eth_getStorageAt", [contract, "0x0", block]),
+      rawCall(replicaUrl, "eth_getStorageAt", [contract, "0x0", block]),
     ]);
     assert.equal(sb, sa, `slot 0 at ${block}`);
     const who = dev.accounts[i % 3]!.address;
     const [ba, bb] = await Promise.all([
-      raw(devUrl(), "eth_getBalance", [who, block]),
-      raw(replicaUrl, "eth_getBalance", [who, block]),
+      rawCall(devUrl(), "eth_getBalance", [who, block]),
+      rawCall(replicaUrl, "eth_getBalance", [who, block]),
     ]);
     assert.equal(bb, ba, `balance of ${who} at ${block}`);
   }

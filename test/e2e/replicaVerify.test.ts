@@ -8,8 +8,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
-import { keccak256, parseGwei, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { keccak256, toHex } from "viem";
 import { keccak256 as keccakBytes } from "../../src/exec/crypto.ts";
 import type { RunningServer } from "../../src/node/archiveServer.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
@@ -27,6 +26,7 @@ import {
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
@@ -34,15 +34,6 @@ const replicas: RunningServer[] = [];
 let contract: `0x${string}`;
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
-
-async function raw(url: string, method: string, params: unknown[]): Promise<string> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return res.text();
-}
 
 function replicaOptions(prefix: string, lines: string[]): ReplicaNodeOptions {
   return {
@@ -66,19 +57,7 @@ before(async () => {
     flashblockIntervalMs: 50,
     nats: { servers: [nats.url], streams: DEFAULT_STREAMS },
   });
-  const account = privateKeyToAccount(dev.accounts[1]!.privateKey as `0x${string}`);
-  let nonce = 0;
-  const sign = (tx: { gas: bigint; data: `0x${string}`; to?: `0x${string}` }) =>
-    account.signTransaction({
-      chainId: Number(dev.chainId),
-      type: "eip1559",
-      nonce: nonce++,
-      gas: tx.gas,
-      maxFeePerGas: parseGwei("20"),
-      maxPriorityFeePerGas: 1n,
-      ...(tx.to === undefined ? {} : { to: tx.to }),
-      data: tx.data,
-    });
+  const sign = nonceSigner(dev, 1);
   const deployed = (await call(devUrl(), "eth_sendRawTransactionSync", [
     await sign({ gas: 200_000n, data: storageContractBytecode(keccak256(toHex("Set(uint256)"))) }),
   ])) as { contractAddress: `0x${string}` };
@@ -112,23 +91,12 @@ test("a verifying replica executes every block and answers byte-identically", as
   ).catch((e: unknown) => {
     throw new Error(`${(e as Error).message}; replica log:\n${lines.join("")}`);
   });
-  let transactions = 0;
+  const transactions = await assertSameBlocks(devUrl(), url, target);
   for (let n = 0; n <= target; n++) {
     const tag = `0x${n.toString(16)}`;
-    for (const [method, params] of [
-      ["eth_getBlockReceipts", [tag]],
-      ["eth_getBlockByNumber", [tag, true]],
-    ] as const) {
-      const [a, b] = await Promise.all([
-        raw(devUrl(), method, [...params]),
-        raw(url, method, [...params]),
-      ]);
-      assert.equal(b, a, `${method} of block ${n}`);
-      if (method === "eth_getBlockReceipts") transactions += (JSON.parse(a).result as []).length;
-    }
     const [sa, sb] = await Promise.all([
-      raw(devUrl(), "eth_getStorageAt", [contract, "0x0", tag]),
-      raw(url, "eth_getStorageAt", [contract, "0x0", tag]),
+      rawCall(devUrl(), "eth_getStorageAt", [contract, "0x0", tag]),
+      rawCall(url, "eth_getStorageAt", [contract, "0x0", tag]),
     ]);
     assert.equal(sb, sa, `slot 0 at block ${n}`);
   }
