@@ -15,6 +15,8 @@ import { HEADER, type StreamNames } from "./streams.ts";
 const CATCH_UP_MS = 3_000;
 /** Updates kept while the archive waits for the block stream (about a minute of flashblocks). */
 const MAX_WAITING = 300;
+/** A consumer silent this long while the stream holds newer updates is created anew. */
+const STALL_MS = 2_000;
 
 export type UpdateFollower = {
   /** The archive has a new head: updates waiting for it may apply now. */
@@ -53,11 +55,28 @@ export function followUpdates(opts: {
   };
 
   let failing = false;
+  let lastSequence = 0;
+  let lastMessageAt = Date.now();
   // After a reconnection the server may have lost the consumer: start a new one.
   link.onReconnect(() => stop());
+  // A consumer can also go quiet without an error while the stream moves on (its stream's leader
+  // died in a cluster and the survivors elected another): start a new one then too.
+  const watchdog = setInterval(() => {
+    const c = link.current();
+    if (c === undefined || closed || Date.now() - lastMessageAt < STALL_MS) return;
+    c.jsm.streams.info(names.flashblocks).then(
+      (info) => {
+        if (info.state.last_seq > lastSequence) {
+          lastMessageAt = Date.now();
+          stop();
+        }
+      },
+      () => {},
+    );
+  }, STALL_MS);
   const loop = (async () => {
-    let startTime = new Date(Date.now() - CATCH_UP_MS);
     while (!closed) {
+      const startTime = new Date(Date.now() - CATCH_UP_MS);
       try {
         const c = await link.ready();
         const consumer = await c.js.consumers.get(names.flashblocks, {
@@ -68,6 +87,8 @@ export function followUpdates(opts: {
         stop = () => messages.stop();
         if (closed) break;
         for await (const m of messages) {
+          lastMessageAt = Date.now();
+          lastSequence = m.seq;
           waiting.push(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
           // Bounded: a block stream that stalls must not make this queue grow for ever.
           if (waiting.length > MAX_WAITING) waiting.splice(0, waiting.length - MAX_WAITING);
@@ -80,7 +101,6 @@ export function followUpdates(opts: {
           logger.warn({ err: e }, "following the flashblock stream failed; retrying every second");
         failing = true;
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        startTime = new Date(Date.now() - CATCH_UP_MS);
       }
     }
   })();
@@ -88,6 +108,7 @@ export function followUpdates(opts: {
     blockStored: drain,
     async close() {
       closed = true;
+      clearInterval(watchdog);
       stop();
       await loop;
     },
