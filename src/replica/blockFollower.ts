@@ -9,6 +9,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { blockWriteOf } from "./blockMessage.ts";
 import { type BlockMessage, decodeBlockMessage } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
+import { watchForStall } from "./stallWatchdog.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 import { BlockVerificationError, type BlockVerifier } from "./verifier.ts";
 
@@ -57,23 +58,15 @@ export function followBlocks(opts: {
   let streamHead: number | undefined;
   let lagSeconds = 0;
   let failing = false;
-  let lastMessageAt = Date.now();
   // A consumer is server state: after a reconnection (a restarted server) or a silence while the
   // stream has grown, it is created anew from the archive's head rather than trusted to resume.
   link.onReconnect(() => stop());
-  const watchdog = setInterval(() => {
-    const c = link.current();
-    if (c === undefined || closed || Date.now() - lastMessageAt < STALL_MS) return;
-    c.lastBlock(names).then(
-      (last) => {
-        if (last !== undefined && last > (store.headNumber() ?? -1)) {
-          lastMessageAt = Date.now();
-          stop();
-        }
-      },
-      () => {},
-    );
-  }, STALL_MS);
+  const watchdog = watchForStall({
+    link,
+    stallMs: STALL_MS,
+    behind: async (c) => ((await c.lastBlock(names)) ?? -1) > (store.headNumber() ?? -1),
+    restart: () => stop(),
+  });
   const loop = (async () => {
     while (!closed) {
       try {
@@ -89,7 +82,7 @@ export function followBlocks(opts: {
         stop = () => messages.stop();
         if (closed) break;
         for await (const m of messages) {
-          lastMessageAt = Date.now();
+          watchdog.seen();
           const number = Number(m.headers?.get(HEADER.block));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
@@ -127,7 +120,7 @@ export function followBlocks(opts: {
     },
     async close() {
       closed = true;
-      clearInterval(watchdog);
+      watchdog.stop();
       stop();
       await loop;
     },

@@ -9,6 +9,7 @@ import { type ChainFollower, type ChainUpdate, updatePosition } from "../node/ch
 import type { ChainStore } from "../store/chainStore.ts";
 import { decodeChainUpdate } from "./codec.ts";
 import type { NatsLink } from "./natsLink.ts";
+import { watchForStall } from "./stallWatchdog.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 
 /** How far back a starting replica reads the flashblock stream: the current block's updates. */
@@ -56,24 +57,17 @@ export function followUpdates(opts: {
 
   let failing = false;
   let lastSequence = 0;
-  let lastMessageAt = Date.now();
-  // After a reconnection the server may have lost the consumer: start a new one.
+  // After a reconnection the server may have lost the consumer: start a new one. Also when it
+  // goes quiet without an error while the stream moves on (its stream's leader died in a
+  // cluster and the survivors elected another).
   link.onReconnect(() => stop());
-  // A consumer can also go quiet without an error while the stream moves on (its stream's leader
-  // died in a cluster and the survivors elected another): start a new one then too.
-  const watchdog = setInterval(() => {
-    const c = link.current();
-    if (c === undefined || closed || Date.now() - lastMessageAt < STALL_MS) return;
-    c.jsm.streams.info(names.flashblocks).then(
-      (info) => {
-        if (info.state.last_seq > lastSequence) {
-          lastMessageAt = Date.now();
-          stop();
-        }
-      },
-      () => {},
-    );
-  }, STALL_MS);
+  const watchdog = watchForStall({
+    link,
+    stallMs: STALL_MS,
+    behind: async (c) =>
+      (await c.jsm.streams.info(names.flashblocks)).state.last_seq > lastSequence,
+    restart: () => stop(),
+  });
   const loop = (async () => {
     while (!closed) {
       const startTime = new Date(Date.now() - CATCH_UP_MS);
@@ -87,7 +81,7 @@ export function followUpdates(opts: {
         stop = () => messages.stop();
         if (closed) break;
         for await (const m of messages) {
-          lastMessageAt = Date.now();
+          watchdog.seen();
           lastSequence = m.seq;
           waiting.push(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
           // Bounded: a block stream that stalls must not make this queue grow for ever.
@@ -108,7 +102,7 @@ export function followUpdates(opts: {
     blockStored: drain,
     async close() {
       closed = true;
-      clearInterval(watchdog);
+      watchdog.stop();
       stop();
       await loop;
     },

@@ -1,0 +1,41 @@
+// A JetStream consumer can go quiet without an error while its stream moves on (a server that
+// restarted, a stream leader that died and was replaced): both followers watch for that and
+// create their consumer anew.
+import type { NatsContext, NatsLink } from "./natsLink.ts";
+
+export type StallWatchdog = {
+  /** A message arrived. */
+  seen(): void;
+  stop(): void;
+};
+
+/**
+ * Every `stallMs`, if nothing was seen for that long and `behind` says the stream holds newer
+ * messages, calls `restart` (once per stall).
+ */
+export function watchForStall(opts: {
+  readonly link: NatsLink;
+  readonly stallMs: number;
+  readonly behind: (c: NatsContext) => Promise<boolean>;
+  readonly restart: () => void;
+}): StallWatchdog {
+  let lastSeenAt = Date.now();
+  const timer = setInterval(() => {
+    const c = opts.link.current();
+    if (c === undefined || Date.now() - lastSeenAt < opts.stallMs) return;
+    opts.behind(c).then(
+      (behind) => {
+        if (!behind) return;
+        lastSeenAt = Date.now();
+        opts.restart();
+      },
+      () => {},
+    );
+  }, opts.stallMs);
+  return {
+    seen: () => {
+      lastSeenAt = Date.now();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
