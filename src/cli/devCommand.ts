@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
-import { startDevReader } from "../node/devReader.ts";
 import { frontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
+import { startStreamReader } from "../node/streamReader.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
 import { readGenesisFile } from "./inputFiles.ts";
@@ -77,7 +77,7 @@ export async function devCommand(argv: string[]): Promise<void> {
   const frontend = frontendOptions(values);
   if (isReader()) {
     // One of the --rpc-workers processes: the primary has checked everything and runs the chain.
-    const reader = await startDevReader({
+    const reader = await startStreamReader({
       datadir,
       frontend,
       logger,

@@ -165,7 +165,7 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "rpc-workers",
     kind: "int",
-    commands: ["dev", "serve"],
+    commands: NODE,
     max: 64,
     help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (default: one per core, at most 4)",
   },

@@ -2,10 +2,15 @@
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
 import { frontendOptions } from "../node/frontend.ts";
+import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { startReplicaNode } from "../node/replicaNode.ts";
+import { startStreamReader } from "../node/streamReader.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
-import { helpFor, resolveOptions } from "./options.ts";
+import { defaultRpcWorkers, envName, helpFor, resolveOptions } from "./options.ts";
+
+/** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
+const FLASHBLOCK_INTERVAL_MS = 200;
 
 export const REPLICA_HELP = `flashnode replica --nats URL --datadir D [flags]
 
@@ -27,6 +32,35 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
+  const maxLagBlocks = values.get("max-lag") as number;
+  if (isReader()) {
+    // One of the --rpc-workers processes: the primary follows the streams and writes the archive.
+    const reader = await startStreamReader({
+      datadir,
+      frontend,
+      logger,
+      readers: readerCount(),
+      recordsBuilds: readerSlot() === 0,
+      safeDepth: DEFAULT_SAFE_DEPTH,
+      finalizedDepth: DEFAULT_FINALIZED_DEPTH,
+      flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
+      receipts: "preconfirmed",
+      replica: { maxLagBlocks },
+    });
+    const stop = () => {
+      void reader.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return;
+  }
+  const workers = Math.max(
+    1,
+    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
+  );
+  // Every reader must serve the same dedicated key: a generated one is handed down to them.
+  if (workers > 1 && frontend.generatedKey)
+    process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
   await checkListenAddress(frontend.host, frontend.port);
   const node = await startReplicaNode({
     datadir,
@@ -39,16 +73,17 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     },
     frontend,
     logger,
-    flashblockIntervalMs: 200,
+    flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
     // The sequencer's defaults (dev --safe-depth, --finalized-depth).
     safeDepth: DEFAULT_SAFE_DEPTH,
     finalizedDepth: DEFAULT_FINALIZED_DEPTH,
-    maxLagBlocks: values.get("max-lag") as number,
+    maxLagBlocks,
     verify: values.get("verify") as boolean,
+    ...(workers > 1 ? { readers: { count: workers, argv: ["replica", ...argv] } } : {}),
   });
   process.stderr.write(
     [
-      `flashnode replica of ${nats.join(",")} in ${datadir}`,
+      `flashnode replica of ${nats.join(",")} in ${datadir}${workers > 1 ? ` (${workers} RPC processes)` : ""}`,
       `  JSON-RPC (public):     ${node.url}`,
       `  JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
       `  Metrics:               ${node.url}metrics`,

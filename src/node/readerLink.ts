@@ -1,8 +1,10 @@
 // The reader side of a node served by several processes (node:cluster workers, `--rpc-workers`):
 // rate limits shared with the other readers through the primary, and the node-wide /metrics.
-// The messages of `dev`'s readers (the chain stream, transactions) are here too: one protocol.
+// The messages of stream readers (`dev`'s and a replica's: the chain stream, transactions, a
+// replica's lag) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
+import type { RpcErrorObject } from "../rpc/errors.ts";
 import type { ChainUpdate } from "./chainFollower.ts";
 
 /** Messages between the primary (readerCluster.ts) and its readers. */
@@ -11,9 +13,9 @@ export type ReaderMessage =
   /** Tokens a reader's limiters took: [limiter name, client key, tokens]. */
   | { readonly type: "flashnode:spent"; readonly entries: ReadonlyArray<[string, string, number]> }
   | { readonly type: "flashnode:metrics"; readonly id: number }
-  /** A dev reader asks for the chain stream: the current block's updates so far, then each new one. */
+  /** A stream reader asks for the chain stream: the current block's updates so far, then each new one. */
   | { readonly type: "flashnode:follow" }
-  /** A dev reader hands a transaction (or evm_mine) to the sequencer. */
+  /** A stream reader hands a transaction (or evm_mine) to the primary (the sequencer, or a replica's forwarder). */
   | { readonly type: "flashnode:submit"; readonly id: number; readonly raw: Uint8Array }
   | { readonly type: "flashnode:mine"; readonly id: number };
 
@@ -34,10 +36,12 @@ export type PrimaryMessage =
   | {
       readonly type: "flashnode:reply";
       readonly id: number;
-      /** The transaction hash or mined block number; or the sequencer's refusal. */
+      /** The transaction hash or mined block number; or the sequencer's refusal, as it gave it. */
       readonly value?: string;
-      readonly error?: string;
-    };
+      readonly error?: RpcErrorObject;
+    }
+  /** A replica's distance behind its block stream (sent as it changes, and every second). */
+  | { readonly type: "flashnode:lag"; readonly blocks: number; readonly seconds: number };
 
 /** How often a reader tells the others what its limiters took. */
 export const SPENT_INTERVAL_MS = 20;

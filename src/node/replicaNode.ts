@@ -1,6 +1,8 @@
 // Composition root of `flashnode replica`: an archive of its own that follows the sequencer's
 // block stream, a pending view from its flashblock stream (both over NATS JetStream), and the
 // same RPC as the sequencer's node; transactions go to the sequencer over NATS request/reply.
+// With --rpc-workers N, this process follows the streams and writes the archive, and N reader
+// processes serve RPC from it, fed the chain stream over IPC as dev's readers are.
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
@@ -20,10 +22,21 @@ import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import type { RunningServer } from "./archiveServer.ts";
 import { createBackend } from "./backendFactory.ts";
-import { createChainFollower, followerHealth, followerMetrics } from "./chainFollower.ts";
+import {
+  type ChainUpdate,
+  createChainFollower,
+  followerHealth,
+  followerMetrics,
+} from "./chainFollower.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
+import { PositionFence } from "./positionFence.ts";
+import { type ReaderCluster, startReaderCluster } from "./readerCluster.ts";
+import { withinLag } from "./readiness.ts";
+import { createUpdateRelay, type UpdateRelay } from "./updateRelay.ts";
+
+/** How often the primary tells its readers the lag (their /metrics and /readyz). */
+const LAG_INTERVAL_MS = 250;
 
 export type ReplicaNodeOptions = {
   readonly datadir: string;
@@ -38,9 +51,19 @@ export type ReplicaNodeOptions = {
   readonly maxLagBlocks: number;
   /** Execute every block with the EVM and refuse one whose roots differ (`--verify`). */
   readonly verify?: boolean;
+  /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
+  readonly readers?: { readonly count: number; readonly argv: readonly string[] };
 };
 
-export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<RunningServer> {
+export type ReplicaNode = {
+  readonly url: string;
+  readonly dedicatedUrl: string;
+  /** The processes serving RPC (this one, or the --rpc-workers readers). */
+  readerPids(): number[];
+  close(): Promise<void>;
+};
+
+export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<ReplicaNode> {
   const lock = lockDatadir(opts.datadir);
   const log = opts.logger.child({ module: "replica" });
   const names = streamNames(opts.streams.prefix);
@@ -63,6 +86,9 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
   if (store.chainConfig() !== undefined) configured();
   let blocks: BlockFollower | undefined;
   let calls: CallClient | undefined;
+  let fence: PositionFence | undefined;
+  let cluster: ReaderCluster | undefined;
+  let lagTimer: NodeJS.Timeout | undefined;
   const snapshots: Snapshotter = startSnapshotter({
     link,
     names,
@@ -72,9 +98,12 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
     logger: log,
   });
   const undo = async () => {
+    clearInterval(lagTimer);
+    await cluster?.close();
     await blocks?.close();
     await snapshots.close();
     await calls?.stop();
+    fence?.close();
     await link.close();
     await kv.close();
     lock.release();
@@ -96,18 +125,57 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
       log.info({ nats: opts.nats }, "waiting for the block stream's genesis");
     await haveConfig;
     const spec = await chainSpecFromGenesis(JSON.parse(store.chainConfig()!));
-    calls = await CallClient.start({ datadir: opts.datadir });
-    const callClient = calls;
+    const sequencer = forwardingTarget(() => link.current()?.nc, names);
+    const following = blocks;
+    // With readers, this process only follows: its updates go to them, not to a call worker.
+    let relay: UpdateRelay | undefined;
+    if (opts.readers === undefined) calls = await CallClient.start({ datadir: opts.datadir });
+    else {
+      fence = PositionFence.create(opts.datadir);
+      relay = createUpdateRelay(sequencer, fence, log);
+    }
+    const forwardTo: ((u: ChainUpdate) => void) | undefined =
+      relay?.publish ?? (calls === undefined ? undefined : calls.forward.bind(calls));
     const chain = createChainFollower({
       kv,
       store,
       feed,
       decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
-      forward: (u) => callClient.forward(u),
+      ...(forwardTo === undefined ? {} : { forward: forwardTo }),
     });
     const updates = followUpdates({ link, names, store, chain, logger: log });
     onBlock = updates.blockStored;
-    const sequencer = forwardingTarget(() => link.current()?.nc, names);
+    const stopFollowing = async () => {
+      await updates.close();
+      await undo();
+    };
+
+    if (relay !== undefined && opts.readers !== undefined) {
+      const toReaders = relay;
+      lagTimer = setInterval(
+        () => toReaders.broadcast({ type: "flashnode:lag", ...following.lag() }),
+        LAG_INTERVAL_MS,
+      );
+      cluster = await startReaderCluster({
+        readers: opts.readers.count,
+        argv: opts.readers.argv,
+        logger: opts.logger,
+        onMessage: toReaders.onMessage,
+        onExit: toReaders.onExit,
+      });
+      const readers = cluster;
+      log.info(
+        { url: readers.url, readers: opts.readers.count, pids: readers.pids() },
+        "serving JSON-RPC",
+      );
+      return {
+        url: readers.url,
+        dedicatedUrl: readers.dedicatedUrl,
+        readerPids: readers.pids,
+        close: stopFollowing,
+      };
+    }
+
     const backend = createBackend(spec, store, {
       pending: chain.pending,
       transactions: {
@@ -116,11 +184,10 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
         mine: () => sequencer.mine(),
         waitForReceipt: (hash, ms) => chain.waitForInclusion(hash, ms),
       },
-      calls: callClient,
+      ...(calls === undefined ? {} : { calls }),
       preconfirmedReceipts: true,
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
-    const following = blocks;
     const health = followerHealth(kv, store, chain, opts.flashblockIntervalMs);
     const frontend = await startFrontend({
       options: opts.frontend,
@@ -128,22 +195,15 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Runnin
       feed,
       logger: opts.logger,
       metricsSources: { ...followerMetrics(kv, store, chain), replicaLag: following.lag },
-      health: () => {
-        const h = health();
-        const behind = following.lag().blocks;
-        if (behind <= opts.maxLagBlocks) return h;
-        const reason = `${behind} blocks behind the block stream (at most ${opts.maxLagBlocks})`;
-        return { ...h, ready: false, reasons: [...h.reasons, reason] };
-      },
+      health: () => withinLag(health(), following.lag().blocks, opts.maxLagBlocks),
     });
     return {
       url: frontend.url,
       dedicatedUrl: frontend.dedicatedUrl,
-      server: frontend.server,
+      readerPids: () => [process.pid],
       async close() {
         await frontend.close();
-        await updates.close();
-        await undo();
+        await stopFollowing();
       },
     };
   } catch (e) {

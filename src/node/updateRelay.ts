@@ -1,10 +1,11 @@
-// The primary's side of `dev --rpc-workers N`: it hands the sequencer's stream to every reader
-// (the current block's updates so far to a reader that joins, then each new one), writes the
-// position fence before any reader can show an update, and runs the readers' transactions
-// through the one sequencer.
+// The primary's side of `dev --rpc-workers N` and `replica --rpc-workers N`: it hands the chain
+// stream to every reader (the current block's updates so far to a reader that joins, then each
+// new one), writes the position fence before any reader can show an update, and runs the
+// readers' transactions through the one target (dev's sequencer; a replica's NATS forwarder).
 import type { Worker } from "node:cluster";
 import type { Logger } from "../log/logger.ts";
-import type { SequencerClient } from "../sequencer/sequencerClient.ts";
+import type { TransactionTarget } from "../replica/txForwarding.ts";
+import { toRpcError } from "../rpc/errors.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { type ChainUpdate, updatePosition } from "./chainFollower.ts";
 import type { PositionFence } from "./positionFence.ts";
@@ -12,12 +13,20 @@ import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
 
 export type UpdateRelay = {
   publish(u: ChainUpdate): void;
+  /** Sends to every following reader (a replica's lag). */
+  broadcast(m: PrimaryMessage): void;
   onMessage(from: Worker, m: ReaderMessage): void;
   onExit(w: Worker): void;
 };
 
+/** Where readers' transactions go; dev's sequencer also knows its pool's next nonces. */
+export type RelayTarget = TransactionTarget & {
+  poolNonceEntries?(): Array<readonly [string, bigint]>;
+  onPoolNonce?: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
+};
+
 export function createUpdateRelay(
-  sequencer: SequencerClient,
+  sequencer: RelayTarget,
   fence: PositionFence,
   logger: Logger,
 ): UpdateRelay {
@@ -35,7 +44,7 @@ export function createUpdateRelay(
   const reply = (w: Worker, id: number, work: Promise<string>) => {
     work.then(
       (value) => post(w, { type: "flashnode:reply", id, value }),
-      (e: unknown) => post(w, { type: "flashnode:reply", id, error: (e as Error).message }),
+      (e: unknown) => post(w, { type: "flashnode:reply", id, error: toRpcError(e) }),
     );
   };
   return {
@@ -47,10 +56,14 @@ export function createUpdateRelay(
       const sentAt = performance.timeOrigin + performance.now();
       for (const w of following) post(w, { type: "flashnode:updates", updates: [u], sentAt });
     },
+    broadcast(m) {
+      for (const w of following) post(w, m);
+    },
     onMessage(from, m) {
       switch (m.type) {
         case "flashnode:follow":
-          post(from, { type: "flashnode:poolNonces", entries: sequencer.poolNonceEntries() });
+          if (sequencer.poolNonceEntries !== undefined)
+            post(from, { type: "flashnode:poolNonces", entries: sequencer.poolNonceEntries() });
           post(from, { type: "flashnode:updates", updates: current });
           following.add(from);
           break;

@@ -4,7 +4,7 @@
 // killed reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { Agent, request } from "node:http";
+import type { Agent } from "node:http";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -13,7 +13,7 @@ import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { pollUntil, sleep } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
-import { readerPids, waitForReplacement } from "../utils/readers.ts";
+import { readerAgents, readerPids, rpcOn, waitForReplacement } from "../utils/readers.ts";
 
 const KEY = "dev-workers-test-key";
 const CHAIN_ID = 31337;
@@ -62,41 +62,10 @@ after(() => {
   primary?.kill("SIGTERM");
 });
 
-/** Two keep-alive connections: the cluster hands them to different readers. */
-const agents = [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+const agents = readerAgents();
 
-function postOn(agent: Agent | undefined, body: unknown): Promise<unknown> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      dedicated,
-      {
-        method: "POST",
-        agent: agent ?? false,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
-        timeout: 10_000,
-      },
-      (res) => {
-        let data = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          data += c;
-        });
-        res.on("end", () => resolve(JSON.parse(data)));
-      },
-    );
-    req.on("error", reject);
-    req.end(text);
-  });
-}
-
-async function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promise<unknown> {
-  const r = (await postOn(agent, { jsonrpc: "2.0", id: 1, method, params })) as {
-    result?: unknown;
-    error?: { message: string };
-  };
-  if (r.error !== undefined) throw new Error(`${method}: ${r.error.message}`);
-  return r.result;
+function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promise<unknown> {
+  return rpcOn(dedicated, agent, method, params);
 }
 
 function readers(): number[] {

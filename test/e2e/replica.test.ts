@@ -6,9 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { keccak256, parseGwei, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { startReplicaNode } from "../../src/node/replicaNode.ts";
+import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
   pollUntil,
@@ -24,14 +23,14 @@ import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/option
 
 let nats: NatsServer;
 let dev: DevNode;
-let replica: RunningServer | undefined;
+let replica: ReplicaNode | undefined;
 const replicaDir = tempDatadir("replica");
 let contract: string;
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;
 const replicaUrl = () => `${replica!.url}rpc/${TEST_API_KEY}`;
 
-function startReplica(): Promise<RunningServer> {
+function startReplica(): Promise<ReplicaNode> {
   return startReplicaNode({
     datadir: replicaDir,
     nats: [nats.url],

@@ -9,8 +9,7 @@ import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
-import { startReplicaNode } from "../../src/node/replicaNode.ts";
+import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { pollUntil, sleep } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
@@ -18,7 +17,7 @@ import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 
 let nats: NatsServer;
-let replica: RunningServer;
+let replica: ReplicaNode;
 const devDir = tempDatadir("sequencer-crash");
 let sequencer: { child: ChildProcess; url: string } | undefined;
 const sender = privateKeyToAccount(devAccounts(5)[4]!.privateKey as `0x${string}`);

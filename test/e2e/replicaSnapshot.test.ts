@@ -10,9 +10,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { startReplicaNode } from "../../src/node/replicaNode.ts";
+import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
 import { latestSnapshot } from "../../src/replica/snapshots.ts";
 import { DEFAULT_STREAMS, streamNames } from "../../src/replica/streams.ts";
 import {
@@ -31,7 +30,7 @@ const PREFIX = "snaptest";
 const names = streamNames(PREFIX);
 let nats: NatsServer;
 let dev: DevNode;
-let replica: RunningServer | undefined;
+let replica: ReplicaNode | undefined;
 let load: NodeJS.Timeout | undefined;
 let contract: `0x${string}`;
 

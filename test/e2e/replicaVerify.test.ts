@@ -10,9 +10,12 @@ import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
 import { keccak256 as keccakBytes } from "../../src/exec/crypto.ts";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
-import { type ReplicaNodeOptions, startReplicaNode } from "../../src/node/replicaNode.ts";
+import {
+  type ReplicaNode,
+  type ReplicaNodeOptions,
+  startReplicaNode,
+} from "../../src/node/replicaNode.ts";
 import { decodeBlockMessage, encodeMessage, FORMAT } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS, HEADER, streamNames } from "../../src/replica/streams.ts";
 import {
@@ -30,7 +33,7 @@ import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
-const replicas: RunningServer[] = [];
+const replicas: ReplicaNode[] = [];
 let contract: `0x${string}`;
 
 const devUrl = () => `${dev.url}rpc/${TEST_API_KEY}`;

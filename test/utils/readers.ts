@@ -1,5 +1,6 @@
 // The reader processes of a node started with --rpc-workers: the primary's child processes.
 import { execFileSync } from "node:child_process";
+import { Agent, request } from "node:http";
 import { sleep } from "./devChain.ts";
 
 export function readerPids(primaryPid: number): number[] {
@@ -29,4 +30,50 @@ export async function waitForReplacement(
     now = readerPids(primaryPid);
   }
   return now;
+}
+
+/** One JSON-RPC call over `agent` (a keep-alive agent pins a connection, so one reader). */
+export function postOn(url: string, agent: Agent | undefined, body: unknown): Promise<unknown> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: "POST",
+        agent: agent ?? false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+        timeout: 10_000,
+      },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          data += c;
+        });
+        res.on("end", () => resolve(JSON.parse(data)));
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+/** The result of one call over `agent`; a JSON-RPC error throws. */
+export async function rpcOn(
+  url: string,
+  agent: Agent | undefined,
+  method: string,
+  params: unknown[],
+): Promise<unknown> {
+  const r = (await postOn(url, agent, { jsonrpc: "2.0", id: 1, method, params })) as {
+    result?: unknown;
+    error?: { message: string };
+  };
+  if (r.error !== undefined) throw new Error(`${method}: ${r.error.message}`);
+  return r.result;
+}
+
+/** Two keep-alive connections: the cluster hands them to different readers. */
+export function readerAgents(): Agent[] {
+  return [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
 }

@@ -1,6 +1,7 @@
-// One of `dev --rpc-workers N`'s reader processes: it follows the sequencer's stream over IPC
-// (chainFollower.ts, the same code the single-process node runs), reads the one archive, runs its
-// own call worker, and hands transactions to the primary's sequencer. Every reader serves HTTP,
+// One of the reader processes of `dev --rpc-workers N` or `replica --rpc-workers N`: it follows
+// the primary's chain stream over IPC (chainFollower.ts, the same code the single-process node
+// runs), reads the one archive, runs its own call worker, and hands transactions to the primary
+// (dev's sequencer, or a replica's forwarder to the sequencer). Every reader serves HTTP,
 // WebSocket subscriptions and /flashblocks alike.
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
@@ -8,6 +9,7 @@ import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
+import { RpcError } from "../rpc/errors.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -26,11 +28,17 @@ import type { ReceiptLookups } from "./devNode.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { PositionFence } from "./positionFence.ts";
 import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
+import { withinLag } from "./readiness.ts";
 
 /** How long a call waits for an update the fence says another reader may have shown. */
 const FENCE_WAIT_MS = 250;
 
-export async function startDevReader(opts: {
+export type ReplicaReaderOptions = {
+  /** /readyz says not ready while the primary's archive is more blocks than this behind. */
+  readonly maxLagBlocks: number;
+};
+
+export async function startStreamReader(opts: {
   readonly datadir: string;
   readonly frontend: FrontendOptions;
   readonly logger: Logger;
@@ -41,6 +49,8 @@ export async function startDevReader(opts: {
   readonly finalizedDepth: number;
   readonly flashblockIntervalMs: number;
   readonly receipts: ReceiptLookups;
+  /** A replica's reader: reports the primary's lag behind the block stream. */
+  readonly replica?: ReplicaReaderOptions;
 }): Promise<RunningServer> {
   // Opened as the call worker opens it (lmdb shares one environment per process, and its
   // threads must agree on the mode); nothing here writes.
@@ -63,6 +73,7 @@ export async function startDevReader(opts: {
   const relayListeners: Array<(lagMs: number) => void> = [];
   let nextId = 1;
   const replies = new Map<number, { resolve(v: string): void; reject(e: Error): void }>();
+  let lag = { blocks: 0, seconds: 0 };
   const send = (m: ReaderMessage) => process.send?.(m);
   const request = (m: (id: number) => ReaderMessage): Promise<string> => {
     const id = nextId++;
@@ -91,8 +102,11 @@ export async function startDevReader(opts: {
     } else if (m.type === "flashnode:reply") {
       const r = replies.get(m.id);
       replies.delete(m.id);
-      if (m.error !== undefined) r?.reject(new Error(m.error));
+      if (m.error !== undefined)
+        r?.reject(new RpcError(m.error.code, m.error.message, m.error.data));
       else r?.resolve(m.value ?? "");
+    } else if (m.type === "flashnode:lag") {
+      lag = { blocks: m.blocks, seconds: m.seconds };
     }
   };
   process.on("message", onMessage);
@@ -116,6 +130,8 @@ export async function startDevReader(opts: {
     forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
   });
   const methods = fenced(createMethods(backend), fence, follower);
+  const health = followerHealth(kv, store, follower, opts.flashblockIntervalMs);
+  const replica = opts.replica;
   const frontend = await startFrontend({
     options: opts.frontend,
     methods,
@@ -126,8 +142,10 @@ export async function startDevReader(opts: {
       ...followerMetrics(kv, store, follower),
       recordsBuilds: opts.recordsBuilds,
       onRelay: (l) => relayListeners.push(l),
+      ...(replica === undefined ? {} : { replicaLag: () => lag }),
     },
-    health: followerHealth(kv, store, follower, opts.flashblockIntervalMs),
+    health:
+      replica === undefined ? health : () => withinLag(health(), lag.blocks, replica.maxLagBlocks),
   });
   return {
     url: frontend.url,
