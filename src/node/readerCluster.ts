@@ -73,6 +73,9 @@ export async function startReaderCluster(opts: {
     const w = cluster.fork({ [READER_ENV]: String(opts.readers), [READER_SLOT_ENV]: String(slot) });
     workers.add(w);
     w.on("message", (m: ReaderMessage) => onMessage(w, m));
+    // A send racing the reader's death fails on its closed channel: without a listener, that
+    // error would end the primary. The exit that follows replaces the reader.
+    w.on("error", (e: Error) => log.debug({ pid: w.process.pid, err: e }, "reader channel error"));
     w.once("exit", (code, signal) => {
       workers.delete(w);
       opts.onExit?.(w);

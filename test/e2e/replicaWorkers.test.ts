@@ -5,7 +5,7 @@
 // sequencer from either reader with its own errors, lag is in the node's /metrics, and a killed
 // reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import type { Agent } from "node:http";
 import { after, before, test } from "node:test";
 import { keccak256, toHex } from "viem";
@@ -44,6 +44,12 @@ async function raw(agent: Agent | undefined, method: string, params: unknown[]):
   const body = { jsonrpc: "2.0", id: 1, method, params };
   const url = agent === undefined ? devUrl() : dedicated();
   return JSON.stringify(await postOn(url, agent, body));
+}
+
+/** The replica's child processes, for a failure's message. */
+function ps(): string {
+  const args = ["--ppid", String(replica.pid), "-o", "pid,stat,args"];
+  return `${spawnSync("ps", args, { encoding: "utf8" }).stdout} (primary exit code ${replica.exitCode})`;
 }
 
 function onReplica(agent: Agent | undefined, method: string, params: unknown[]) {
@@ -138,7 +144,6 @@ test("two readers serve the replica, and both answer byte-identically to the seq
     (p) => p.length === 2,
     5000,
   ).catch(() => readerPids(replica.pid!));
-  const ps = () => execFileSync("ps", ["--ppid", String(replica.pid), "-o", "pid,stat,args"]);
   assert.equal(pids.length, 2, `reader processes:\n${ps()}\n${output}`);
   const target = Number(await call(devUrl(), "eth_blockNumber"));
   for (const agent of agents)
@@ -245,7 +250,7 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   const before = readerPids(replica.pid!);
   process.kill(before[0]!, "SIGKILL");
   const now = await waitForReplacement(replica.pid!, before[0]!, 2, 30_000);
-  assert.equal(now.length, 2, `two readers again\n${output}`);
+  assert.equal(now.length, 2, `two readers again:\n${ps()}\n${output}`);
   // Until the replacement listens, fresh connections reach the survivor only.
   await sleep(1500);
   const fresh = readerAgents();

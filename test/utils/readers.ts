@@ -1,12 +1,12 @@
 // The reader processes of a node started with --rpc-workers: the primary's child processes.
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { Agent, request } from "node:http";
 import { sleep } from "./devChain.ts";
 
 export function readerPids(primaryPid: number): number[] {
-  const out = execFileSync("ps", ["--ppid", String(primaryPid), "-o", "pid="], {
-    encoding: "utf8",
-  });
+  // ps exits 1 when the process has no children.
+  const ps = spawnSync("ps", ["--ppid", String(primaryPid), "-o", "pid="], { encoding: "utf8" });
+  const out = ps.stdout ?? "";
   return out
     .split("\n")
     .map((s) => Number(s.trim()))
