@@ -147,7 +147,20 @@ try {
   const started = performance.now();
   replica = spawn(
     process.execPath,
-    [BIN, "replica", "--nats", nats.url, "--datadir", replicaDir, "--port", "0", ...common],
+    // One RPC process: section 4 pins it to one core (readers are processes of their own).
+    [
+      BIN,
+      "replica",
+      "--nats",
+      nats.url,
+      "--datadir",
+      replicaDir,
+      "--port",
+      "0",
+      "--rpc-workers",
+      "1",
+      ...common,
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const base = await waitForOutput(replica, /JSON-RPC \(public\):\s+(\S+)/);

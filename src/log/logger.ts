@@ -76,3 +76,35 @@ export function readableLine(json: string): string {
 function readableLines(out: { write(text: string): unknown }): pino.DestinationStream {
   return { write: (json: string) => void out.write(readableLine(json)) };
 }
+
+export type ForwardedLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+const FORWARDED_LEVELS: Record<number, ForwardedLevel> = {
+  10: "trace",
+  20: "debug",
+  30: "info",
+  40: "warn",
+  50: "error",
+  60: "fatal",
+};
+
+/**
+ * A logger whose records are handed to `forward` (a worker thread's records go to the RPC
+ * thread's log, which owns the output and its format).
+ */
+export function forwardingLogger(
+  level: string,
+  forward: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) => void,
+): Logger {
+  return createLogger(level, {
+    write(json: string) {
+      const {
+        level: n,
+        time: _time,
+        name: _name,
+        msg,
+        ...fields
+      } = JSON.parse(json) as Record<string, unknown>;
+      forward(FORWARDED_LEVELS[n as number] ?? "info", String(msg ?? ""), fields);
+    },
+  });
+}

@@ -16,7 +16,6 @@ import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
@@ -58,7 +57,10 @@ export type DevNodeOptions = {
   readonly receipts: ReceiptLookups;
   /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
   readonly readers?: { readonly count: number; readonly argv: readonly string[] };
-  /** `--nats URL`: publish the chain to JetStream for replicas (src/replica/publisher.ts). */
+  /**
+   * `--nats URL`: the sequencer's thread publishes the chain to JetStream for replicas
+   * (src/replica/publisher.ts).
+   */
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
 };
 
@@ -123,7 +125,6 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let calls: CallClient | undefined;
   let follower: ChainFollower | undefined;
   let relay: UpdateRelay | undefined;
-  let publisher: Publisher | undefined;
   const flashblockLog = opts.logger.child({ module: "pending" });
   const sealLog = opts.logger.child({ module: "chain" });
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
@@ -152,7 +153,6 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   const onUpdate = (u: ChainUpdate) => {
     follower?.apply(u);
     relay?.publish(u);
-    publisher?.onUpdate(u);
     const fb = u.kind === "flashblock" ? u : u.next;
     logPreconfirmed(fb);
     if (u.kind === "sealed") logSealed(u);
@@ -172,7 +172,6 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let env: KvEnv | undefined;
   let fence: PositionFence | undefined;
   const undo = async () => {
-    await publisher?.close();
     await calls?.stop();
     await sequencer?.stop();
     fence?.close();
@@ -188,6 +187,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         flashblockIntervalMs: opts.flashblockIntervalMs,
         gasLimit: opts.gasLimit.toString(),
         coinbase: FEE_RECIPIENT,
+        ...(opts.nats === undefined
+          ? {}
+          : {
+              nats: {
+                servers: opts.nats.servers,
+                streams: opts.nats.streams,
+                logLevel: opts.logger.level,
+              },
+            }),
       },
       onUpdate,
       opts.logger.child({ module: "sequencer" }),
@@ -210,14 +218,6 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
     follower = chain;
-    if (opts.nats !== undefined)
-      publisher = startPublisher({
-        servers: opts.nats.servers,
-        store,
-        streams: opts.nats.streams,
-        sequencer: sequencerClient,
-        logger: opts.logger,
-      });
     const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {
       const receipts = store.receipts(u.number, u.hash);

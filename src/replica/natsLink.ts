@@ -101,13 +101,13 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
 export function openNatsLink(servers: readonly string[], name: string, log: Logger): NatsLink {
   let closed = false;
   let ctx: NatsContext | undefined;
-  let waiters: Array<(c: NatsContext) => void> = [];
+  let waiters: Array<{ resolve(c: NatsContext): void; reject(e: Error): void }> = [];
   const starters = new Set<(nc: NatsConnection) => () => void>();
   const reconnectListeners: Array<() => void> = [];
   const stops: Array<() => void> = [];
   const up = (c: NatsContext) => {
     ctx = c;
-    for (const w of waiters) w(c);
+    for (const w of waiters) w.resolve(c);
     waiters = [];
   };
   const connection = (async () => {
@@ -142,8 +142,11 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
   })();
   connection.catch((e: unknown) => log.error({ err: e }, "NATS connection failed"));
   return {
-    ready: () =>
-      ctx !== undefined ? Promise.resolve(ctx) : new Promise((resolve) => waiters.push(resolve)),
+    ready: () => {
+      if (ctx !== undefined) return Promise.resolve(ctx);
+      if (closed) return Promise.reject(new Error("the NATS link is closed"));
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    },
     current: () => ctx,
     onReconnect(listener) {
       reconnectListeners.push(listener);
@@ -156,6 +159,9 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
     async close() {
       closed = true;
       ctx = undefined;
+      // Whoever waits for a connection stops waiting (their loops end on `closed`).
+      for (const w of waiters) w.reject(new Error("the NATS link is closed"));
+      waiters = [];
       for (const stop of stops) stop();
       const nc = await Promise.race([connection, Promise.resolve(undefined)]);
       if (nc !== undefined) await nc.drain().catch(() => nc.close());

@@ -9,7 +9,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
-import { type NatsLink, openNatsLink } from "./natsLink.ts";
+import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
 import { startSnapshotter } from "./snapshots.ts";
 import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
 import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
@@ -25,6 +25,12 @@ export type PublisherStatus = {
 export type Publisher = {
   /** Each sequencer update, in order (the dev node's update handler). */
   onUpdate(u: ChainUpdate): void;
+  /**
+   * A block was just committed: publish it now, before the sequencer opens the next block and
+   * builds, records and sends its flashblock 0 (a replica applies that seal only once it holds
+   * the block).
+   */
+  blockCommitted(): void;
   status(): PublisherStatus;
   close(): Promise<void>;
 };
@@ -68,9 +74,18 @@ export function startPublisher(opts: {
     answerTransactions(nc, names, opts.sequencer, log),
   );
 
+  // Streams are checked once per connection (and again after any failure), not per block: each
+  // check is two JetStream API round trips on the seal's path to replicas.
+  let ensuredOn: NatsContext | undefined;
+  link.onReconnect(() => {
+    ensuredOn = undefined;
+  });
   async function publishBlocks(): Promise<void> {
     const c = await link.ready();
-    await c.ensureStreams(names, opts.streams);
+    if (ensuredOn !== c) {
+      await c.ensureStreams(names, opts.streams);
+      ensuredOn = c;
+    }
     if (next === undefined) {
       const last = await c.lastBlock(names);
       next = last === undefined ? 0 : last + 1;
@@ -107,8 +122,10 @@ export function startPublisher(opts: {
             "NATS publishing failed: the sequencer goes on, the block stream catches up when NATS is back",
           );
         failing = true;
-        // After an outage the stream's own last block is the truth (a publish may have landed).
+        // After an outage the stream's own last block is the truth (a publish may have landed),
+        // and a restarted server may have lost the streams.
         next = undefined;
+        ensuredOn = undefined;
         await nap(1000);
       }
     }
@@ -134,6 +151,7 @@ export function startPublisher(opts: {
           () => flashblocksDropped++,
         );
     },
+    blockCommitted: () => wake(),
     status: () => ({
       connected: link.current() !== undefined,
       publishedBlock: published,

@@ -1,5 +1,7 @@
 // Messages between the RPC thread and the sequencer worker. Plain data only.
+import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { StreamOptions } from "../replica/streams.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
@@ -9,6 +11,15 @@ export type SequencerWorkerData = {
   readonly flashblockIntervalMs: number;
   readonly gasLimit: string;
   readonly coinbase: string;
+  /**
+   * `dev --nats`: this thread publishes the chain to JetStream (src/replica/publisher.ts) as it
+   * builds it, with no hop through the RPC thread; its log records go to the RPC thread's log.
+   */
+  readonly nats?: {
+    readonly servers: readonly string[];
+    readonly streams: StreamOptions;
+    readonly logLevel: string;
+  };
 };
 
 export type ToWorker =
@@ -34,7 +45,7 @@ export type FromWorker =
   | { readonly type: "stopped" }
   | {
       readonly type: "log";
-      readonly level: "info" | "warn" | "error";
+      readonly level: ForwardedLevel;
       readonly msg: string;
       readonly fields: Record<string, unknown>;
     };

@@ -55,6 +55,8 @@ export class Sequencer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private executeScheduled = false;
+  /** Told of each block right after its commit, before the next block opens (the publisher). */
+  onBlockCommitted: ((number: number) => void) | undefined;
 
   constructor(
     private readonly executor: BlockExecutor,
@@ -369,6 +371,8 @@ export class Sequencer {
     const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock(write);
-    return { kind: "sealed", number: Number(block.header.number), hash: block.hash() };
+    const number = Number(block.header.number);
+    this.onBlockCommitted?.(number);
+    return { kind: "sealed", number, hash: block.hash() };
   }
 }

@@ -4,12 +4,15 @@ import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureGenesis } from "../chain/importer.ts";
 import { isOperatorError } from "../cli/args.ts";
+import { forwardingLogger } from "../log/logger.ts";
+import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
+import { TxRejectedError } from "./txPool.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("sequencer worker started outside a worker thread");
@@ -18,6 +21,8 @@ function requirePort(): NonNullable<typeof parentPort> {
 const port = requirePort();
 const data = tsWorkerData<SequencerWorkerData>(workerData);
 const send = (msg: FromWorker) => port.postMessage(msg);
+/** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
+const PUBLISHER_CLOSE_MS = 3_000;
 
 async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
@@ -25,6 +30,7 @@ async function main(): Promise<void> {
   const stored = store.chainConfig();
   const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
   const executor = await ensureGenesis(spec, store);
+  let publisher: Publisher | undefined;
   const sequencer = new Sequencer(
     executor,
     store,
@@ -35,22 +41,46 @@ async function main(): Promise<void> {
       gasLimit: BigInt(data.gasLimit),
       coinbase: hexToBytes(data.coinbase),
     },
-    (update) => send({ type: "update", update }),
+    (update) => {
+      send({ type: "update", update });
+      publisher?.onUpdate(update);
+    },
     (level, msg, fields) => send({ type: "log", level, msg, fields }),
   );
+  // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
+  // came through the RPC thread (id > 0) or from a replica over NATS (id 0).
+  const submit = (id: number, raw: Uint8Array) =>
+    sequencer.submit(raw).then(
+      (r) => {
+        send({
+          type: "submitted",
+          id,
+          hash: r.hash,
+          sender: r.sender,
+          nonce: r.nonce,
+          nextNonce: r.nextNonce,
+        });
+        return { hash: r.hash };
+      },
+      (e: unknown) => {
+        throw new TxRejectedError((e as Error).message);
+      },
+    );
+  if (data.nats !== undefined)
+    publisher = startPublisher({
+      servers: data.nats.servers,
+      store,
+      streams: data.nats.streams,
+      sequencer: { submit: (raw) => submit(0, raw), mine: () => sequencer.mine() },
+      logger: forwardingLogger(data.nats.logLevel, (level, msg, fields) =>
+        send({ type: "log", level, msg, fields }),
+      ),
+    });
+  sequencer.onBlockCommitted = () => publisher?.blockCommitted();
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "submit") {
-      sequencer.submit(msg.raw).then(
-        (r) =>
-          send({
-            type: "submitted",
-            id: msg.id,
-            hash: r.hash,
-            sender: r.sender,
-            nonce: r.nonce,
-            nextNonce: r.nextNonce,
-          }),
-        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
+      submit(msg.id, msg.raw).catch((e: unknown) =>
+        send({ type: "rejected", id: msg.id, message: (e as Error).message }),
       );
     } else if (msg.type === "mine") {
       sequencer.mine().then(
@@ -58,8 +88,23 @@ async function main(): Promise<void> {
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
       );
     } else if (msg.type === "stop") {
+      // The archive closes and "stopped" is sent whatever NATS does: a publisher that fails or
+      // hangs while closing must not keep the node from stopping.
+      const closePublisher = () =>
+        Promise.race([
+          publisher?.close(),
+          new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
+        ]).catch((e: unknown) =>
+          send({
+            type: "log",
+            level: "warn",
+            msg: "NATS publisher close failed",
+            fields: { err: String(e) },
+          }),
+        );
       void sequencer
         .stop()
+        .then(closePublisher)
         .then(() => env.close())
         .then(() => send({ type: "stopped" }));
     }
