@@ -3,13 +3,19 @@ import { spawnSync } from "node:child_process";
 import { Agent, request } from "node:http";
 import { sleep } from "./devChain.ts";
 
+/**
+ * The primary's reader processes: its children running the CLI. Not every child is one: tsx may
+ * start esbuild's service process beside them when its transform cache is cold.
+ */
 export function readerPids(primaryPid: number): number[] {
   // ps exits 1 when the process has no children.
-  const ps = spawnSync("ps", ["--ppid", String(primaryPid), "-o", "pid="], { encoding: "utf8" });
-  const out = ps.stdout ?? "";
-  return out
+  const ps = spawnSync("ps", ["--ppid", String(primaryPid), "-o", "pid=,args="], {
+    encoding: "utf8",
+  });
+  return (ps.stdout ?? "")
     .split("\n")
-    .map((s) => Number(s.trim()))
+    .filter((line) => line.includes("flashnode"))
+    .map((line) => Number.parseInt(line.trim(), 10))
     .filter((n) => n > 0);
 }
 
