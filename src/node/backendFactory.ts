@@ -10,6 +10,7 @@ import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts"
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
+import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
 
@@ -22,6 +23,7 @@ export function createBackend(
     readonly calls?: CallService;
     readonly forkchoice?: (head: number) => SafeAndFinalized;
     readonly preconfirmedReceipts?: boolean;
+    readonly logLimits?: LogQueryLimits;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -42,5 +44,6 @@ export function createBackend(
     transactions: services.transactions,
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
+    logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
   };
 }

@@ -14,7 +14,7 @@ import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { headerJson } from "../rpc/format/block.ts";
-import { logJson } from "../rpc/format/receipt.ts";
+import { forEachLog, logJson } from "../rpc/format/receipt.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
@@ -113,20 +113,9 @@ export function createChainFollower(deps: {
     if (headerRlp === undefined || receipts === undefined) return;
     feed.emitNewHead({ blockNumber: u.number, json: headerJson(deps.decodeHeader(headerRlp)) });
     const logs: LogEvent[] = [];
-    let logIndex = 0;
-    receipts.receipts.forEach((r, i) => {
-      r.logs.forEach((log, j) => {
-        const ctx = {
-          blockHash: u.hash,
-          blockNumber: u.number,
-          blockTimestamp: receipts.blockTimestamp,
-          transactionIndex: i,
-          firstLogIndex: logIndex,
-        };
-        logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) });
-      });
-      logIndex += r.logs.length;
-    });
+    forEachLog(receipts, (log, r, ctx, j) =>
+      logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) }),
+    );
     if (logs.length > 0) feed.emitLogs(logs);
   };
 

@@ -5,6 +5,7 @@ import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/b
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
+import type { LogQueryLimits } from "./eth/logQuery.ts";
 
 export type BlockDecoder = {
   header(headerRlp: Uint8Array): HeaderView;
@@ -82,6 +83,8 @@ export type RpcBackend = {
   readonly pending: () => PendingBlock | undefined;
   /** The safe and finalized block numbers for a head (never above it). */
   readonly forkchoice: (head: number) => SafeAndFinalized;
+  /** eth_getLogs and filters: geth's query and range limits. */
+  readonly logLimits: LogQueryLimits;
   readonly transactions: TransactionSink | undefined;
   readonly calls: CallService | undefined;
   /**

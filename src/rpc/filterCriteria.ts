@@ -111,10 +111,11 @@ export type FilterCriteria = {
 };
 
 /**
- * A filter object argument (null or missing: match everything). Errors carry geth's
- * `invalid argument N: ` prefix (-32602).
+ * A filter object argument (null or missing: match everything). Errors are -32602 with geth's
+ * text, prefixed `invalid argument N: ` when `argIndex` is given (a method's parameter parser
+ * leaves the prefix to the dispatcher).
  */
-export function parseFilterCriteria(raw: unknown, argIndex: number): FilterCriteria {
+export function parseFilterCriteria(raw: unknown, argIndex?: number): FilterCriteria {
   let addresses: { keys: Set<string>; count: number } | undefined;
   const topics: (Set<string> | undefined)[] = [];
   let topicCounts: number[] = [];
@@ -173,7 +174,9 @@ export function parseFilterCriteria(raw: unknown, argIndex: number): FilterCrite
     }
   } catch (e) {
     if (e instanceof CriteriaError)
-      throw new InvalidParamsError(`invalid argument ${argIndex}: ${e.message}`);
+      throw new InvalidParamsError(
+        argIndex === undefined ? e.message : `invalid argument ${argIndex}: ${e.message}`,
+      );
     throw e;
   }
   return { blockHash: hash, fromBlock: from, toBlock: to, addresses, topics, topicCounts };

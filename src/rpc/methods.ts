@@ -11,6 +11,7 @@ import { getBlockByHash } from "./eth/getBlockByHash.ts";
 import { getBlockByNumber } from "./eth/getBlockByNumber.ts";
 import { getBlockReceipts } from "./eth/getBlockReceipts.ts";
 import { getCode } from "./eth/getCode.ts";
+import { getLogs } from "./eth/getLogs.ts";
 import { getStorageAt } from "./eth/getStorageAt.ts";
 import { getStorageValues } from "./eth/getStorageValues.ts";
 import { getTransactionByHash } from "./eth/getTransactionByHash.ts";
@@ -49,6 +50,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_gasPrice: gasPrice(backend),
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),
+    eth_getLogs: getLogs(backend),
     evm_mine: mine(backend),
   };
 }

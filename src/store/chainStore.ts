@@ -41,6 +41,7 @@ import {
   writeU64,
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
+import { indexBlockLogs, logCandidateBlocks } from "./logIndex.ts";
 import {
   encodeSlotRow,
   RECENT,
@@ -87,6 +88,17 @@ export type ChainReader = {
   headerRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
   bodyRlp(number: number, hash: Uint8Array): Uint8Array | undefined;
   receipts(number: number, hash: Uint8Array): BlockReceipts | undefined;
+  /**
+   * Canonical blocks in [from, to] that may hold a log from one of `addresses` (any when
+   * undefined) with, per position, one of the topics (undefined: wildcard); undefined when
+   * nothing narrows the range (logIndex.ts).
+   */
+  logBlocks(
+    from: number,
+    to: number,
+    addresses: readonly Uint8Array[] | undefined,
+    topics: readonly (readonly Uint8Array[] | undefined)[],
+  ): number[] | undefined;
   /** Where a transaction sits in the canonical chain. */
   transactionLocation(
     hash: Uint8Array,
@@ -168,6 +180,8 @@ export function createChainStore(env: KvEnv): ChainStore {
     preconfirmations: env.table("preconfirmations"),
     storageChanges: env.table("storageChanges"),
     storageHistoryIndex: env.table("storageHistoryIndex"),
+    logAddresses: env.table("logAddresses"),
+    logTopics: env.table("logTopics"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -288,6 +302,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     },
     headerRlp: (number, hash) => t.headers.get(blockKey(number, hash)),
     bodyRlp: (number, hash) => t.bodies.get(blockKey(number, hash)),
+    logBlocks: (from, to, addresses, topics) => logCandidateBlocks(t, from, to, addresses, topics),
     receipts(number, hash) {
       // A copy: the decoded records keep views into these bytes.
       const v = t.receipts.get(blockKey(number, hash));
@@ -366,6 +381,7 @@ export function createChainStore(env: KvEnv): ChainStore {
         t.headers.put(key, b.headerRlp);
         t.bodies.put(key, b.bodyRlp);
         t.receipts.put(key, encodeReceipts(b.timestamp, b.receipts));
+        indexBlockLogs(t, b.number, b.receipts);
         t.canonical.put(numberKey, b.hash);
         t.blockNumbers.put(b.hash, numberKey);
         for (const [i, h] of b.transactionHashes.entries())

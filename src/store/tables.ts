@@ -70,12 +70,24 @@ export const TABLES = {
     layout:
       "address (20) ‖ slot (32) → flags u8 (value length; top bit: older full shards exist) ‖ current value (leading zeros trimmed; empty = zero) ‖ count u8 ‖ the pre-values of the slot's newest `count` (≤ 8) changes, each length u8 ‖ bytes ‖ the slot's newest history shard (slotRow.ts): every slot ever written",
   },
+  logAddresses: {
+    id: 21,
+    name: "logAddresses",
+    layout:
+      "address (20) ‖ number u64 → (empty): the blocks holding a log emitted by the address (logIndex.ts)",
+  },
+  logTopics: {
+    id: 22,
+    name: "logTopics",
+    layout:
+      "topic (32) ‖ number u64 → (empty): the blocks holding a log with the topic, in any position (logIndex.ts)",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
 
 /** Bumped when a table's layout changes incompatibly; a datadir from another version is refused. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const META_KEYS = {
   schemaVersion: "schemaVersion",

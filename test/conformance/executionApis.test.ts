@@ -10,7 +10,7 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
  * tests-more/ holds every other method's files; these methods are served whole and replayed
  * too. The rest (eth_getLogs, eth_simulateV1, debug_*, …) are issue 13's.
  */
-const MORE_METHODS = ["eth_getTransactionByHash"];
+const MORE_METHODS = ["eth_getLogs", "eth_getTransactionByHash"];
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
 

@@ -69,3 +69,22 @@ export function blockReceiptsJson(block: BlockReceipts): string {
     return json;
   });
 }
+
+/** Each log of a block with its receipt, position and rendering context, in block order. */
+export function forEachLog(
+  block: BlockReceipts,
+  fn: (log: Log, receipt: ReceiptRecord, ctx: ReceiptContext, indexInReceipt: number) => void,
+): void {
+  let firstLogIndex = 0;
+  block.receipts.forEach((r, transactionIndex) => {
+    const ctx: ReceiptContext = {
+      blockHash: block.blockHash,
+      blockNumber: block.blockNumber,
+      blockTimestamp: block.blockTimestamp,
+      transactionIndex,
+      firstLogIndex,
+    };
+    r.logs.forEach((log, j) => fn(log, r, ctx, j));
+    firstLogIndex += r.logs.length;
+  });
+}
