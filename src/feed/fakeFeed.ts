@@ -1,11 +1,19 @@
 // An in-memory ChainFeed for tests: emit by hand, count listeners to catch leaks.
 
-import type { ChainFeed, FlashblockEvent, LogEvent, NewHeadEvent, Unsubscribe } from "./types.ts";
+import type {
+  ChainFeed,
+  FlashblockEvent,
+  LogEvent,
+  NewHeadEvent,
+  PreconfirmedEvent,
+  Unsubscribe,
+} from "./types.ts";
 
 export type FakeFeed = ChainFeed & {
   emitFlashblock(event: FlashblockEvent): void;
   emitNewHead(event: NewHeadEvent): void;
   emitLogs(logs: readonly LogEvent[]): void;
+  emitPreconfirmed(event: PreconfirmedEvent): void;
   /** Listeners currently attached, all kinds. */
   listenerCount(): number;
 };
@@ -32,13 +40,16 @@ export function createFakeFeed(): FakeFeed {
   const flashblocks = channel<FlashblockEvent>();
   const heads = channel<NewHeadEvent>();
   const logs = channel<readonly LogEvent[]>();
+  const preconfirmed = channel<PreconfirmedEvent>();
   return {
     onFlashblock: flashblocks.add,
     onNewHead: heads.add,
     onLogs: logs.add,
+    onPreconfirmed: preconfirmed.add,
     emitFlashblock: flashblocks.emit,
     emitNewHead: heads.emit,
     emitLogs: logs.emit,
-    listenerCount: () => flashblocks.size() + heads.size() + logs.size(),
+    emitPreconfirmed: preconfirmed.emit,
+    listenerCount: () => flashblocks.size() + heads.size() + logs.size() + preconfirmed.size(),
   };
 }

@@ -1,5 +1,12 @@
 // The in-process ChainFeed: producers emit, transports listen.
-import type { ChainFeed, FlashblockEvent, LogEvent, NewHeadEvent, Unsubscribe } from "./types.ts";
+import type {
+  ChainFeed,
+  FlashblockEvent,
+  LogEvent,
+  NewHeadEvent,
+  PreconfirmedEvent,
+  Unsubscribe,
+} from "./types.ts";
 
 function channel<T>() {
   const listeners = new Set<(value: T) => void>();
@@ -24,18 +31,22 @@ export type FeedHub = ChainFeed & {
   emitFlashblock(event: FlashblockEvent): void;
   emitNewHead(event: NewHeadEvent): void;
   emitLogs(logs: readonly LogEvent[]): void;
+  emitPreconfirmed(event: PreconfirmedEvent): void;
 };
 
 export function createFeedHub(): FeedHub {
   const flashblocks = channel<FlashblockEvent>();
   const heads = channel<NewHeadEvent>();
   const logs = channel<readonly LogEvent[]>();
+  const preconfirmed = channel<PreconfirmedEvent>();
   return {
     onFlashblock: flashblocks.on,
     onNewHead: heads.on,
     onLogs: logs.on,
+    onPreconfirmed: preconfirmed.on,
     emitFlashblock: flashblocks.emit,
     emitNewHead: heads.emit,
     emitLogs: logs.emit,
+    emitPreconfirmed: preconfirmed.emit,
   };
 }

@@ -16,6 +16,7 @@ function log(address: string, topics: string[], blockNumber = 5): LogEvent {
   return {
     address: hexToBytes(address),
     topics: topics.map(hexToBytes),
+    transactionHash: `0x${"aa".repeat(32)}`,
     json: JSON.stringify({ address, topics, blockNumber: `0x${blockNumber.toString(16)}` }),
   };
 }

@@ -44,17 +44,26 @@ function blockNumberValue(sel: BlockNumberSelector | undefined): bigint {
  */
 export function parseLogFilter(raw: unknown): LogFilter {
   const c = parseFilterCriteria(raw, 1);
-  return checkCriteria(
+  return logFilterOf(
     c.blockHash === undefined ? c : { ...c, fromBlock: undefined, toBlock: undefined },
   );
 }
 
-/** SubscribeLogs: query limits and the block range a live subscription accepts. */
-function checkCriteria(c: FilterCriteria): LogFilter {
+/**
+ * SubscribeLogs: query limits and the block range a live subscription or an installed filter
+ * accepts. geth refuses pending bounds; installed filters here take them (`allowPending`: the
+ * pre-confirmed block's logs), subscriptions keep geth's refusal.
+ */
+export function logFilterOf(c: FilterCriteria, allowPending = false): LogFilter {
   checkQueryLimit(c, LOG_QUERY_LIMIT);
   let from = blockNumberValue(c.fromBlock);
-  const to = blockNumberValue(c.toBlock);
-  if (from === -1n || to === -1n) throw new InvalidParamsError("pending logs are not supported");
+  let to = blockNumberValue(c.toBlock);
+  if (from === -1n || to === -1n) {
+    if (!allowPending) throw new InvalidParamsError("pending logs are not supported");
+    // An open top end: what arrives from now on.
+    if (from === -1n) from = -2n;
+    if (to === -1n) to = -2n;
+  }
   if (from === -5n) from = 0n; // earliest → the history cutoff (no pruning here)
   const latest = -2n;
   const ok =

@@ -49,10 +49,10 @@ describe("subscription set", () => {
     const s = setup();
     const ctx: RequestContext = { tier: "public" };
     const id = s.subs.subscribe("newHeads", undefined, ctx);
-    s.feed.emitNewHead({ blockNumber: 1, json: '{"number":"0x1"}' });
+    s.feed.emitNewHead({ blockNumber: 1, hash: "0x1", json: '{"number":"0x1"}' });
     assert.equal(s.sent.length, 0);
     s.subs.activate(ctx);
-    s.feed.emitNewHead({ blockNumber: 2, json: '{"number":"0x2"}' });
+    s.feed.emitNewHead({ blockNumber: 2, hash: "0x2", json: '{"number":"0x2"}' });
     assert.deepEqual(s.sent, [
       `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":{"number":"0x1"}}}`,
       `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":{"number":"0x2"}}}`,

@@ -15,6 +15,8 @@ export type FlashblockEvent = {
 /** A sealed block's header, rendered as geth's `newHeads` notification result (JSON text). */
 export type NewHeadEvent = {
   readonly blockNumber: number;
+  /** The block hash, 0x-hex (block filters report it). */
+  readonly hash: string;
   readonly json: string;
 };
 
@@ -22,6 +24,8 @@ export type NewHeadEvent = {
 export type LogEvent = {
   readonly address: Uint8Array;
   readonly topics: readonly Uint8Array[];
+  /** The emitting transaction's hash, 0x-hex. */
+  readonly transactionHash: string;
   readonly json: string;
 };
 
@@ -30,4 +34,15 @@ export type ChainFeed = {
   onNewHead(listener: (event: NewHeadEvent) => void): Unsubscribe;
   /** All logs of one sealed block, in order. */
   onLogs(listener: (logs: readonly LogEvent[]) => void): Unsubscribe;
+  /** Each flashblock's newly pre-confirmed transactions and their logs (pending context). */
+  onPreconfirmed(listener: (event: PreconfirmedEvent) => void): Unsubscribe;
+};
+
+/** What one flashblock pre-confirmed: its new transactions and their logs, in order. */
+export type PreconfirmedEvent = {
+  readonly blockNumber: number;
+  /** 0x-hex transaction hashes. */
+  readonly transactionHashes: readonly string[];
+  /** Rendered with the pending block's context: block hash 32 zero bytes. */
+  readonly logs: readonly LogEvent[];
 };

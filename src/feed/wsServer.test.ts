@@ -226,10 +226,10 @@ describe("JSON-RPC over WebSocket", () => {
     const c = await open(`${base}/`);
     const sub = await c.call("eth_subscribe", ["newHeads"]);
     assert.match(String(sub.result), /^0x[1-9a-f][0-9a-f]*$/);
-    feed.emitNewHead({ blockNumber: 1, json: '{"number":"0x1"}' });
+    feed.emitNewHead({ blockNumber: 1, hash: "0x1", json: '{"number":"0x1"}' });
     assert.equal(await c.next(), notification(sub.result, '{"number":"0x1"}'));
     assert.equal((await c.call("eth_unsubscribe", [sub.result], 2)).result, true);
-    feed.emitNewHead({ blockNumber: 2, json: '{"number":"0x2"}' });
+    feed.emitNewHead({ blockNumber: 2, hash: "0x2", json: '{"number":"0x2"}' });
     // Nothing queued between: the next message is the reply to this call.
     assert.equal((await c.call("eth_unsubscribe", [sub.result], 3)).error !== undefined, true);
     assert.equal(feed.listenerCount(), 0);
@@ -249,6 +249,7 @@ describe("JSON-RPC over WebSocket", () => {
     const log = (address: string, topics: string[], i: number): LogEvent => ({
       address: hexToBytes(address),
       topics: topics.map(hexToBytes),
+      transactionHash: `0x${"aa".repeat(32)}`,
       json: `{"logIndex":"0x${i}"}`,
     });
     feed.emitLogs([
@@ -294,7 +295,7 @@ describe("JSON-RPC over WebSocket", () => {
       '[{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]},{"jsonrpc":"2.0","id":2,"method":"test_slow"}]',
     );
     await sleep(20);
-    feed.emitNewHead({ blockNumber: 1, json: "1" });
+    feed.emitNewHead({ blockNumber: 1, hash: "0x1", json: "1" });
     release();
     const batch = JSON.parse(await c.next()) as { result: unknown }[];
     assert.equal(batch[1]!.result, "done");

@@ -8,6 +8,8 @@ import {
 } from "../chain/blockView.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
+import { createFilterManager } from "../feed/filters.ts";
+import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
@@ -24,6 +26,8 @@ export function createBackend(
     readonly forkchoice?: (head: number) => SafeAndFinalized;
     readonly preconfirmedReceipts?: boolean;
     readonly logLimits?: LogQueryLimits;
+    /** What installed filters follow (absent on a node whose chain does not move). */
+    readonly feed?: ChainFeed;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -45,5 +49,6 @@ export function createBackend(
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
+    filters: createFilterManager(services.feed),
   };
 }

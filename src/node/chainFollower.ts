@@ -4,6 +4,7 @@
 // The same code follows the sequencer in the sequencer's own process and in each --rpc-workers
 // reader (fed over IPC): a reader is the sequencer's stream applied, nothing more.
 import type { HeaderView } from "../chain/blockView.ts";
+import type { BlockReceipts } from "../chain/types.ts";
 import type { Health } from "../edge/edgeServer.ts";
 import type { FeedHub } from "../feed/hub.ts";
 import type { LogEvent } from "../feed/types.ts";
@@ -17,7 +18,7 @@ import { headerJson } from "../rpc/format/block.ts";
 import { forEachLog, logJson } from "../rpc/format/receipt.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { SealWaiters } from "./sealWaiters.ts";
 
@@ -83,6 +84,25 @@ export function followerHealth(
   };
 }
 
+const ZERO32 = new Uint8Array(32);
+
+/** A block's logs (from receipt `fromReceipt` on) as the feed carries them, rendered once. */
+function logEvents(block: BlockReceipts, fromReceipt = 0): LogEvent[] {
+  const logs: LogEvent[] = [];
+  forEachLog(
+    block,
+    (log, r, ctx, j) =>
+      logs.push({
+        address: log.address,
+        topics: log.topics,
+        transactionHash: bytesToHex(r.transactionHash),
+        json: logJson(log, r, ctx, j),
+      }),
+    fromReceipt,
+  );
+  return logs;
+}
+
 export function createChainFollower(deps: {
   readonly kv: KvEnv;
   readonly store: ChainStore;
@@ -111,12 +131,34 @@ export function createChainFollower(deps: {
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
-    feed.emitNewHead({ blockNumber: u.number, json: headerJson(deps.decodeHeader(headerRlp)) });
-    const logs: LogEvent[] = [];
-    forEachLog(receipts, (log, r, ctx, j) =>
-      logs.push({ address: log.address, topics: log.topics, json: logJson(log, r, ctx, j) }),
-    );
+    feed.emitNewHead({
+      blockNumber: u.number,
+      hash: bytesToHex(u.hash),
+      json: headerJson(deps.decodeHeader(headerRlp)),
+    });
+    const logs = logEvents(receipts);
     if (logs.length > 0) feed.emitLogs(logs);
+  };
+
+  // The flashblock's new receipts are the last of the pending block's: their log indexes and
+  // transaction indexes continue the block's.
+  const emitPreconfirmed = (fb: FlashblockUpdate) => {
+    const block = pending;
+    if (block === undefined) return;
+    const logs = logEvents(
+      {
+        blockNumber: block.base.number,
+        blockHash: ZERO32,
+        blockTimestamp: block.base.timestamp,
+        receipts: block.receipts,
+      },
+      block.receipts.length - fb.receipts.length,
+    );
+    feed.emitPreconfirmed({
+      blockNumber: block.base.number,
+      transactionHashes: fb.transactions.map((t) => bytesToHex(t.hash)),
+      logs,
+    });
   };
 
   const follower: ChainFollower = {
@@ -135,6 +177,7 @@ export function createChainFollower(deps: {
         onSealed(u);
         feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }
+      if (fb.transactions.length > 0) emitPreconfirmed(fb);
       position = updatePosition(u);
       stats.record(fb.buildMs, fb.publishedAt, now());
       for (const t of fb.transactions) included.release(t.hash);

@@ -266,6 +266,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     }
 
     const backend = createBackend(spec, store, {
+      feed,
       pending: chain.pending,
       transactions: {
         submit: (raw) => sequencerClient.submit(raw),

@@ -177,6 +177,7 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Replic
     }
 
     const backend = createBackend(spec, store, {
+      feed,
       pending: chain.pending,
       transactions: {
         submit: (raw) => sequencer.submit(raw),

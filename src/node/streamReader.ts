@@ -114,6 +114,7 @@ export async function startStreamReader(opts: {
   await ready;
 
   const backend = createBackend(spec, store, {
+    feed,
     pending: follower.pending,
     transactions: {
       submit: (raw) =>

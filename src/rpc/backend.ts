@@ -6,6 +6,7 @@ import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
+import type { FilterCriteria } from "./filterCriteria.ts";
 
 export type BlockDecoder = {
   header(headerRlp: Uint8Array): HeaderView;
@@ -73,6 +74,18 @@ export type CallService = {
   estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
 };
 
+/** Installed filters (eth_newFilter & co.): state the node keeps and clients poll. */
+export type FilterService = {
+  newLogFilter(criteria: FilterCriteria): string;
+  newBlockFilter(): string;
+  newPendingTransactionFilter(): string;
+  /** What the filter gathered since its last poll (JSON texts); undefined: no such filter. */
+  changes(id: string): string[] | undefined;
+  /** A log filter's criteria; undefined: no such log filter. */
+  logCriteria(id: string): FilterCriteria | undefined;
+  uninstall(id: string): boolean;
+};
+
 export type RpcBackend = {
   readonly chainId: bigint;
   readonly chain: ChainReader;
@@ -85,6 +98,8 @@ export type RpcBackend = {
   readonly forkchoice: (head: number) => SafeAndFinalized;
   /** eth_getLogs and filters: geth's query and range limits. */
   readonly logLimits: LogQueryLimits;
+  /** Installed filters; absent: the filter methods answer as for an unknown filter. */
+  readonly filters: FilterService | undefined;
   readonly transactions: TransactionSink | undefined;
   readonly calls: CallService | undefined;
   /**

@@ -11,6 +11,8 @@ import { getBlockByHash } from "./eth/getBlockByHash.ts";
 import { getBlockByNumber } from "./eth/getBlockByNumber.ts";
 import { getBlockReceipts } from "./eth/getBlockReceipts.ts";
 import { getCode } from "./eth/getCode.ts";
+import { getFilterChanges } from "./eth/getFilterChanges.ts";
+import { getFilterLogs } from "./eth/getFilterLogs.ts";
 import { getLogs } from "./eth/getLogs.ts";
 import { getStorageAt } from "./eth/getStorageAt.ts";
 import { getStorageValues } from "./eth/getStorageValues.ts";
@@ -18,9 +20,13 @@ import { getTransactionByHash } from "./eth/getTransactionByHash.ts";
 import { getTransactionCount } from "./eth/getTransactionCount.ts";
 import { getTransactionReceipt } from "./eth/getTransactionReceipt.ts";
 import { maxPriorityFeePerGas } from "./eth/maxPriorityFeePerGas.ts";
+import { newBlockFilter } from "./eth/newBlockFilter.ts";
+import { newFilter } from "./eth/newFilter.ts";
+import { newPendingTransactionFilter } from "./eth/newPendingTransactionFilter.ts";
 import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
 import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
 import { syncing } from "./eth/syncing.ts";
+import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
@@ -51,6 +57,12 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),
     eth_getLogs: getLogs(backend),
+    eth_newFilter: newFilter(backend),
+    eth_newBlockFilter: newBlockFilter(backend),
+    eth_newPendingTransactionFilter: newPendingTransactionFilter(backend),
+    eth_getFilterChanges: getFilterChanges(backend),
+    eth_getFilterLogs: getFilterLogs(backend),
+    eth_uninstallFilter: uninstallFilter(backend),
     evm_mine: mine(backend),
   };
 }

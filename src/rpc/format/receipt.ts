@@ -70,13 +70,23 @@ export function blockReceiptsJson(block: BlockReceipts): string {
   });
 }
 
-/** Each log of a block with its receipt, position and rendering context, in block order. */
+/**
+ * Each log of a block with its receipt, position and rendering context, in block order; from
+ * receipt `fromReceipt` on (a flashblock's new receipts continue the block's indexes).
+ */
 export function forEachLog(
   block: BlockReceipts,
   fn: (log: Log, receipt: ReceiptRecord, ctx: ReceiptContext, indexInReceipt: number) => void,
+  fromReceipt = 0,
 ): void {
   let firstLogIndex = 0;
-  block.receipts.forEach((r, transactionIndex) => {
+  for (let i = 0; i < fromReceipt; i++) firstLogIndex += block.receipts[i]?.logs.length ?? 0;
+  for (
+    let transactionIndex = fromReceipt;
+    transactionIndex < block.receipts.length;
+    transactionIndex++
+  ) {
+    const r = block.receipts[transactionIndex]!;
     const ctx: ReceiptContext = {
       blockHash: block.blockHash,
       blockNumber: block.blockNumber,
@@ -86,5 +96,5 @@ export function forEachLog(
     };
     r.logs.forEach((log, j) => fn(log, r, ctx, j));
     firstLogIndex += r.logs.length;
-  });
+  }
 }

@@ -1,0 +1,129 @@
+// Installed filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter), polled
+// over HTTP with eth_getFilterChanges, as geth keeps them: each gathers what happened since its
+// last poll and is dropped after five minutes without one. On a flashblocks chain a log filter
+// whose range is open at the top (no toBlock, or "pending") reports a log when its transaction
+// is pre-confirmed (block hash 32 zero bytes, the pending block's number), and does not report it
+// again when the block seals; any other log filter reports sealed blocks' logs only, as geth's.
+import type { FilterService } from "../rpc/backend.ts";
+import type { FilterCriteria } from "../rpc/filterCriteria.ts";
+import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
+import { newSubscriptionId } from "./subscriptions.ts";
+import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
+
+/** geth's filter deadline: a filter not polled for this long is dropped. */
+export const FILTER_TIMEOUT_MS = 5 * 60_000;
+/** Items a filter keeps between two polls; older ones are dropped first. */
+export const FILTER_BUFFER_LIMIT = 10_000;
+const SWEEP_MS = 5_000;
+
+type Installed = {
+  readonly kind: "logs" | "blocks" | "transactions";
+  items: string[];
+  deadline: number;
+  readonly criteria?: FilterCriteria;
+  readonly match?: LogFilter;
+  /** Reports pre-confirmed logs (a range open at the top). */
+  readonly live?: boolean;
+  /** Transactions whose logs this filter reported pre-confirmed, for the block being built. */
+  preconfirmed?: { block: number; transactions: Set<string> } | undefined;
+};
+
+export type FilterManager = FilterService & { close(): void };
+
+export function createFilterManager(
+  feed: ChainFeed | undefined,
+  timeoutMs = FILTER_TIMEOUT_MS,
+): FilterManager {
+  const filters = new Map<string, Installed>();
+  const now = () => performance.now();
+  const push = (f: Installed, items: readonly string[]) => {
+    if (items.length === 0) return;
+    f.items.push(...items);
+    if (f.items.length > FILTER_BUFFER_LIMIT)
+      f.items.splice(0, f.items.length - FILTER_BUFFER_LIMIT);
+  };
+  const install = (f: Omit<Installed, "items" | "deadline">): string => {
+    let id = newSubscriptionId();
+    while (filters.has(id)) id = newSubscriptionId();
+    filters.set(id, { ...f, items: [], deadline: now() + timeoutMs });
+    return id;
+  };
+  const matching = (f: Installed, logs: readonly LogEvent[], skip?: Set<string>) =>
+    logs.filter((l) => !skip?.has(l.transactionHash) && matchLog(f.match!, l)).map((l) => l.json);
+
+  const stops: Unsubscribe[] = [];
+  if (feed !== undefined) {
+    stops.push(
+      feed.onNewHead((head) => {
+        for (const f of filters.values())
+          if (f.kind === "blocks") push(f, [JSON.stringify(head.hash)]);
+      }),
+      feed.onLogs((logs) => {
+        for (const f of filters.values()) {
+          if (f.kind !== "logs") continue;
+          // Logs already reported pre-confirmed are the same logs (a block seals exactly what its
+          // flashblocks published): not reported twice.
+          push(f, matching(f, logs, f.preconfirmed?.transactions));
+          f.preconfirmed = undefined;
+        }
+      }),
+      feed.onPreconfirmed((event) => {
+        for (const f of filters.values()) {
+          if (f.kind === "transactions")
+            push(
+              f,
+              event.transactionHashes.map((h) => `"${h}"`),
+            );
+          else if (f.kind === "logs" && f.live === true) {
+            const found = matching(f, event.logs);
+            if (found.length === 0) continue;
+            if (f.preconfirmed?.block !== event.blockNumber)
+              f.preconfirmed = { block: event.blockNumber, transactions: new Set() };
+            for (const l of event.logs) f.preconfirmed.transactions.add(l.transactionHash);
+            push(f, found);
+          }
+        }
+      }),
+    );
+  }
+  const sweep = setInterval(
+    () => {
+      const t = now();
+      for (const [id, f] of filters) if (f.deadline < t) filters.delete(id);
+    },
+    Math.min(SWEEP_MS, timeoutMs),
+  );
+  sweep.unref();
+
+  return {
+    newLogFilter(criteria) {
+      const top = criteria.toBlock;
+      return install({
+        kind: "logs",
+        criteria,
+        match: logFilterOf(criteria, true),
+        live: top === undefined || (top.kind === "tag" && top.tag === "pending"),
+      });
+    },
+    newBlockFilter: () => install({ kind: "blocks" }),
+    newPendingTransactionFilter: () => install({ kind: "transactions" }),
+    changes(id) {
+      const f = filters.get(id);
+      if (f === undefined) return undefined;
+      f.deadline = now() + timeoutMs;
+      const items = f.items;
+      f.items = [];
+      return items;
+    },
+    logCriteria(id) {
+      const f = filters.get(id);
+      return f?.kind === "logs" ? f.criteria : undefined;
+    },
+    uninstall: (id) => filters.delete(id),
+    close() {
+      clearInterval(sweep);
+      for (const stop of stops) stop();
+      filters.clear();
+    },
+  };
+}
