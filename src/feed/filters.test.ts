@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { parseFilterCriteria } from "../rpc/filterCriteria.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { createFakeFeed } from "./fakeFeed.ts";
-import { createFilterManager } from "./filters.ts";
+import { createFilterManager, filterOwner } from "./filters.ts";
 import type { LogEvent } from "./types.ts";
 
 const A = `0x${"aa".repeat(20)}`;
@@ -107,7 +107,7 @@ test("a log filter's range and limits are geth's", () => {
 });
 
 test("a filter not polled within the timeout is dropped; polling keeps it", async () => {
-  const filters = createFilterManager(createFakeFeed(), 60);
+  const filters = createFilterManager(createFakeFeed(), { timeoutMs: 60 });
   const kept = filters.newBlockFilter();
   const dropped = filters.newBlockFilter();
   for (let i = 0; i < 6; i++) {
@@ -115,5 +115,15 @@ test("a filter not polled within the timeout is dropped; polling keeps it", asyn
     assert.deepEqual(filters.changes(kept), []);
   }
   assert.equal(filters.changes(dropped), undefined);
+  filters.close();
+});
+
+test("a filter id names the reader that holds it", () => {
+  const filters = createFilterManager(createFakeFeed(), { slot: 3 });
+  const id = filters.newBlockFilter();
+  assert.match(id, /^0x13[0-9a-f]{30}$/);
+  assert.equal(filterOwner(id), 3);
+  assert.equal(filterOwner("0x1"), undefined);
+  assert.equal(filterOwner(`0x${"ff".repeat(16)}`), undefined);
   filters.close();
 });

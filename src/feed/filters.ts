@@ -4,10 +4,11 @@
 // whose range is open at the top (no toBlock, or "pending") reports a log when its transaction
 // is pre-confirmed (block hash 32 zero bytes, the pending block's number), and does not report it
 // again when the block seals; any other log filter reports sealed blocks' logs only, as geth's.
+
+import { randomBytes } from "node:crypto";
 import type { FilterService } from "../rpc/backend.ts";
 import type { FilterCriteria } from "../rpc/filterCriteria.ts";
 import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
-import { newSubscriptionId } from "./subscriptions.ts";
 import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
 
 /** geth's filter deadline: a filter not polled for this long is dropped. */
@@ -30,10 +31,31 @@ type Installed = {
 
 export type FilterManager = FilterService & { close(): void };
 
+/** Readers a filter id can name (`--rpc-workers` allows at most 64). */
+const MAX_OWNERS = 64;
+
+/**
+ * A filter id in geth's format (16 bytes as a hex quantity) whose first byte names the reader
+ * process that holds the filter (0x10 + slot): a poll that reaches another reader of the node is
+ * forwarded to it.
+ */
+export function newFilterId(slot: number): string {
+  return `0x${(0x10 + slot).toString(16)}${randomBytes(15).toString("hex")}`;
+}
+
+/** The reader slot a filter id names, if it is one of ours. */
+export function filterOwner(id: string): number | undefined {
+  if (id.length !== 34 || !id.startsWith("0x")) return undefined;
+  const slot = Number.parseInt(id.slice(2, 4), 16) - 0x10;
+  return slot >= 0 && slot < MAX_OWNERS ? slot : undefined;
+}
+
 export function createFilterManager(
   feed: ChainFeed | undefined,
-  timeoutMs = FILTER_TIMEOUT_MS,
+  opts: { readonly timeoutMs?: number; readonly slot?: number } = {},
 ): FilterManager {
+  const timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS;
+  const slot = opts.slot ?? 0;
   const filters = new Map<string, Installed>();
   const now = () => performance.now();
   const push = (f: Installed, items: readonly string[]) => {
@@ -43,8 +65,8 @@ export function createFilterManager(
       f.items.splice(0, f.items.length - FILTER_BUFFER_LIMIT);
   };
   const install = (f: Omit<Installed, "items" | "deadline">): string => {
-    let id = newSubscriptionId();
-    while (filters.has(id)) id = newSubscriptionId();
+    let id = newFilterId(slot);
+    while (filters.has(id)) id = newFilterId(slot);
     filters.set(id, { ...f, items: [], deadline: now() + timeoutMs });
     return id;
   };

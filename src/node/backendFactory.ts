@@ -15,6 +15,7 @@ import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
+import { readerSlot } from "./readerCluster.ts";
 
 export function createBackend(
   spec: ChainSpec,
@@ -49,6 +50,6 @@ export function createBackend(
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
-    filters: createFilterManager(services.feed),
+    filters: createFilterManager(services.feed, { slot: readerSlot() }),
   };
 }

@@ -14,6 +14,8 @@ import { createMetrics, type Metrics, type MetricsSources } from "../metrics/met
 import { createDispatcher, type DispatcherOptions } from "../rpc/dispatch.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { listen } from "../rpc/server.ts";
+import { routeFilterCalls } from "./filterRouting.ts";
+import { readerSlot } from "./readerCluster.ts";
 import { type ReaderLink, readerLink } from "./readerLink.ts";
 
 export type FrontendOptions = {
@@ -135,7 +137,9 @@ export async function startFrontend(args: {
     new Set(Object.keys(args.methods)),
     readers > 1 ? () => link!.metricsText() : undefined,
   );
-  if (readers > 1) link = readerLink(readers, metrics.registry);
+  if (readers > 1) link = readerLink(readers, metrics.registry, readerSlot());
+  const methods =
+    link === undefined ? args.methods : routeFilterCalls(args.methods, link, readerSlot());
   const rpcLog = args.logger.child({ module: "rpc" });
   // Per-call debug lines cost a closure and a log write each: only when asked for.
   const observe: NonNullable<DispatcherOptions["observe"]> = rpcLog.isLevelEnabled("debug")
@@ -154,7 +158,7 @@ export async function startFrontend(args: {
     onUnexpectedError,
   };
   const edge: Edge = createEdge({
-    dispatcher: createDispatcher(args.methods, dispatcherOptions),
+    dispatcher: createDispatcher(methods, dispatcherOptions),
     policy: o.policy,
     apiKeys: o.apiKeys,
     publicRateLimit: o.publicRateLimit,
@@ -178,7 +182,7 @@ export async function startFrontend(args: {
       ? undefined
       : attachWebSocket(edge.httpServer, {
           feed: args.feed,
-          methods: args.methods,
+          methods,
           route: edge.route,
           dispatcher: {
             batchRequestLimit: o.batchLimit,

@@ -47,6 +47,7 @@ export async function startReaderCluster(opts: {
   cluster.setupPrimary({ args: [...opts.argv], silent: false, serialization: "advanced" });
   const aggregator = new AggregatorRegistry();
   const workers = new Set<Worker>();
+  const bySlot = new Map<number, Worker>();
   let closing = false;
 
   const post = (w: Worker, m: PrimaryMessage) => {
@@ -56,6 +57,13 @@ export async function startReaderCluster(opts: {
     if (m.type === "flashnode:spent") {
       for (const w of workers)
         if (w !== from) post(w, { type: "flashnode:charge", entries: m.entries });
+    } else if (m.type === "flashnode:filterCall") {
+      const holder = bySlot.get(m.slot);
+      if (holder !== undefined) post(holder, m);
+      // No such reader: the asker's timeout answers "filter not found".
+    } else if (m.type === "flashnode:filterReply") {
+      const asker = bySlot.get(m.from);
+      if (asker !== undefined) post(asker, m);
     } else if (m.type === "flashnode:metrics") {
       aggregator.clusterMetrics().then(
         (text) => post(from, { type: "flashnode:metricsText", id: m.id, text }),
@@ -72,12 +80,14 @@ export async function startReaderCluster(opts: {
   const fork = (slot: number): Promise<{ url: string; dedicatedUrl: string }> => {
     const w = cluster.fork({ [READER_ENV]: String(opts.readers), [READER_SLOT_ENV]: String(slot) });
     workers.add(w);
+    bySlot.set(slot, w);
     w.on("message", (m: ReaderMessage) => onMessage(w, m));
     // A send racing the reader's death fails on its closed channel: without a listener, that
     // error would end the primary. The exit that follows replaces the reader.
     w.on("error", (e: Error) => log.debug({ pid: w.process.pid, err: e }, "reader channel error"));
     w.once("exit", (code, signal) => {
       workers.delete(w);
+      if (bySlot.get(slot) === w) bySlot.delete(slot);
       opts.onExit?.(w);
       if (closing) return;
       log.warn({ pid: w.process.pid, code, signal }, "reader exited; starting another");

@@ -4,7 +4,7 @@
 // replica's lag) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
-import type { RpcErrorObject } from "../rpc/errors.ts";
+import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../rpc/errors.ts";
 import type { ChainUpdate } from "./chainFollower.ts";
 
 /** Messages between the primary (readerCluster.ts) and its readers. */
@@ -17,7 +17,30 @@ export type ReaderMessage =
   | { readonly type: "flashnode:follow" }
   /** A stream reader hands a transaction (or evm_mine) to the primary (the sequencer, or a replica's forwarder). */
   | { readonly type: "flashnode:submit"; readonly id: number; readonly raw: Uint8Array }
-  | { readonly type: "flashnode:mine"; readonly id: number };
+  | { readonly type: "flashnode:mine"; readonly id: number }
+  /** A filter poll for the filter another reader holds: routed by the primary to `slot`. */
+  | FilterCall
+  | FilterReply;
+
+/** A call of a filter method, run by the reader that holds the filter. */
+export type FilterCall = {
+  readonly type: "flashnode:filterCall";
+  readonly id: number;
+  /** The reader that asked, and the one that holds the filter. */
+  readonly from: number;
+  readonly slot: number;
+  readonly method: string;
+  readonly filterId: string;
+};
+
+export type FilterReply = {
+  readonly type: "flashnode:filterReply";
+  readonly id: number;
+  readonly from: number;
+  /** The result as JSON text; or the error as the holder gave it. */
+  readonly json?: string;
+  readonly error?: RpcErrorObject;
+};
 
 export type PrimaryMessage =
   | { readonly type: "flashnode:charge"; readonly entries: ReadonlyArray<[string, string, number]> }
@@ -40,8 +63,13 @@ export type PrimaryMessage =
       readonly value?: string;
       readonly error?: RpcErrorObject;
     }
+  | FilterCall
+  | FilterReply
   /** A replica's distance behind its block stream (sent as it changes, and every second). */
   | { readonly type: "flashnode:lag"; readonly blocks: number; readonly seconds: number };
+
+/** A forwarded filter call not answered in this time (its reader died) finds no filter. */
+const FILTER_CALL_TIMEOUT_MS = 5_000;
 
 /** How often a reader tells the others what its limiters took. */
 export const SPENT_INTERVAL_MS = 20;
@@ -54,6 +82,10 @@ export type ReaderLink = {
   /** Shares what these limiters take with the other readers, and charges theirs here. */
   shareLimiters(limiters: ReadonlyMap<string, RateLimiter>): void;
   listening(url: string, dedicatedUrl: string): void;
+  /** Runs a filter method on the reader `slot` that holds the filter: its result as JSON text. */
+  callFilter(slot: number, method: string, filterId: string): Promise<string>;
+  /** How this reader runs the filter calls other readers forward to it. */
+  serveFilterCalls(run: (method: string, filterId: string) => Promise<string>): void;
   close(): void;
 };
 
@@ -61,15 +93,28 @@ function send(message: ReaderMessage): void {
   process.send?.(message);
 }
 
-export function readerLink(readers: number, registry: Registry): ReaderLink {
+export function readerLink(readers: number, registry: Registry, slot: number): ReaderLink {
   // The primary collects every reader's registry (prom-client's cluster protocol).
   AggregatorRegistry.setRegistries([registry]);
   new AggregatorRegistry();
   let nextId = 1;
   const scrapes = new Map<number, (text: string) => void>();
   let limiters: ReadonlyMap<string, RateLimiter> = new Map();
+  const filterReplies = new Map<number, (m: FilterReply) => void>();
+  let runFilter: (method: string, filterId: string) => Promise<string> = () =>
+    Promise.reject(new Error("filters are not served"));
   const onMessage = (m: PrimaryMessage) => {
-    if (m.type === "flashnode:metricsText") {
+    if (m.type === "flashnode:filterCall") {
+      const answer = (r: { json?: string; error?: RpcErrorObject }) =>
+        send({ type: "flashnode:filterReply", id: m.id, from: m.from, ...r });
+      runFilter(m.method, m.filterId).then(
+        (json) => answer({ json }),
+        (e: unknown) => answer({ error: toRpcError(e) }),
+      );
+    } else if (m.type === "flashnode:filterReply") {
+      filterReplies.get(m.id)?.(m);
+      filterReplies.delete(m.id);
+    } else if (m.type === "flashnode:metricsText") {
       scrapes.get(m.id)?.(m.text);
       scrapes.delete(m.id);
     } else if (m.type === "flashnode:charge") {
@@ -98,6 +143,25 @@ export function readerLink(readers: number, registry: Registry): ReaderLink {
     },
     listening(url, dedicatedUrl) {
       send({ type: "flashnode:listening", url, dedicatedUrl });
+    },
+    callFilter(to, method, filterId) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          filterReplies.delete(id);
+          reject(new ServerError("filter not found"));
+        }, FILTER_CALL_TIMEOUT_MS);
+        filterReplies.set(id, (r) => {
+          clearTimeout(timer);
+          if (r.error !== undefined)
+            reject(new RpcError(r.error.code, r.error.message, r.error.data));
+          else resolve(r.json ?? "null");
+        });
+        send({ type: "flashnode:filterCall", id, from: slot, slot: to, method, filterId });
+      });
+    },
+    serveFilterCalls(run) {
+      runFilter = run;
     },
     close() {
       clearInterval(timer);

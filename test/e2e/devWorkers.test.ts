@@ -259,3 +259,29 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   assert.equal(answers.size, 1, `readers disagree on pending: ${[...answers].join(" | ")}`);
   assert.ok([...answers][0]!.includes(","), "the pending block holds the two transactions");
 });
+
+test("a filter installed through one reader is polled and removed through the other", async () => {
+  const blocks = (await rpc(agents[0], "eth_newBlockFilter", [])) as string;
+  const txs = (await rpc(agents[0], "eth_newPendingTransactionFilter", [])) as string;
+  const logs = (await rpc(agents[1], "eth_newFilter", [{ fromBlock: "0x0" }])) as string;
+  // A filter id's first byte names the reader holding it: the two connections reach two readers.
+  assert.notEqual(blocks.slice(0, 4), logs.slice(0, 4), `${blocks} and ${logs}`);
+  const hash = await send(0);
+  await rpc(undefined, "evm_mine", []);
+  const seenTxs = (await pollUntil(
+    async () => (await rpc(agents[1], "eth_getFilterChanges", [txs])) as string[],
+    (h) => h.length > 0,
+    5_000,
+  )) as string[];
+  assert.ok(seenTxs.includes(hash), "the pre-confirmed transaction, polled on the other reader");
+  const seenBlocks = (await pollUntil(
+    async () => (await rpc(agents[1], "eth_getFilterChanges", [blocks])) as string[],
+    (h) => h.length > 0,
+    5_000,
+  )) as string[];
+  assert.match(seenBlocks[0]!, /^0x[0-9a-f]{64}$/);
+  assert.ok(Array.isArray(await rpc(agents[0], "eth_getFilterLogs", [logs])));
+  assert.equal(await rpc(agents[1], "eth_uninstallFilter", [blocks]), true);
+  await assert.rejects(rpc(agents[0], "eth_getFilterChanges", [blocks]), /filter not found/);
+  assert.equal(await rpc(agents[0], "eth_uninstallFilter", [blocks]), false);
+});
