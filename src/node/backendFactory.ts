@@ -5,9 +5,18 @@ import {
   decodeHeader,
   decodeTransaction,
   pendingBlockView,
+  pendingHeaderRlp,
 } from "../chain/blockView.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
+import {
+  blockRlp,
+  bodyCounts,
+  bodyRlpOf,
+  bodyTransactions,
+  bodyUncles,
+  receiptRlp,
+} from "../chain/rawEncoding.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
@@ -35,6 +44,13 @@ export function createBackend(
       transaction: (raw) => decodeTransaction(common, raw),
       pendingBlock: (block) => pendingBlockView(common, block),
       fees: (rlp) => decodeFees(common, rlp),
+      bodyCounts,
+      bodyTransactions,
+      bodyUncles,
+      blockRlp,
+      receiptRlp,
+      pendingHeaderRlp: (block) => pendingHeaderRlp(common, block),
+      pendingBodyRlp: (block) => bodyRlpOf(block.transactions.map((t) => t.raw)),
     },
     clientVersion: CLIENT_VERSION,
     pending: services.pending ?? (() => undefined),
