@@ -201,13 +201,10 @@ export function decodeTransaction(common: Common, raw: Uint8Array): TransactionV
 
 const ZERO32 = new Uint8Array(32);
 
-/**
- * The pre-confirmed block as a block view. Like Base, its hash is 32 zero bytes, and so is its
- * state root: both exist only once the block is sealed.
- */
-export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
+/** The pre-confirmed block's header: its environment, roots so far and a zero state root. */
+function pendingHeader(common: Common, p: PendingBlock): BlockHeader {
   const b = p.base;
-  const header = createBlockHeader(
+  return createBlockHeader(
     {
       parentHash: b.parentHash,
       coinbase: b.coinbase,
@@ -230,6 +227,19 @@ export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
     },
     { common, setHardfork: true },
   );
+}
+
+/** The pre-confirmed block's header RLP, as its view renders it (zero state root). */
+export function pendingHeaderRlp(common: Common, p: PendingBlock): Uint8Array {
+  return pendingHeader(common, p).serialize();
+}
+
+/**
+ * The pre-confirmed block as a block view. Like Base, its hash is 32 zero bytes, and so is its
+ * state root: both exist only once the block is sealed.
+ */
+export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
+  const header = pendingHeader(common, p);
   const headerRlp = header.serialize();
   let txBytes = 0;
   for (const t of p.transactions) {
@@ -248,6 +258,9 @@ export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
   };
 }
 
+/** EIP-1559's base fee of the first London block (geth's params.InitialBaseFee). */
+const INITIAL_BASE_FEE = 1_000_000_000n;
+
 export type FeeView = {
   readonly baseFee: bigint | undefined;
   readonly nextBaseFee: bigint | undefined;
@@ -264,9 +277,11 @@ export function decodeFees(common: Common, headerRlp: Uint8Array): FeeView {
   const h = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
   const london = h.common.isActivatedEIP(1559);
   const cancun = h.common.isActivatedEIP(4844);
+  // The block before London: the next one is the first with a base fee (geth's CalcBaseFee).
+  const londonNext = !london && h.common.hardforkIsActiveOnBlock("london", h.number + 1n);
   return {
     baseFee: h.baseFeePerGas,
-    nextBaseFee: london ? h.calcNextBaseFee() : undefined,
+    nextBaseFee: london ? h.calcNextBaseFee() : londonNext ? INITIAL_BASE_FEE : undefined,
     blobBaseFee: cancun ? h.getBlobGasPrice() : undefined,
     nextBlobBaseFee: cancun ? h.calcNextBlobGasPrice(h.common) : undefined,
     gasUsed: h.gasUsed,

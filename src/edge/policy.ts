@@ -40,6 +40,13 @@ export const NOT_WHITELISTED: Refusal = {
 const SELECTOR_POSITION: Readonly<Record<string, number>> = {
   eth_getBlockReceipts: 0,
   eth_getBlockByNumber: 0,
+  eth_getBlockTransactionCountByNumber: 0,
+  eth_getTransactionByBlockNumberAndIndex: 0,
+  eth_getUncleCountByBlockNumber: 0,
+  eth_getUncleByBlockNumberAndIndex: 0,
+  debug_getRawHeader: 0,
+  debug_getRawBlock: 0,
+  debug_getRawReceipts: 0,
   eth_getStorageAt: 2,
   eth_getBalance: 1,
   eth_getCode: 1,

@@ -45,6 +45,11 @@ test("policy: first matching rule wins; selectors classify tags, numbers and has
     "pending",
     "EIP-1898 objects carry tags too",
   );
+  assert.equal(selectorClass({ method: "debug_getRawBlock", params: ["pending"] }), "pending");
+  assert.equal(
+    selectorClass({ method: "eth_getTransactionByBlockNumberAndIndex", params: ["0x1", "0x0"] }),
+    "number",
+  );
   const policy = parsePolicy({ public: [{ method: "*", action: "deny", selectors: ["pending"] }] });
   assert.equal(
     allowed(policy, "public", { method: "eth_getBalance", params: ["0x0", "pending"] }),

@@ -5,9 +5,18 @@ import {
   decodeHeader,
   decodeTransaction,
   pendingBlockView,
+  pendingHeaderRlp,
 } from "../chain/blockView.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
+import {
+  blockRlp,
+  bodyCounts,
+  bodyRlpOf,
+  bodyTransactions,
+  bodyUncles,
+  receiptRlp,
+} from "../chain/rawEncoding.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
@@ -42,6 +51,13 @@ export function createBackend(
       transaction: (raw) => decodeTransaction(common, raw),
       pendingBlock: (block) => pendingBlockView(common, block),
       fees: (rlp) => decodeFees(common, rlp),
+      bodyCounts,
+      bodyTransactions,
+      bodyUncles,
+      blockRlp,
+      receiptRlp,
+      pendingHeaderRlp: (block) => pendingHeaderRlp(common, block),
+      pendingBodyRlp: (block) => bodyRlpOf(block.transactions.map((t) => t.raw)),
     },
     clientVersion: CLIENT_VERSION,
     pending: services.pending ?? (() => undefined),

@@ -3,6 +3,7 @@
 
 import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/blockView.ts";
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
+import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
@@ -14,6 +15,19 @@ export type BlockDecoder = {
   transaction(raw: Uint8Array): TransactionView;
   pendingBlock(block: PendingBlock): BlockView;
   fees(headerRlp: Uint8Array): FeeView;
+  /** How many transactions and uncles a body holds, without decoding them. */
+  bodyCounts(bodyRlp: Uint8Array): { transactions: number; uncles: number };
+  /** A body's transactions in their binary encoding (what eth_sendRawTransaction takes). */
+  bodyTransactions(bodyRlp: Uint8Array): Uint8Array[];
+  /** A body's uncle headers, each as its RLP. */
+  bodyUncles(bodyRlp: Uint8Array): Uint8Array[];
+  /** A block's RLP from its header and body. */
+  blockRlp(headerRlp: Uint8Array, bodyRlp: Uint8Array): Uint8Array;
+  /** A receipt's consensus encoding (typed: type byte ‖ RLP), as the receipts trie holds it. */
+  receiptRlp(receipt: ReceiptRecord): Uint8Array;
+  /** The pre-confirmed block's header and body RLP (zero state root; no uncles, no withdrawals). */
+  pendingHeaderRlp(block: PendingBlock): Uint8Array;
+  pendingBodyRlp(block: PendingBlock): Uint8Array;
 };
 
 /** Transaction intake (only `flashnode dev` has one). */

@@ -1,5 +1,11 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
 import type { RpcBackend } from "./backend.ts";
+import { getRawBlock } from "./debug/getRawBlock.ts";
+import { getRawHeader } from "./debug/getRawHeader.ts";
+import { getRawReceipts } from "./debug/getRawReceipts.ts";
+import { getRawTransaction } from "./debug/getRawTransaction.ts";
+import { baseFee } from "./eth/baseFee.ts";
+import { blobBaseFee } from "./eth/blobBaseFee.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
 import { call } from "./eth/call.ts";
 import { chainId } from "./eth/chainId.ts";
@@ -10,15 +16,23 @@ import { getBalance } from "./eth/getBalance.ts";
 import { getBlockByHash } from "./eth/getBlockByHash.ts";
 import { getBlockByNumber } from "./eth/getBlockByNumber.ts";
 import { getBlockReceipts } from "./eth/getBlockReceipts.ts";
+import { getBlockTransactionCountByHash } from "./eth/getBlockTransactionCountByHash.ts";
+import { getBlockTransactionCountByNumber } from "./eth/getBlockTransactionCountByNumber.ts";
 import { getCode } from "./eth/getCode.ts";
 import { getFilterChanges } from "./eth/getFilterChanges.ts";
 import { getFilterLogs } from "./eth/getFilterLogs.ts";
 import { getLogs } from "./eth/getLogs.ts";
 import { getStorageAt } from "./eth/getStorageAt.ts";
 import { getStorageValues } from "./eth/getStorageValues.ts";
+import { getTransactionByBlockHashAndIndex } from "./eth/getTransactionByBlockHashAndIndex.ts";
+import { getTransactionByBlockNumberAndIndex } from "./eth/getTransactionByBlockNumberAndIndex.ts";
 import { getTransactionByHash } from "./eth/getTransactionByHash.ts";
 import { getTransactionCount } from "./eth/getTransactionCount.ts";
 import { getTransactionReceipt } from "./eth/getTransactionReceipt.ts";
+import { getUncleByBlockHashAndIndex } from "./eth/getUncleByBlockHashAndIndex.ts";
+import { getUncleByBlockNumberAndIndex } from "./eth/getUncleByBlockNumberAndIndex.ts";
+import { getUncleCountByBlockHash } from "./eth/getUncleCountByBlockHash.ts";
+import { getUncleCountByBlockNumber } from "./eth/getUncleCountByBlockNumber.ts";
 import { maxPriorityFeePerGas } from "./eth/maxPriorityFeePerGas.ts";
 import { newBlockFilter } from "./eth/newBlockFilter.ts";
 import { newFilter } from "./eth/newFilter.ts";
@@ -46,6 +60,14 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_getBlockByHash: getBlockByHash(backend),
     eth_getTransactionReceipt: getTransactionReceipt(backend),
     eth_getTransactionByHash: getTransactionByHash(backend),
+    eth_getTransactionByBlockHashAndIndex: getTransactionByBlockHashAndIndex(backend),
+    eth_getTransactionByBlockNumberAndIndex: getTransactionByBlockNumberAndIndex(backend),
+    eth_getBlockTransactionCountByHash: getBlockTransactionCountByHash(backend),
+    eth_getBlockTransactionCountByNumber: getBlockTransactionCountByNumber(backend),
+    eth_getUncleCountByBlockHash: getUncleCountByBlockHash(backend),
+    eth_getUncleCountByBlockNumber: getUncleCountByBlockNumber(backend),
+    eth_getUncleByBlockHashAndIndex: getUncleByBlockHashAndIndex(backend),
+    eth_getUncleByBlockNumberAndIndex: getUncleByBlockNumberAndIndex(backend),
     eth_getBalance: getBalance(backend),
     eth_getCode: getCode(backend),
     eth_getTransactionCount: getTransactionCount(backend),
@@ -63,6 +85,12 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_getFilterChanges: getFilterChanges(backend),
     eth_getFilterLogs: getFilterLogs(backend),
     eth_uninstallFilter: uninstallFilter(backend),
+    eth_baseFee: baseFee(backend),
+    eth_blobBaseFee: blobBaseFee(backend),
+    debug_getRawHeader: getRawHeader(backend),
+    debug_getRawBlock: getRawBlock(backend),
+    debug_getRawReceipts: getRawReceipts(backend),
+    debug_getRawTransaction: getRawTransaction(backend),
     evm_mine: mine(backend),
   };
 }

@@ -8,9 +8,27 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
 
 /**
  * tests-more/ holds every other method's files; these methods are served whole and replayed
- * too. The rest (eth_getLogs, eth_simulateV1, debug_*, …) are issue 13's.
+ * too. The rest are not served yet (eth_getLogs, eth_simulateV1, debug_trace*, …) or not by
+ * `serve` alone (eth_call, eth_estimateGas and eth_sendRawTransaction need dev's EVM services).
  */
-const MORE_METHODS = ["eth_getLogs", "eth_getTransactionByHash"];
+const MORE_METHODS = [
+  "eth_getLogs",
+  "eth_getTransactionByHash",
+  "eth_getBlockTransactionCountByHash",
+  "eth_getBlockTransactionCountByNumber",
+  "eth_getTransactionByBlockHashAndIndex",
+  "eth_getTransactionByBlockNumberAndIndex",
+  "eth_getUncleCountByBlockHash",
+  "eth_getUncleCountByBlockNumber",
+  "eth_getUncleByBlockHashAndIndex",
+  "eth_getUncleByBlockNumberAndIndex",
+  "eth_baseFee",
+  "eth_blobBaseFee",
+  "debug_getRawHeader",
+  "debug_getRawBlock",
+  "debug_getRawReceipts",
+  "debug_getRawTransaction",
+];
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
 
@@ -23,7 +41,8 @@ describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   });
 
   test("fixtures are present", () => {
-    assert.ok(cases.length >= 46 + 8, `expected the 46 fixtures and 8 more, found ${cases.length}`);
+    // tests/: 46; tests-more/: 8 of eth_getTransactionByHash, 16 of the block, raw and fee methods.
+    assert.ok(cases.length >= 46 + 8 + 16, `expected 70 fixtures or more, found ${cases.length}`);
   });
 
   for (const c of cases) {

@@ -4,9 +4,12 @@ import type { RpcBackend } from "../backend.ts";
 import { type BlockTarget, livePending } from "../resolveBlock.ts";
 import { blockReceipts } from "./blockResult.ts";
 
-export type TransactionLocation = {
+export type TransactionPosition = {
   readonly target: BlockTarget;
   readonly index: number;
+};
+
+export type TransactionLocation = TransactionPosition & {
   readonly receipts: BlockReceipts;
 };
 
@@ -14,20 +17,31 @@ export type TransactionLocation = {
  * Sealed blocks first, then the pre-confirmed block (as Base: no gap right after a seal), unless
  * the node answers lookups from sealed blocks only.
  */
-export function locateTransaction(
+export function transactionPosition(
   backend: RpcBackend,
   hash: Uint8Array,
-): TransactionLocation | undefined {
+): TransactionPosition | undefined {
   const sealed = backend.chain.transactionLocation(hash);
   if (sealed !== undefined) {
-    const target: BlockTarget = { kind: "sealed", number: sealed.number, hash: sealed.blockHash };
-    const receipts = blockReceipts(backend, target);
-    return receipts === undefined ? undefined : { target, index: sealed.index, receipts };
+    return {
+      target: { kind: "sealed", number: sealed.number, hash: sealed.blockHash },
+      index: sealed.index,
+    };
   }
   if (!backend.preconfirmedReceipts) return undefined;
   const pending = livePending(backend);
   const index = pending?.txIndex.get(bytesToUnprefixedHex(hash));
   if (pending === undefined || index === undefined) return undefined;
-  const target: BlockTarget = { kind: "pending", block: pending };
-  return { target, index, receipts: blockReceipts(backend, target)! };
+  return { target: { kind: "pending", block: pending }, index };
+}
+
+/** Where a transaction is, with its block's receipts. */
+export function locateTransaction(
+  backend: RpcBackend,
+  hash: Uint8Array,
+): TransactionLocation | undefined {
+  const position = transactionPosition(backend, hash);
+  if (position === undefined) return undefined;
+  const receipts = blockReceipts(backend, position.target);
+  return receipts === undefined ? undefined : { ...position, receipts };
 }

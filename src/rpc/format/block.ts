@@ -128,7 +128,7 @@ export function blockJson(
   senders: readonly Uint8Array[],
 ): string {
   const h = block.header;
-  const txs = fullTransactions
+  const transactions = fullTransactions
     ? array(block.transactions, (tx, index) =>
         transactionJson(tx, {
           blockHash: h.hash,
@@ -140,12 +140,25 @@ export function blockJson(
         }),
       )
     : array(block.transactions, (tx) => data(tx.hash));
+  return blockObject(block, transactions);
+}
+
+/**
+ * An uncle as geth renders it (RPCMarshalBlock of a block made of the uncle header alone): the
+ * header fields, `size` and an empty `uncles`, no `transactions` key.
+ */
+export function uncleJson(uncle: BlockView): string {
+  return blockObject(uncle, undefined);
+}
+
+function blockObject(block: BlockView, transactions: string | undefined): string {
+  const h = block.header;
   return object([
     ...headerFields(h),
     ["size", qty(block.size)],
     ["stateRoot", data(h.stateRoot)],
     ["timestamp", qty(h.timestamp)],
-    ["transactions", txs],
+    ["transactions", transactions],
     ["transactionsRoot", data(h.transactionsTrie)],
     ["uncles", array(block.uncleHashes, data)],
     [

@@ -94,7 +94,7 @@ export function forEachLog(
       transactionIndex,
       firstLogIndex,
     };
-    r.logs.forEach((log, j) => fn(log, r, ctx, j));
+    for (let j = 0; j < r.logs.length; j++) fn(r.logs[j]!, r, ctx, j);
     firstLogIndex += r.logs.length;
   }
 }

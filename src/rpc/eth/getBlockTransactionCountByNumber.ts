@@ -1,0 +1,20 @@
+import { quantity } from "../../util/hex.ts";
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, required } from "../method.ts";
+import { parseBlockNumberOnly } from "../params.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
+import { blockCounts } from "./blockBody.ts";
+
+/**
+ * eth_getBlockTransactionCountByNumber(number|tag) → the block's transaction count, null for an
+ * unknown block; pending → the pre-confirmed block's.
+ */
+export function getBlockTransactionCountByNumber(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseBlockNumberOnly)],
+    handler: ([selector]) => {
+      const counts = blockCounts(backend, resolveBlockTarget(backend, selector));
+      return counts === undefined ? null : quantity(counts.transactions);
+    },
+  });
+}

@@ -1,0 +1,21 @@
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, required } from "../method.ts";
+import { parseHash32, parseUint } from "../params.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
+import { transactionAtIndex } from "./blockBody.ts";
+
+/**
+ * eth_getTransactionByBlockHashAndIndex(hash, index) → the transaction as
+ * eth_getTransactionByHash renders it, null when the block or index does not exist.
+ */
+export function getTransactionByBlockHashAndIndex(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseHash32), required(parseUint)],
+    handler: ([hash, index]) =>
+      transactionAtIndex(
+        backend,
+        resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false }),
+        index,
+      ),
+  });
+}

@@ -1,0 +1,20 @@
+import { quantity } from "../../util/hex.ts";
+import type { RpcBackend } from "../backend.ts";
+import { defineMethod, required } from "../method.ts";
+import { parseBlockNumberOnly } from "../params.ts";
+import { resolveBlockTarget } from "../resolveBlock.ts";
+import { blockCounts } from "./blockBody.ts";
+
+/**
+ * eth_getUncleCountByBlockNumber(number|tag) → the block's uncle count (0x0 after the merge),
+ * null for an unknown block; pending → 0x0 (the pre-confirmed block has none).
+ */
+export function getUncleCountByBlockNumber(backend: RpcBackend) {
+  return defineMethod({
+    params: [required(parseBlockNumberOnly)],
+    handler: ([selector]) => {
+      const counts = blockCounts(backend, resolveBlockTarget(backend, selector));
+      return counts === undefined ? null : quantity(counts.uncles);
+    },
+  });
+}
