@@ -2,7 +2,11 @@
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
 
-export type CallWorkerData = { readonly datadir: string };
+export type CallWorkerData = {
+  readonly datadir: string;
+  /** Open the archive read-only (`serve`): lmdb's threads of one process share one mode. */
+  readonly readOnly?: boolean;
+};
 
 export type ToCallWorker =
   | {

@@ -20,8 +20,8 @@ const port = requirePort();
 const send = (msg: FromCallWorker) => port.postMessage(msg);
 
 async function main(): Promise<void> {
-  const { datadir } = tsWorkerData<CallWorkerData>(workerData);
-  const env = openKvEnv(datadir);
+  const { datadir, readOnly } = tsWorkerData<CallWorkerData>(workerData);
+  const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
   const store = createChainStore(env);
   const config = store.chainConfig();
   if (config === undefined) throw new Error(`no chain in ${datadir}`);

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import type { Server } from "node:net";
 import { join } from "node:path";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { CallClient } from "../exec/callClient.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -45,24 +46,34 @@ export async function startArchiveServer(opts: {
     throw new DatadirError(`the archive in ${opts.datadir} holds no chain yet`);
   }
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const frontend = await startFrontend({
-    options: opts.frontend,
-    methods: createMethods(createBackend(spec, store)),
-    feed: undefined,
-    logger: opts.logger,
-    ...(opts.readers === undefined ? {} : { readers: opts.readers }),
-    metricsSources: { head: () => store.headNumber(), storeSizeBytes: () => env.sizeOnDisk() },
-    health: () => {
-      const reasons = storeReadiness(env, store);
-      return { live: true, ready: reasons.length === 0, reasons };
-    },
-  });
+  // Calls (eth_call, eth_estimateGas) at any block of the archive, off the RPC thread.
+  const calls = await CallClient.start({ datadir: opts.datadir, readOnly: true });
+  let frontend: Awaited<ReturnType<typeof startFrontend>>;
+  try {
+    frontend = await startFrontend({
+      options: opts.frontend,
+      methods: createMethods(createBackend(spec, store, { calls })),
+      feed: undefined,
+      logger: opts.logger,
+      ...(opts.readers === undefined ? {} : { readers: opts.readers }),
+      metricsSources: { head: () => store.headNumber(), storeSizeBytes: () => env.sizeOnDisk() },
+      health: () => {
+        const reasons = storeReadiness(env, store);
+        return { live: true, ready: reasons.length === 0, reasons };
+      },
+    });
+  } catch (e) {
+    await calls.stop();
+    await env.close();
+    throw e;
+  }
   return {
     url: frontend.url,
     dedicatedUrl: frontend.dedicatedUrl,
     server: frontend.server,
     async close() {
       await frontend.close();
+      await calls.stop();
       await env.close();
     },
   };

@@ -12,6 +12,9 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
  * `serve` alone (eth_call, eth_estimateGas and eth_sendRawTransaction need dev's EVM services).
  */
 const MORE_METHODS = [
+  "eth_call",
+  "eth_estimateGas",
+  "eth_feeHistory",
   "eth_getLogs",
   "eth_getTransactionByHash",
   "eth_getBlockTransactionCountByHash",
@@ -32,6 +35,23 @@ const MORE_METHODS = [
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
 
+/** The same JSON shape: kinds, object keys (recursively), and the first element of arrays. */
+function assertSameShape(actual: unknown, expected: unknown, path: string): void {
+  const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+  assert.equal(kind(actual), kind(expected), `kind at ${path || "the top"}`);
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    if (expected.length > 0) {
+      assert.ok(actual.length > 0, `${path} is empty`);
+      assertSameShape(actual[0], expected[0], `${path}[0]`);
+    }
+  } else if (kind(expected) === "object") {
+    const a = actual as Record<string, unknown>;
+    const e = expected as Record<string, unknown>;
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(e).sort(), `keys at ${path || "the top"}`);
+    for (const k of Object.keys(e)) assertSameShape(a[k], e[k], `${path}.${k}`);
+  }
+}
+
 describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   before(async () => {
     server = await fixtureServer("conformance");
@@ -49,7 +69,9 @@ describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
     test(c.file, async () => {
       // The dedicated endpoint: public ones refuse eth_getBlockReceipts by default (HTTP 403).
       const actual = await rpc(server.dedicatedUrl, c.request);
-      assert.deepEqual(actual, JSON.parse(c.response), c.comment);
+      // "speconly" files are checked for the response's shape, not its values.
+      if (c.comment.includes("speconly")) assertSameShape(actual, JSON.parse(c.response), "");
+      else assert.deepEqual(actual, JSON.parse(c.response), c.comment);
     });
   }
 

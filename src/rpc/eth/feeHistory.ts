@@ -61,13 +61,9 @@ export function feeHistory(backend: RpcBackend) {
       const gasUsedRatio: number[] = [];
       const blobGasUsedRatio: number[] = [];
       const rewards: string[][] = [];
-      let london = false;
-      let cancun = false;
       for (let n = oldest; n <= newest.number; n++) {
         const hash = backend.chain.canonicalHash(n)!;
         const fees = backend.decoder.fees(backend.chain.headerRlp(n, hash)!);
-        london ||= fees.baseFee !== undefined;
-        cancun ||= fees.blobBaseFee !== undefined;
         baseFees.push(quantity(fees.baseFee ?? 0n));
         blobFees.push(quantity(fees.blobBaseFee ?? 0n));
         gasUsedRatio.push(fees.gasLimit === 0n ? 0 : Number(fees.gasUsed) / Number(fees.gasLimit));
@@ -100,9 +96,11 @@ export function feeHistory(backend: RpcBackend) {
       return {
         oldestBlock: quantity(oldest),
         ...(percentiles !== undefined ? { reward: rewards } : {}),
-        ...(london ? { baseFeePerGas: baseFees } : {}),
+        // geth reports both fee series always, zeros before London and Cancun.
+        baseFeePerGas: baseFees,
         gasUsedRatio,
-        ...(cancun ? { baseFeePerBlobGas: blobFees, blobGasUsedRatio } : {}),
+        baseFeePerBlobGas: blobFees,
+        blobGasUsedRatio,
       };
     },
   });
