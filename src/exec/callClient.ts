@@ -1,12 +1,21 @@
 // The RPC thread's handle on the call worker (implements the RPC layer's CallService).
 import type { Worker } from "node:worker_threads";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { CallRequest, CallResult, CallService, CallTarget } from "../rpc/backend.ts";
+import type {
+  AccessListResult,
+  CallRequest,
+  CallResult,
+  CallService,
+  CallTarget,
+} from "../rpc/backend.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
-type Waiter = { resolve: (value: CallResult | bigint) => void; reject: (e: Error) => void };
+type Waiter = {
+  resolve: (value: CallResult | bigint | AccessListResult) => void;
+  reject: (e: Error) => void;
+};
 
 export class CallClient implements CallService {
   private nextId = 1;
@@ -35,14 +44,15 @@ export class CallClient implements CallService {
     if (w === undefined) return;
     if (msg.type === "called") w.resolve(msg.result);
     else if (msg.type === "estimated") w.resolve(msg.gas);
+    else if (msg.type === "accessListed") w.resolve(msg.result);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
   }
 
   private request(
-    type: "call" | "estimate",
+    type: "call" | "estimate" | "accessList",
     request: CallRequest,
     target: CallTarget,
-  ): Promise<CallResult | bigint> {
+  ): Promise<CallResult | bigint | AccessListResult> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -56,6 +66,10 @@ export class CallClient implements CallService {
 
   async estimateGas(request: CallRequest, target: CallTarget): Promise<bigint> {
     return (await this.request("estimate", request, target)) as bigint;
+  }
+
+  async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
+    return (await this.request("accessList", request, target)) as AccessListResult;
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */

@@ -4,10 +4,10 @@
 import { createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
-import { Address } from "@ethereumjs/util";
+import { Address, createContractAddress } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
-import type { CallRequest, CallResult } from "../rpc/backend.ts";
-import { bytesToHex, quantity } from "../util/hex.ts";
+import type { AccessListResult, CallRequest, CallResult } from "../rpc/backend.ts";
+import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
 
@@ -38,6 +38,10 @@ export class CallFailedError extends Error {
 export const RPC_GAS_CAP = 50_000_000n;
 const TX_GAS_CAP_7825 = 2n ** 24n;
 const ESTIMATE_ERROR_RATIO = 0.015;
+/** Rounds of eth_createAccessList before it gives up on a list that keeps changing. */
+const ACCESS_LIST_ROUNDS = 16;
+
+type AccessList = AccessListResult["accessList"];
 const ZERO_ADDRESS = new Uint8Array(20);
 
 /** The EVM library's pre-execution failures, worded as geth words them. */
@@ -153,7 +157,8 @@ export class CallExecutor {
     req: CallRequest,
     env: CallBlockEnv,
     gasLimit: bigint,
-  ): Promise<CallResult & { gasSpent: bigint }> {
+    reportAccessList = false,
+  ): Promise<CallResult & { gasSpent: bigint; accessList?: AccessList }> {
     const noFee = req.gasPrice === undefined && req.maxFeePerGas === undefined;
     const block = createBlock(
       {
@@ -182,11 +187,23 @@ export class CallExecutor {
         skipNonce: true,
         skipBlockGasLimitValidation: true,
         skipHardForkValidation: true,
+        reportAccessList,
       });
+      const accessList = r.accessList?.map((e) => ({
+        address: hexToBytes(e.address),
+        storageKeys: e.storageKeys.map((k) => hexToBytes(k)),
+      }));
+      const touched = accessList === undefined ? {} : { accessList };
       const error = r.execResult.exceptionError;
       const returnData = r.execResult.returnValue;
       if (error === undefined)
-        return { ok: true, returnData, gasUsed: r.totalGasSpent, gasSpent: r.totalGasSpent };
+        return {
+          ok: true,
+          returnData,
+          gasUsed: r.totalGasSpent,
+          gasSpent: r.totalGasSpent,
+          ...touched,
+        };
       const reverted = error.error === "revert";
       return {
         ok: false,
@@ -194,6 +211,7 @@ export class CallExecutor {
         returnData,
         error: reverted ? "execution reverted" : error.error,
         gasSpent: r.totalGasSpent,
+        ...touched,
       };
     } catch (e) {
       throw new CallFailedError(txFailure((e as Error).message, req), -32000, undefined);
@@ -220,6 +238,46 @@ export class CallExecutor {
     const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     const { gasSpent: _, ...result } = await this.attempt(vm, state, req, env, gas);
     return result;
+  }
+
+  /**
+   * geth's eth_createAccessList: run the call with the list found so far until the list it
+   * touches is the list it ran with. Like geth's tracer, the sender, the recipient (or the
+   * created contract) and precompiles are left out unless storage of theirs was touched.
+   */
+  async createAccessList(
+    req: CallRequest,
+    source: StateSource,
+    env: CallBlockEnv,
+  ): Promise<AccessListResult> {
+    const { vm, state } = await this.vmFor(source, env);
+    const cap = this.gasCap(env);
+    const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
+    const from = req.from ?? ZERO_ADDRESS;
+    const nonce = req.nonce ?? (await state.getAccount(new Address(from)))?.nonce ?? 0n;
+    const to = req.to ?? createContractAddress(new Address(from), nonce).bytes;
+    const excluded = new Set([
+      bytesToUnprefixedHex(from),
+      bytesToUnprefixedHex(to),
+      ...vm.evm.precompiles.keys(),
+    ]);
+    const keep = (list: AccessList): AccessList =>
+      list.filter(
+        (e) => e.storageKeys.length > 0 || !excluded.has(bytesToUnprefixedHex(e.address)),
+      );
+    const key = (list: AccessList) =>
+      list
+        .map((e) => `${bytesToHex(e.address)}:${e.storageKeys.map(bytesToHex).sort().join(",")}`)
+        .sort()
+        .join(";");
+    let list = keep(req.accessList ?? []);
+    for (let round = 0; ; round++) {
+      const r = await this.attempt(vm, state, { ...req, nonce, accessList: list }, env, gas, true);
+      const touched = keep(r.accessList ?? []);
+      if (key(touched) === key(list) || round === ACCESS_LIST_ROUNDS)
+        return { accessList: list, gasUsed: r.gasSpent, error: r.ok ? undefined : r.error };
+      list = touched;
+    }
   }
 
   async estimateGas(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<bigint> {

@@ -1,6 +1,6 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+import type { AccessListResult, CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
 
 export type CallWorkerData = {
   readonly datadir: string;
@@ -10,7 +10,7 @@ export type CallWorkerData = {
 
 export type ToCallWorker =
   | {
-      readonly type: "call" | "estimate";
+      readonly type: "call" | "estimate" | "accessList";
       readonly id: number;
       readonly request: CallRequest;
       readonly target: CallTarget;
@@ -22,6 +22,7 @@ export type FromCallWorker =
   | { readonly type: "failed"; readonly message: string }
   | { readonly type: "called"; readonly id: number; readonly result: CallResult }
   | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
+  | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
   | {
       readonly type: "error";
       readonly id: number;

@@ -92,6 +92,12 @@ async function main(): Promise<void> {
         const { source, env: blockEnv } = resolve(msg.target);
         if (msg.type === "call") {
           send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });
+        } else if (msg.type === "accessList") {
+          send({
+            type: "accessListed",
+            id,
+            result: await executor.createAccessList(msg.request, source, blockEnv),
+          });
         } else {
           send({
             type: "estimated",

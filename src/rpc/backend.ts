@@ -83,9 +83,18 @@ export type CallResult =
     };
 
 /** EVM calls, run off the RPC thread. */
+/** eth_createAccessList's answer: the list, the gas the call used with it, its failure if any. */
+export type AccessListResult = {
+  readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }>;
+  readonly gasUsed: bigint;
+  /** The call's error with the list (geth's vm error text), when it failed. */
+  readonly error: string | undefined;
+};
+
 export type CallService = {
   call(request: CallRequest, target: CallTarget): Promise<CallResult>;
   estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
+  createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult>;
 };
 
 /** Installed filters (eth_newFilter & co.): state the node keeps and clients poll. */

@@ -9,6 +9,7 @@ import { blobBaseFee } from "./eth/blobBaseFee.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
 import { call } from "./eth/call.ts";
 import { chainId } from "./eth/chainId.ts";
+import { createAccessList } from "./eth/createAccessList.ts";
 import { estimateGas } from "./eth/estimateGas.ts";
 import { feeHistory } from "./eth/feeHistory.ts";
 import { gasPrice } from "./eth/gasPrice.ts";
@@ -75,6 +76,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_sendRawTransactionSync: sendRawTransactionSync(backend),
     eth_call: call(backend),
     eth_estimateGas: estimateGas(backend),
+    eth_createAccessList: createAccessList(backend),
     eth_gasPrice: gasPrice(backend),
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),

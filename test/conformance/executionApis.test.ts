@@ -13,6 +13,7 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
  */
 const MORE_METHODS = [
   "eth_call",
+  "eth_createAccessList",
   "eth_estimateGas",
   "eth_feeHistory",
   "eth_getLogs",
