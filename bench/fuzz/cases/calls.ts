@@ -63,9 +63,6 @@ function blockOverrides(rng: Rng): Json {
 }
 
 const UNKNOWN_METHODS = [
-  "eth_getLogs",
-  "eth_newFilter",
-  "eth_getFilterChanges",
   "eth_getProof",
   "eth_sign",
   "debug_traceTransaction",
@@ -88,6 +85,34 @@ const UNKNOWN_METHODS = [
   "valueOf",
   "🦊_fox",
 ];
+
+/** A filter object: mostly well-formed, with geth's edge cases and junk. */
+function filterObject(rng: Rng, env: CaseEnv): Json {
+  if (rng.chance(0.1)) return junkValue(rng);
+  const o: Record<string, Json> = {};
+  const topic = () => (rng.chance(0.8) ? hash(rng) : junkValue(rng));
+  if (rng.chance(0.6)) o.fromBlock = selector(rng);
+  if (rng.chance(0.6)) o.toBlock = selector(rng);
+  if (rng.chance(0.15)) o.blockHash = hash(rng);
+  if (rng.chance(0.5))
+    o.address = rng.chance(0.5)
+      ? address(rng, env)
+      : Array.from({ length: rng.chance(0.05) ? 1100 : rng.int(4) }, () => address(rng, env));
+  if (rng.chance(0.5))
+    o.topics = Array.from({ length: rng.int(6) }, () =>
+      rng.weighted<() => Json>([
+        [3, topic],
+        [2, () => null],
+        [2, () => Array.from({ length: rng.int(4) }, () => (rng.chance(0.1) ? null : topic()))],
+      ])(),
+    );
+  return o;
+}
+
+/** A filter id: a well-formed random one, or junk. */
+function filterId(rng: Rng): Json {
+  return rng.chance(0.8) ? `0x${rng.hex(16)}` : junkValue(rng);
+}
 
 /** [method, params] of a call to one of the node's methods (or an unknown one). */
 export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
@@ -124,6 +149,61 @@ export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
       },
     ],
     [3, () => ["eth_estimateGas", [callObject(rng, env), sel()]]],
+    [2, () => ["eth_createAccessList", [callObject(rng, env), sel()]]],
+    [4, () => ["eth_getLogs", [filterObject(rng, env)]]],
+    [2, () => ["eth_newFilter", [filterObject(rng, env)]]],
+    [
+      3,
+      () => [
+        rng.pick(["eth_getFilterChanges", "eth_getFilterLogs", "eth_uninstallFilter"]),
+        [filterId(rng)],
+      ],
+    ],
+    [
+      1,
+      () => [
+        rng.pick(["eth_newBlockFilter", "eth_newPendingTransactionFilter"]),
+        rng.chance(0.5) ? [] : [rng.pick<Json>([true, false, "x"])],
+      ],
+    ],
+    [
+      3,
+      () => [
+        rng.pick([
+          "eth_getBlockTransactionCountByNumber",
+          "eth_getUncleCountByBlockNumber",
+          "debug_getRawHeader",
+          "debug_getRawBlock",
+          "debug_getRawReceipts",
+        ]),
+        [sel()],
+      ],
+    ],
+    [
+      2,
+      () => [
+        rng.pick([
+          "eth_getBlockTransactionCountByHash",
+          "eth_getUncleCountByBlockHash",
+          "debug_getRawTransaction",
+        ]),
+        [hash(rng)],
+      ],
+    ],
+    [
+      2,
+      () => [
+        rng.pick(["eth_getTransactionByBlockNumberAndIndex", "eth_getUncleByBlockNumberAndIndex"]),
+        [sel(), quantity(rng)],
+      ],
+    ],
+    [
+      1,
+      () => [
+        rng.pick(["eth_getTransactionByBlockHashAndIndex", "eth_getUncleByBlockHashAndIndex"]),
+        [hash(rng), quantity(rng)],
+      ],
+    ],
     [4, () => ["eth_sendRawTransaction", [rawTx(rng)]]],
     [
       1,
@@ -160,6 +240,8 @@ export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
           "eth_gasPrice",
           "eth_maxPriorityFeePerGas",
           "eth_syncing",
+          "eth_baseFee",
+          "eth_blobBaseFee",
           "net_version",
           "web3_clientVersion",
         ]),
