@@ -17,9 +17,10 @@ export function routeFilterCalls(
   const local = (method: string, filterId: string): Promise<string> => {
     const def = methods[method];
     if (def === undefined) return Promise.reject(new Error(`no method ${method}`));
-    return Promise.resolve(def.handler([filterId], { tier: "dedicated" })).then((r) =>
-      r instanceof RawJson ? r.json : JSON.stringify(r),
-    );
+    // A handler may throw at once ("filter not found"): that too must reach the asker.
+    return new Promise<unknown>((resolve) =>
+      resolve(def.handler([filterId], { tier: "dedicated" })),
+    ).then((r) => (r instanceof RawJson ? r.json : JSON.stringify(r)));
   };
   link.serveFilterCalls(local);
   const out: Record<string, MethodRegistry[string]> = { ...methods };

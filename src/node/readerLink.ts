@@ -107,10 +107,13 @@ export function readerLink(readers: number, registry: Registry, slot: number): R
     if (m.type === "flashnode:filterCall") {
       const answer = (r: { json?: string; error?: RpcErrorObject }) =>
         send({ type: "flashnode:filterReply", id: m.id, from: m.from, ...r });
-      runFilter(m.method, m.filterId).then(
-        (json) => answer({ json }),
-        (e: unknown) => answer({ error: toRpcError(e) }),
-      );
+      // Never a synchronous throw in a message handler: it would end this reader.
+      Promise.resolve()
+        .then(() => runFilter(m.method, m.filterId))
+        .then(
+          (json) => answer({ json }),
+          (e: unknown) => answer({ error: toRpcError(e) }),
+        );
     } else if (m.type === "flashnode:filterReply") {
       filterReplies.get(m.id)?.(m);
       filterReplies.delete(m.id);

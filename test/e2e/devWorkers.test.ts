@@ -271,6 +271,7 @@ test("filters answer through any reader, whichever holds them", async () => {
     else await sleep(100);
   }
   assert.equal(ids.size, 2, `filters held by two readers: ${[...ids.values()].join(" ")}`);
+  const pidsBefore = readers().sort();
   const txs = (await rpc(undefined, "eth_newPendingTransactionFilter", [])) as string;
   const hash = await send(0);
   await rpc(undefined, "evm_mine", []);
@@ -297,4 +298,7 @@ test("filters answer through any reader, whichever holds them", async () => {
     await assert.rejects(rpc(undefined, "eth_getFilterChanges", [first]), /filter not found/);
     assert.equal(await rpc(undefined, "eth_uninstallFilter", [first]), false);
   }
+  // An unknown filter answered by another reader than the asker's is an error, not a crash.
+  assert.deepEqual(readers().sort(), pidsBefore, "no reader died");
+  assert.doesNotMatch(output, /filter not found\n\s+at /, "no uncaught error in the log");
 });
