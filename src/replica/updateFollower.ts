@@ -14,11 +14,8 @@ import { HEADER, type StreamNames } from "./streams.ts";
 
 /** How far back a starting replica reads the flashblock stream: the current block's updates. */
 const CATCH_UP_MS = 3_000;
-/**
- * Updates kept while the archive waits for the block stream: about a minute of flashblocks, each
- * heard twice (live and from the stream).
- */
-const MAX_WAITING = 600;
+/** Updates kept while the archive waits for the block stream (about a minute of flashblocks). */
+const MAX_WAITING = 300;
 /** A consumer silent this long while the stream holds newer updates is created anew. */
 const STALL_MS = 2_000;
 
@@ -53,39 +50,10 @@ export function followUpdates(opts: {
       const builtOn = u.kind === "sealed" ? u.number : u.base.number - 1;
       if (builtOn > head) return;
       waiting.shift();
-      // Each update arrives twice (the live subscription and the stream): applied once.
-      if (builtOn < head || updatePosition(u) <= chain.position() || !continues(u)) continue;
+      if (builtOn < head || !continues(u)) continue;
       chain.apply(u);
     }
   };
-
-  const enqueue = (u: ChainUpdate) => {
-    waiting.push(u);
-    // Bounded: a block stream that stalls must not make this queue grow for ever.
-    if (waiting.length > MAX_WAITING) waiting.splice(0, waiting.length - MAX_WAITING);
-    drain();
-  };
-
-  // The live path: a plain subscription on the flashblock subject hears each update as the
-  // server takes it, before JetStream has stored it and a consumer has delivered it (a hop, and
-  // a wake-up, less). The stream's consumer below still reads every update: the current block's
-  // at start, and what the live path missed while disconnected.
-  let undecodable = false;
-  const stopLive = link.whenConnected((nc) => {
-    const sub = nc.subscribe(names.flashblockSubject, {
-      callback: (err, m) => {
-        if (err !== null || closed) return;
-        try {
-          enqueue(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
-        } catch (e) {
-          // The consumer reports the same message's failure; said once here.
-          if (!undecodable) logger.warn({ err: e }, "a live flashblock could not be read");
-          undecodable = true;
-        }
-      },
-    });
-    return () => sub.unsubscribe();
-  });
 
   let failing = false;
   let lastSequence = 0;
@@ -115,7 +83,10 @@ export function followUpdates(opts: {
         for await (const m of messages) {
           watchdog.seen();
           lastSequence = m.seq;
-          enqueue(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
+          waiting.push(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
+          // Bounded: a block stream that stalls must not make this queue grow for ever.
+          if (waiting.length > MAX_WAITING) waiting.splice(0, waiting.length - MAX_WAITING);
+          drain();
           failing = false;
         }
       } catch (e) {
@@ -131,7 +102,6 @@ export function followUpdates(opts: {
     blockStored: drain,
     async close() {
       closed = true;
-      stopLive();
       watchdog.stop();
       stop();
       await loop;
