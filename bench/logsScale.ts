@@ -19,6 +19,7 @@ import { parseFilterCriteria } from "../src/rpc/filterCriteria.ts";
 import { createChainStore } from "../src/store/chainStore.ts";
 import { openKvEnv } from "../src/store/lmdb.ts";
 import { bytesToHex } from "../src/util/hex.ts";
+import { rng } from "./scale/model.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,18 +33,6 @@ const BLOCKS = Number(values.blocks);
 const TXS = Number(values["txs-per-block"]);
 const CONTRACTS = Number(values.contracts);
 const RUNS = Number(values.runs);
-
-/** A small deterministic generator (mulberry32): the same archive every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const word = (tag: number, n: number) => {
   const out = new Uint8Array(32);

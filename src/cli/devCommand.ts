@@ -11,7 +11,8 @@ import { startStreamReader } from "../node/streamReader.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
 import { readGenesisFile } from "./inputFiles.ts";
-import { defaultRpcWorkers, envName, helpFor, parseDuration, resolveOptions } from "./options.ts";
+import { helpFor, parseDuration, resolveOptions } from "./options.ts";
+import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
 
@@ -88,20 +89,10 @@ export async function devCommand(argv: string[]): Promise<void> {
       flashblockIntervalMs,
       receipts,
     });
-    const stop = () => {
-      void reader.close().then(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    closeOnSignals(() => reader.close());
     return;
   }
-  const workers = Math.max(
-    1,
-    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
-  );
-  // Every reader must serve the same dedicated key: a generated one is handed down to them.
-  if (workers > 1 && frontend.generatedKey)
-    process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
+  const workers = rpcWorkerCount(values, frontend);
   // Every input is checked before the datadir is created (or, with --fresh, wiped).
   const genesisFile = values.get("genesis") as string | undefined;
   const genesis = genesisFile === undefined ? undefined : (await readGenesisFile(genesisFile)).json;

@@ -7,7 +7,8 @@ import { startReplicaNode } from "../node/replicaNode.ts";
 import { startStreamReader } from "../node/streamReader.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
-import { defaultRpcWorkers, envName, helpFor, resolveOptions } from "./options.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 
 /** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
 const FLASHBLOCK_INTERVAL_MS = 200;
@@ -47,20 +48,10 @@ export async function replicaCommand(argv: string[]): Promise<void> {
       receipts: "preconfirmed",
       replica: { maxLagBlocks },
     });
-    const stop = () => {
-      void reader.close().then(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    closeOnSignals(() => reader.close());
     return;
   }
-  const workers = Math.max(
-    1,
-    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
-  );
-  // Every reader must serve the same dedicated key: a generated one is handed down to them.
-  if (workers > 1 && frontend.generatedKey)
-    process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
+  const workers = rpcWorkerCount(values, frontend);
   await checkListenAddress(frontend.host, frontend.port);
   const node = await startReplicaNode({
     datadir,
@@ -90,9 +81,5 @@ export async function replicaCommand(argv: string[]): Promise<void> {
       "",
     ].join("\n"),
   );
-  const stop = () => {
-    void node.close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(() => node.close());
 }

@@ -4,7 +4,8 @@ import { assertArchive, startArchiveServer } from "../node/archiveServer.ts";
 import { type FrontendOptions, frontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, startReaderCluster } from "../node/readerCluster.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
-import { defaultRpcWorkers, envName, helpFor, resolveOptions } from "./options.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 
 export const SERVE_HELP = `flashnode serve --datadir D [flags]
 
@@ -24,10 +25,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
   if (isReader()) return serveAsReader(datadir, frontend, logger);
-  const workers = Math.max(
-    1,
-    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
-  );
+  const workers = rpcWorkerCount(values, frontend);
   // Checked here, once, before any reader starts: the same one-line errors however many serve.
   assertArchive(datadir);
   await checkListenAddress(frontend.host, frontend.port);
@@ -39,8 +37,6 @@ export async function serveCommand(argv: string[]): Promise<void> {
     ({ url, dedicatedUrl } = running);
     close = () => running.close();
   } else {
-    // Every reader must serve the same dedicated key: a generated one is handed down to them.
-    if (frontend.generatedKey) process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
     const readers = await startReaderCluster({
       readers: workers,
       argv: ["serve", ...argv],
@@ -58,19 +54,11 @@ export async function serveCommand(argv: string[]): Promise<void> {
       "",
     ].join("\n"),
   );
-  const stop = () => {
-    void close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(close);
 }
 
 /** One of the --rpc-workers processes: the archive server, sharing limits and metrics. */
 async function serveAsReader(datadir: string, frontend: FrontendOptions, logger: Logger) {
   const running = await startArchiveServer({ datadir, frontend, logger, readers: readerCount() });
-  const stop = () => {
-    void running.close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(() => running.close());
 }
