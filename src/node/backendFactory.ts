@@ -17,6 +17,7 @@ import {
   bodyUncles,
   receiptRlp,
 } from "../chain/rawEncoding.ts";
+import { createProofService } from "../exec/proofs.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
@@ -67,5 +68,6 @@ export function createBackend(
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
     filters: createFilterManager(services.feed, { slot: readerSlot() }),
+    proofs: createProofService(common, store),
   };
 }

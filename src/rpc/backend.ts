@@ -97,6 +97,17 @@ export type CallService = {
   createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult>;
 };
 
+/** Merkle proofs from the archive's state trie nodes (eth_getProof). */
+export type ProofService = {
+  /** The account's proof under `stateRoot`, and its storage root (undefined: no account). */
+  account(
+    stateRoot: Uint8Array,
+    address: Uint8Array,
+  ): Promise<{ proof: Uint8Array[]; storageRoot: Uint8Array | undefined }>;
+  /** A storage slot's proof under the account's storage root. */
+  storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array[]>;
+};
+
 /** Installed filters (eth_newFilter & co.): state the node keeps and clients poll. */
 export type FilterService = {
   newLogFilter(criteria: FilterCriteria): string;
@@ -121,6 +132,8 @@ export type RpcBackend = {
   readonly forkchoice: (head: number) => SafeAndFinalized;
   /** eth_getLogs and filters: geth's query and range limits. */
   readonly logLimits: LogQueryLimits;
+  /** Merkle proofs; absent on a node without trie nodes. */
+  readonly proofs: ProofService | undefined;
   /** Installed filters; absent: the filter methods answer as for an unknown filter. */
   readonly filters: FilterService | undefined;
   readonly transactions: TransactionSink | undefined;

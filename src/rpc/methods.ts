@@ -23,6 +23,7 @@ import { getCode } from "./eth/getCode.ts";
 import { getFilterChanges } from "./eth/getFilterChanges.ts";
 import { getFilterLogs } from "./eth/getFilterLogs.ts";
 import { getLogs } from "./eth/getLogs.ts";
+import { getProof } from "./eth/getProof.ts";
 import { getStorageAt } from "./eth/getStorageAt.ts";
 import { getStorageValues } from "./eth/getStorageValues.ts";
 import { getTransactionByBlockHashAndIndex } from "./eth/getTransactionByBlockHashAndIndex.ts";
@@ -81,6 +82,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),
     eth_getLogs: getLogs(backend),
+    eth_getProof: getProof(backend),
     eth_newFilter: newFilter(backend),
     eth_newBlockFilter: newBlockFilter(backend),
     eth_newPendingTransactionFilter: newPendingTransactionFilter(backend),

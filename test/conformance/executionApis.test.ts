@@ -17,6 +17,7 @@ const MORE_METHODS = [
   "eth_estimateGas",
   "eth_feeHistory",
   "eth_getLogs",
+  "eth_getProof",
   "eth_getTransactionByHash",
   "eth_getBlockTransactionCountByHash",
   "eth_getBlockTransactionCountByNumber",
