@@ -37,12 +37,31 @@ export function indexBlockLogs(
   for (const topic of topics.values()) t.logTopics.put(entryKey(topic, number), EMPTY);
 }
 
-/** Ascending numbers in [from, to] of blocks indexed under any of `keys`. */
-function blocksUnder(table: KvTable, keys: readonly Uint8Array[], from: number, to: number) {
+/**
+ * Reading a candidate block's receipts costs about as much as scanning this many index keys
+ * (measured with npm run bench:logs: ~180 µs a block, ~2.3 µs a key): a topic list longer than
+ * this many times the candidates left is not worth scanning to narrow them further.
+ */
+const KEYS_PER_BLOCK_READ = 50;
+
+/**
+ * Ascending numbers in [from, to] of blocks indexed under any of `keys`; undefined when more
+ * than `limit` keys would have to be scanned.
+ */
+function blocksUnder(
+  table: KvTable,
+  keys: readonly Uint8Array[],
+  from: number,
+  to: number,
+  limit = Number.POSITIVE_INFINITY,
+): number[] | undefined {
   const found = new Set<number>();
+  let scanned = 0;
   for (const k of keys)
-    for (const { key } of table.range(entryKey(k, from), entryKey(k, to + 1)))
+    for (const { key } of table.range(entryKey(k, from), entryKey(k, to + 1))) {
+      if (++scanned > limit) return undefined;
       found.add(readU64(key, k.length));
+    }
   return [...found].sort((a, b) => a - b);
 }
 
@@ -73,12 +92,16 @@ export function logCandidateBlocks(
   topics: readonly (readonly Uint8Array[] | undefined)[],
 ): number[] | undefined {
   let candidates: number[] | undefined;
-  const narrow = (blocks: number[]) => {
+  const narrow = (blocks: number[] | undefined) => {
+    if (blocks === undefined) return; // too long to be worth it: the receipts decide
     candidates = candidates === undefined ? blocks : intersect(candidates, blocks);
   };
   if (addresses !== undefined) narrow(blocksUnder(t.logAddresses, addresses, from, to));
-  for (const position of topics)
-    if (position !== undefined && candidates?.length !== 0)
-      narrow(blocksUnder(t.logTopics, position, from, to));
+  for (const position of topics) {
+    if (position === undefined || candidates?.length === 0) continue;
+    const limit =
+      candidates === undefined ? Number.POSITIVE_INFINITY : candidates.length * KEYS_PER_BLOCK_READ;
+    narrow(blocksUnder(t.logTopics, position, from, to, limit));
+  }
   return candidates;
 }
