@@ -23,7 +23,14 @@ import {
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { TEST_API_KEY } from "../utils/options.ts";
-import { postOn, readerAgents, readerPids, rpcOn, waitForReplacement } from "../utils/readers.ts";
+import {
+  assertPendingMonotonic,
+  postOn,
+  readerAgents,
+  readerPids,
+  rpcOn,
+  waitForReplacement,
+} from "../utils/readers.ts";
 import { type NonceSigner, nonceSigner } from "../utils/replicas.ts";
 
 let nats: NatsServer;
@@ -222,22 +229,10 @@ test("pending matches the sequencer's and never goes backwards, whichever reader
     }
     return n;
   })();
-  let last: [number, number] = [0, 0];
-  let reads = 0;
-  const until = Date.now() + 3000;
-  while (Date.now() < until) {
-    const block = (await onReplica(agents[reads % 2], "eth_getBlockByNumber", [
-      "pending",
-      false,
-    ])) as { number: string; transactions: string[] };
-    const seen: [number, number] = [Number(block.number), block.transactions.length];
-    assert.ok(
-      seen[0] > last[0] || (seen[0] === last[0] && seen[1] >= last[1]),
-      `pending went from block ${last[0]} with ${last[1]} txs to block ${seen[0]} with ${seen[1]}`,
-    );
-    last = seen;
-    reads++;
-  }
+  const reads = await assertPendingMonotonic(
+    (i) => onReplica(agents[i % 2], "eth_getBlockByNumber", ["pending", false]),
+    3000,
+  );
   sending = false;
   const sent = await sender;
   assert.ok(sent > 10 && reads > 50, `${sent} transactions sent, ${reads} reads`);

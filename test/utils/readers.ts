@@ -1,4 +1,5 @@
 // The reader processes of a node started with --rpc-workers: the primary's child processes.
+import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { Agent, request } from "node:http";
 import { sleep } from "./devChain.ts";
@@ -82,4 +83,30 @@ export async function rpcOn(
 /** Two keep-alive connections: the cluster hands them to different readers. */
 export function readerAgents(): Agent[] {
   return [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+}
+
+type PendingBlock = { number: string; transactions: string[] };
+
+/**
+ * Reads the pending block with `read(i)` (the caller alternates readers) for `ms`, asserting it
+ * never goes backwards (block number, then transaction count); the number of reads.
+ */
+export async function assertPendingMonotonic(
+  read: (i: number) => Promise<unknown>,
+  ms: number,
+): Promise<number> {
+  let last: [number, number] = [0, 0];
+  let reads = 0;
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const block = (await read(reads)) as PendingBlock;
+    const seen: [number, number] = [Number(block.number), block.transactions.length];
+    assert.ok(
+      seen[0] > last[0] || (seen[0] === last[0] && seen[1] >= last[1]),
+      `pending went from block ${last[0]} with ${last[1]} txs to block ${seen[0]} with ${seen[1]}`,
+    );
+    last = seen;
+    reads++;
+  }
+  return reads;
 }
