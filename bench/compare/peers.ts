@@ -2,7 +2,7 @@
 // ignored (its per-request log, piped, slows it several-fold), flashnode at log level warn, and
 // the bare node:http ceiling; and their CPU placement (taskset).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -94,7 +94,34 @@ export async function startBare(
   return { child, url };
 }
 
-/** Moves a running process, all its threads, onto `cpus`. */
+/** The process and all its descendants (a node's reader processes, the ceiling's cluster). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/PID/stat is the parent; the name (field 2) may hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = parents.get(ppid) ?? [];
+      list.push(Number(entry));
+      parents.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(parents.get(out[i]!) ?? []));
+  return out;
+}
+
+/**
+ * Moves a running process, all its threads and all its child processes onto `cpus` (children
+ * forked before the call do not inherit a new affinity). The pinned mode runs one process per
+ * server, so this only matters if a server forks helpers.
+ */
 export function pin(pid: number, cpus: string): void {
-  execFileSync("taskset", ["-a", "-cp", cpus, String(pid)], { stdio: "ignore" });
+  for (const p of processTree(pid)) {
+    execFileSync("taskset", ["-a", "-cp", cpus, String(p)], { stdio: "ignore" });
+  }
 }

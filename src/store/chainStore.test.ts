@@ -109,3 +109,32 @@ test("historical storage across full history shards: a slot changed in 700 block
   assert.equal(hex(store.storage(a, s, last - 2 * RECENT - 1)), "", "its entry is gone");
   await env.close();
 });
+
+test("reads at the head follow every new block, from the writer's and from another store on the same archive", async () => {
+  const path = mkdtempSync(join(tmpdir(), "flashnode-headcache-"));
+  const env = openKvEnv(path, { noSync: true });
+  const store = createChainStore(env);
+  const reader = createChainStore(openKvEnv(path, { readOnly: true }));
+  const a = new Uint8Array(20).fill(0xbb);
+  const s = new Uint8Array(32).fill(4);
+  const hex = (u: Uint8Array) => Buffer.from(u).toString("hex");
+  let before = new Uint8Array(0);
+  for (let n = 0; n <= 20; n++) {
+    const after = new Uint8Array([n + 1]);
+    store.writeBlock(block(n, [{ address: a, slot: s, before, after }]));
+    before = after;
+    // The writer sees its own write at once, in the same run.
+    assert.equal(hex(store.storage(a, s, n)), hex(after), `writer at head ${n}`);
+    assert.equal(hex(store.storage(a, s, n)), hex(after), `writer at head ${n}, again`);
+    // Another store's snapshot moves when it refreshes (as readers do when told of a block).
+    await new Promise((r) => setImmediate(r));
+    reader.env.refresh();
+    assert.equal(reader.headNumber(), n);
+    assert.equal(hex(reader.storage(a, s, n)), hex(after), `reader at head ${n}`);
+    assert.equal(hex(reader.storage(a, s, n)), hex(after), `reader at head ${n}, again`);
+    if (n > 0) assert.equal(hex(reader.storage(a, s, n - 1)), hex(new Uint8Array([n])));
+  }
+  await reader.env.close();
+  await env.close();
+  rmSync(path, { recursive: true, force: true });
+});

@@ -16,6 +16,7 @@ import {
   encodeFlashblockRecord,
   encodeReceipts,
 } from "./codec.ts";
+import { HeadStorageCache } from "./headStorageCache.ts";
 import {
   SHARD_CAPACITY,
   shardAppend,
@@ -207,8 +208,25 @@ export function createChainStore(env: KvEnv): ChainStore {
   function currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
     SLOT_KEY.set(address, 0);
     SLOT_KEY.set(slot, 20);
-    const row = t.slots.getFast(SLOT_KEY);
+    return readSlotValue(SLOT_KEY);
+  }
+  function readSlotValue(key: Uint8Array): Uint8Array {
+    const row = t.slots.getFast(key);
     return row === undefined ? EMPTY : slotRowValue(row);
+  }
+
+  // Reads at the head go through a memory cache; once per run it learns the snapshot's head.
+  const headCache = new HeadStorageCache();
+  const headCacheAt = perRun(() => {
+    const n = headNumber();
+    if (n !== undefined) headCache.atHead(n, t.canonical.getFast(u64Key(n)));
+    return n;
+  }, env.generation);
+  function headStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    headCacheAt();
+    SLOT_KEY.set(address, 0);
+    SLOT_KEY.set(slot, 20);
+    return headCache.get(SLOT_KEY, readSlotValue);
   }
 
   /**
@@ -262,7 +280,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     block: number,
     head = headNumber(),
   ): Uint8Array {
-    if (head === undefined || block >= head) return currentStorage(address, slot);
+    if (head === undefined || block >= head) return headStorage(address, slot);
     // The first change after `block` holds the value the slot had at the end of `block`; no
     // change after it: the current value. No row: never written, zero at every block.
     SLOT_KEY.set(address, 0);
