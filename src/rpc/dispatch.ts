@@ -27,6 +27,7 @@ import type {
 } from "./method.ts";
 import { RawJson } from "./method.ts";
 import { parseSubscriptionId } from "./params.ts";
+import { readSimpleBatch, readSimpleRequest } from "./simpleRequest.ts";
 import type { Envelope } from "./wire.ts";
 import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
 
@@ -215,7 +216,11 @@ export function createDispatcher(
    * geth handler.handleCall: the result or error of one call or notification. Never throws.
    * Synchronous handlers answer synchronously: no promise and no timeout timer per call.
    */
-  function callTail(env: Envelope, msg: unknown, ctx: RequestContext): string | Promise<string> {
+  function callTail(
+    env: Envelope,
+    rawParams: unknown,
+    ctx: RequestContext,
+  ): string | Promise<string> {
     const method = env.method;
     if (method.length * 3 > MAX_METHOD_NAME_LENGTH) {
       const n = utf8Length(method);
@@ -225,8 +230,6 @@ export function createDispatcher(
         );
       }
     }
-    const rawParams =
-      env.paramsKey === undefined ? undefined : (msg as Record<string, unknown>)[env.paramsKey];
     if (!subscriptions) {
       if (method.endsWith("_subscribe")) return errorTail(NOTIFICATIONS_UNSUPPORTED);
       if (method.endsWith("_unsubscribe")) {
@@ -276,11 +279,11 @@ export function createDispatcher(
 
   function run(
     env: Envelope,
-    msg: unknown,
+    rawParams: unknown,
     ctx: RequestContext,
     ms: number,
   ): string | Promise<string | typeof TIMEOUT> {
-    const work = callTail(env, msg, ctx);
+    const work = callTail(env, rawParams, ctx);
     if (typeof work === "string" || ms <= 0) return work;
     return withTimeout(work, ms);
   }
@@ -293,11 +296,19 @@ export function createDispatcher(
   ): DispatchResult | Promise<DispatchResult> {
     const env = newEnvelope();
     if (isObject(msg) && scanEnvelope(body, start, 0, env) < 0) return PARSE_ERROR;
+    return answerSingle(env, paramsOf(env, msg), ctx);
+  }
+
+  function answerSingle(
+    env: Envelope,
+    params: unknown,
+    ctx: RequestContext,
+  ): DispatchResult | Promise<DispatchResult> {
     if (isIgnored(env)) return undefined;
     if (isCall(env) || isNotification(env)) {
-      const refusal = ctx.admit?.([{ method: env.method, params: paramsOf(env, msg) }]);
+      const refusal = ctx.admit?.([{ method: env.method, params }]);
       if (refusal !== undefined) return refused(env.id, refusal);
-      const tail = run(env, msg, ctx, timeoutMs);
+      const tail = run(env, params, ctx, timeoutMs);
       return typeof tail === "string"
         ? singleAnswer(env, tail)
         : tail.then((t) => singleAnswer(env, t));
@@ -311,32 +322,38 @@ export function createDispatcher(
     return isNotification(env) ? undefined : wrap(env.id, tail);
   }
 
-  async function handleBatch(body: string, start: number, msgs: unknown[], ctx: RequestContext) {
+  function handleBatch(body: string, start: number, msgs: unknown[], ctx: RequestContext) {
     if (msgs.length === 0) return EMPTY_BATCH;
     // Scan every element first: nesting depth is part of the syntax check.
     const envs: Envelope[] = new Array(msgs.length);
+    const params: unknown[] = new Array(msgs.length);
     let j = skipSpace(body, start + 1);
     for (let k = 0; k < msgs.length; k++) {
       const env = newEnvelope();
       const end = isObject(msgs[k]) ? scanEnvelope(body, j, 1, env) : skipValue(body, j, 1);
       if (end < 0) return PARSE_ERROR;
       envs[k] = env;
+      params[k] = paramsOf(env, msgs[k]);
       j = skipSpace(body, skipSpace(body, end) + 1);
     }
-    if (batchLimit > 0 && msgs.length > batchLimit) {
+    return answerBatch(envs, params, ctx);
+  }
+
+  async function answerBatch(envs: Envelope[], params: unknown[], ctx: RequestContext) {
+    if (batchLimit > 0 && envs.length > batchLimit) {
       const first = envs.find(isCall);
       const id = first === undefined ? "null" : first.id;
       return `[${wrap(id, '"error":{"code":-32600,"message":"batch too large"}')}]`;
     }
     const calls: number[] = [];
-    for (let k = 0; k < msgs.length; k++) if (!isIgnored(envs[k]!)) calls.push(k);
+    for (let k = 0; k < envs.length; k++) if (!isIgnored(envs[k]!)) calls.push(k);
     if (calls.length === 0) return undefined;
     if (ctx.admit !== undefined) {
       const summaries: CallSummary[] = [];
       for (const k of calls) {
         const env = envs[k]!;
         if (isCall(env) || isNotification(env))
-          summaries.push({ method: env.method, params: paramsOf(env, msgs[k]) });
+          summaries.push({ method: env.method, params: params[k] });
       }
       // A batch holding a refused call is refused whole.
       const refusal = ctx.admit(summaries);
@@ -355,7 +372,7 @@ export function createDispatcher(
         if (deadline !== 0 && left <= 0) tail = TIMEOUT;
         else {
           // A synchronous answer is taken as it is: no promise settles per call of the batch.
-          const r = run(env, msgs[k], ctx, left);
+          const r = run(env, params[k], ctx, left);
           tail = typeof r === "string" ? r : await r;
         }
       }
@@ -379,6 +396,20 @@ export function createDispatcher(
     handle(body, ctx) {
       const start = skipSpace(body, 0);
       if (start === body.length) return undefined; // io.EOF: geth writes nothing
+      // The shape nearly every client sends is read in one pass; the rest takes the general path.
+      const first = body.charCodeAt(start);
+      if (first === 0x7b) {
+        const m = readSimpleRequest(body, start);
+        if (m !== undefined) return answerSingle(m.env, m.params, ctx);
+      } else if (first === 0x5b) {
+        const batch = readSimpleBatch(body, start);
+        if (batch !== undefined)
+          return answerBatch(
+            batch.map((m) => m.env),
+            batch.map((m) => m.params),
+            ctx,
+          );
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(body);

@@ -69,9 +69,20 @@ function parseFixed(raw: unknown, size: number, goType: string): Uint8Array {
   throw typeError(ERR_SYNTAX, goType);
 }
 
-/** common.Address (any letter case; the checksum is not validated, as in geth). */
+// The last address parsed: a batch names the same contract in call after call.
+let lastAddressText = "";
+let lastAddress: Uint8Array = new Uint8Array(20);
+
+/**
+ * common.Address (any letter case; the checksum is not validated, as in geth). The result may be
+ * shared with other calls: callers must not modify it.
+ */
 export function parseAddress(raw: unknown): Uint8Array {
-  return parseFixed(raw, 20, "common.Address");
+  if (raw === lastAddressText) return lastAddress;
+  const address = parseFixed(raw, 20, "common.Address");
+  lastAddressText = raw as string;
+  lastAddress = address;
+  return address;
 }
 
 /** common.Hash: transaction and block hashes. */
