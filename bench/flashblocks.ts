@@ -5,17 +5,20 @@
 //     (node in its own process; cadence seen on the /flashblocks stream);
 //  4. eth_getStorageAt p99 while the sequencer is busy vs idle.
 // Run: npm run bench:flashblocks   (bounded: about two minutes)
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { percentile } from "../src/pending/flashblockStats.ts";
 import { startTestDevNode } from "../test/utils/devChain.ts";
 import { startDevChild, transferSigner } from "./lib/devChain.ts";
 import { benchAgent, postJson, rpcBody } from "./lib/http.ts";
+import { type LineSeries, lineChartSvg, writeChart } from "./lib/svgChart.ts";
 
 const { values } = parseArgs({
   options: {
     rates: { type: "string", default: "50,100,200,400,800" },
     seconds: { type: "string", default: "5" },
+    charts: { type: "string", default: join(import.meta.dirname, "../docs/charts") },
   },
 });
 const RATES = values.rates.split(",").map(Number);
@@ -103,6 +106,7 @@ try {
   const nonces = new Array(SENDERS).fill(0);
   let best: number | undefined;
   let busy: number[] = [];
+  const cadence: LineSeries[] = [];
   for (const rate of RATES) {
     const raws = signTransfers(rate * STEP_SECONDS, nonces);
     const from = arrivals.length;
@@ -121,6 +125,12 @@ try {
     await new Promise((r) => setTimeout(r, 1000));
     const window = arrivals.slice(from);
     const intervals = window.slice(1).map((a, i) => a.at - window[i]!.at);
+    cadence.push({
+      name: `${rate} tx/s`,
+      points: window
+        .slice(1)
+        .map((a, i) => [(a.at - start) / 1000, intervals[i]!] as [number, number]),
+    });
     const included = window.reduce((n, a) => n + a.txs, 0);
     const rejected = answers.filter((a) => a.includes('"error"')).length;
     const p99 = percentile(intervals, 99);
@@ -136,6 +146,16 @@ try {
     } else break;
   }
   ws.close();
+  writeChart(
+    join(values.charts, "flashblocks-cadence.svg"),
+    lineChartSvg({
+      title: "npm run bench:flashblocks: flashblock interval under load (target 200 ms)",
+      xLabel: "seconds since the rate step started",
+      yLabel: "interval between flashblocks, ms",
+      series: cadence,
+      note: "each line: one offered rate of signed transfers; intervals as seen on the /flashblocks stream",
+    }),
+  );
   console.log(
     `3. highest rate with the 200 ms cadence kept (interval p99 ≤ 300 ms, all included): ${best ?? "none"} tx/s`,
   );

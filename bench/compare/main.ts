@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDevChild, transferSigner } from "../lib/devChain.ts";
+import { type BarGroup, barChartSvg, writeChart } from "../lib/svgChart.ts";
 import { pin, startAnvil, startBare } from "./peers.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkPlacement, type WrkResult } from "./wrk.ts";
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "32" },
     modes: { type: "string", default: "pinned,shared,workers" },
     warmup: { type: "string", default: "3" },
+    charts: { type: "string", default: join(import.meta.dirname, "../../docs/charts") },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -247,6 +249,8 @@ try {
     const processes = workers ? RPC_WORKERS : FLASHNODE_PROCESSES;
     const bare = await startBare(sample, processes, mode.serverCpus);
     const rows: string[] = [];
+    const throughput: BarGroup[] = [];
+    const latency: BarGroup[] = [];
     const rps = new Map<string, number>();
     let ceilingRatio = 0;
     let ceiling = 0;
@@ -277,6 +281,29 @@ try {
           ceilingRatio = median(f.map((r, i) => r.requestsPerSecond / b[i]!.requestsPerSecond));
         }
         const steal = [...perNode.values()].flat().reduce((n, r) => n + r.stealMs, 0);
+        const bareRps = latest ? ceiling : undefined;
+        throughput.push({
+          label: w.name,
+          bars: [
+            { series: "flashnode", value: fr * w.calls },
+            { series: "anvil --silent", value: ar * w.calls },
+            ...(bareRps === undefined ? [] : [{ series: "bare node:http", value: bareRps }]),
+          ],
+        });
+        for (const [name, runs] of [
+          ["flashnode", f],
+          ["anvil --silent", a],
+        ] as const) {
+          const p50 = median(runs.map((r) => r.p50Ms));
+          const p99 = median(runs.map((r) => r.p99Ms));
+          latency.push({
+            label: `${w.name}: ${name}`,
+            bars: [
+              { series: "p50", value: p50, label: `${p50.toFixed(2)} ms` },
+              { series: "p99", value: p99, label: `${p99.toFixed(2)} ms` },
+            ],
+          });
+        }
         rows.push(
           `| ${w.name} | ${fr.toFixed(0)} | ${(fr * w.calls).toFixed(0)} | ${median(f.map((r) => r.p50Ms)).toFixed(2)} | ${median(f.map((r) => r.p99Ms)).toFixed(2)} | ` +
             `${ar.toFixed(0)} | ${(ar * w.calls).toFixed(0)} | ${median(a.map((r) => r.p50Ms)).toFixed(2)} | ${median(a.map((r) => r.p99Ms)).toFixed(2)} | **${(fr / ar).toFixed(2)}×** | ${median(f.map((r, i) => r.requestsPerSecond / a[i]!.requestsPerSecond)).toFixed(2)}× | ${[...f, ...a].reduce((n, r) => n + r.errors, 0)} | ${steal} |`,
@@ -299,6 +326,27 @@ try {
       `flashnode latest / ceiling = ${(latest / ceiling).toFixed(2)} (median of round ratios ${ceilingRatio.toFixed(2)}); historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}; windows re-run for steal: ${rerunsForSteal}`,
     );
     if (workers) report.push(await visibility(workersUrl!));
+    const placement = `servers on CPU ${mode.serverCpus}, wrk -t${mode.wrk.threads} -c${CONNECTIONS}${mode.wrk.cpus === undefined ? "" : ` on CPU ${mode.wrk.cpus}`}, medians of ${ROUNDS} rounds of ${SECONDS} s`;
+    writeChart(
+      join(values.charts, `bench-${mode.name}-throughput.svg`),
+      barChartSvg({
+        title: `npm run bench, ${mode.name}${workers ? ` (dev --rpc-workers ${RPC_WORKERS})` : ""}: calls per second`,
+        unit: "calls/s",
+        log: true,
+        groups: throughput,
+        note: placement,
+      }),
+    );
+    writeChart(
+      join(values.charts, `bench-${mode.name}-latency.svg`),
+      barChartSvg({
+        title: `npm run bench, ${mode.name}: request latency (wrk)`,
+        unit: "ms",
+        log: true,
+        groups: latency,
+        note: placement,
+      }),
+    );
     // Each mode's summary as soon as it is known: a later failure does not lose it.
     console.log(report.slice(report.lastIndexOf("") + 1).join("\n"));
   }
