@@ -10,6 +10,7 @@ import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { startStreamReader } from "../node/streamReader.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
+import { callLimitOptions } from "./callLimitOptions.ts";
 import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
@@ -76,6 +77,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
+  const callLimits = callLimitOptions(values);
   if (isReader()) {
     // One of the --rpc-workers processes: the primary has checked everything and runs the chain.
     const reader = await startStreamReader({
@@ -88,6 +90,7 @@ export async function devCommand(argv: string[]): Promise<void> {
       finalizedDepth,
       flashblockIntervalMs,
       receipts,
+      callLimits,
     });
     closeOnSignals(() => reader.close());
     return;
@@ -114,6 +117,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     safeDepth,
     finalizedDepth,
     receipts,
+    callLimits,
     ...(workers > 1 ? { readers: { count: workers, argv: ["dev", ...argv] } } : {}),
     ...natsOptions(values),
   }).catch((e: unknown) => {

@@ -163,6 +163,20 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "connections beyond this are refused",
   },
   {
+    name: "rpc-gascap",
+    kind: "int",
+    commands: NODE,
+    default: 50_000_000,
+    help: "most gas eth_call, eth_estimateGas and eth_createAccessList may use; a request's gas above it is lowered to it (0 = no cap; geth's --rpc.gascap)",
+  },
+  {
+    name: "rpc-evmtimeout",
+    kind: "duration",
+    commands: NODE,
+    default: "5s",
+    help: "eth_call is aborted past this (-32000 execution aborted (timeout = 5s)); 0 = no limit (geth's --rpc.evmtimeout; bare number: seconds)",
+  },
+  {
     name: "rpc-workers",
     kind: "int",
     commands: NODE,

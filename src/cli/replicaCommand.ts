@@ -7,6 +7,7 @@ import { startReplicaNode } from "../node/replicaNode.ts";
 import { startStreamReader } from "../node/streamReader.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
+import { callLimitOptions } from "./callLimitOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 
@@ -34,6 +35,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
   const maxLagBlocks = values.get("max-lag") as number;
+  const callLimits = callLimitOptions(values);
   if (isReader()) {
     // One of the --rpc-workers processes: the primary follows the streams and writes the archive.
     const reader = await startStreamReader({
@@ -47,6 +49,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
       flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
       receipts: "preconfirmed",
       replica: { maxLagBlocks },
+      callLimits,
     });
     closeOnSignals(() => reader.close());
     return;
@@ -70,6 +73,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     finalizedDepth: DEFAULT_FINALIZED_DEPTH,
     maxLagBlocks,
     verify: values.get("verify") as boolean,
+    callLimits,
     ...(workers > 1 ? { readers: { count: workers, argv: ["replica", ...argv] } } : {}),
   });
   process.stderr.write(

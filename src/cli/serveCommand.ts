@@ -1,9 +1,12 @@
 // `flashnode serve --datadir D`: serve an existing archive read-only.
+
+import type { CallLimits } from "../exec/callLimits.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import { assertArchive, startArchiveServer } from "../node/archiveServer.ts";
 import { type FrontendOptions, frontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, startReaderCluster } from "../node/readerCluster.ts";
 import { checkListenAddress, UsageError } from "./args.ts";
+import { callLimitOptions } from "./callLimitOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 
@@ -24,7 +27,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
-  if (isReader()) return serveAsReader(datadir, frontend, logger);
+  const callLimits = callLimitOptions(values);
+  if (isReader()) return serveAsReader(datadir, frontend, logger, callLimits);
   const workers = rpcWorkerCount(values, frontend);
   // Checked here, once, before any reader starts: the same one-line errors however many serve.
   assertArchive(datadir);
@@ -33,7 +37,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   let dedicatedUrl: string;
   let close: () => Promise<void>;
   if (workers === 1) {
-    const running = await startArchiveServer({ datadir, frontend, logger });
+    const running = await startArchiveServer({ datadir, frontend, logger, callLimits });
     ({ url, dedicatedUrl } = running);
     close = () => running.close();
   } else {
@@ -58,7 +62,18 @@ export async function serveCommand(argv: string[]): Promise<void> {
 }
 
 /** One of the --rpc-workers processes: the archive server, sharing limits and metrics. */
-async function serveAsReader(datadir: string, frontend: FrontendOptions, logger: Logger) {
-  const running = await startArchiveServer({ datadir, frontend, logger, readers: readerCount() });
+async function serveAsReader(
+  datadir: string,
+  frontend: FrontendOptions,
+  logger: Logger,
+  callLimits: CallLimits,
+) {
+  const running = await startArchiveServer({
+    datadir,
+    frontend,
+    logger,
+    readers: readerCount(),
+    callLimits,
+  });
   closeOnSignals(() => running.close());
 }

@@ -1,5 +1,6 @@
 // The RPC thread's handle on the call worker (implements the RPC layer's CallService).
 import type { Worker } from "node:worker_threads";
+import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type {
   AccessListResult,
@@ -10,6 +11,7 @@ import type {
 } from "../rpc/backend.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
+import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
 type Waiter = {
@@ -21,11 +23,17 @@ export class CallClient implements CallService {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
 
-  private constructor(private readonly worker: Worker) {}
+  private constructor(
+    private readonly worker: Worker,
+    private readonly gasCap: bigint,
+    private readonly logger: Logger | undefined,
+  ) {}
 
-  static start(data: CallWorkerData): Promise<CallClient> {
+  /** `logger`: where a request's gas above the cap is reported (geth warns). */
+  static start(data: CallWorkerData, logger?: Logger): Promise<CallClient> {
     const worker = startTsWorker(new URL("./callWorker.ts", import.meta.url), data);
-    const client = new CallClient(worker);
+    const gasCap = (data.limits ?? DEFAULT_CALL_LIMITS).gasCap;
+    const client = new CallClient(worker, gasCap, logger);
     return new Promise((resolve, reject) => {
       worker.on("message", (msg: FromCallWorker) => {
         if (msg.type === "ready") resolve(client);
@@ -54,6 +62,11 @@ export class CallClient implements CallService {
     target: CallTarget,
   ): Promise<CallResult | bigint | AccessListResult> {
     const id = this.nextId++;
+    if (this.gasCap > 0n && request.gas !== undefined && request.gas > this.gasCap)
+      this.logger?.warn(
+        { requested: request.gas.toString(), cap: this.gasCap.toString() },
+        "Caller gas above allowance, capping",
+      );
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ type, id, request, target } satisfies ToCallWorker);

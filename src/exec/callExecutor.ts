@@ -1,6 +1,6 @@
 // eth_call and eth_estimateGas on the EVM library, over flat state (never the trie), with
 // geth's semantics: no base fee when no gas price is given, reverts as code 3 with their data,
-// estimation by binary search within 1.5% of the minimum.
+// estimation by binary search within 1.5% of the minimum, the RPC gas cap and eth_call's timeout.
 import { createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
@@ -9,6 +9,13 @@ import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { AccessListResult, CallRequest, CallResult } from "../rpc/backend.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
+import {
+  type CallLimits,
+  DEFAULT_CALL_LIMITS,
+  deadlineOpcodes,
+  EvmTimeoutError,
+  goDuration,
+} from "./callLimits.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
 
 /** The block a call executes in (header fields the EVM reads). */
@@ -34,9 +41,10 @@ export class CallFailedError extends Error {
   }
 }
 
-/** geth's RPC gas cap, and the EIP-7825 per-transaction cap from Osaka on. */
-export const RPC_GAS_CAP = 50_000_000n;
+/** The EIP-7825 per-transaction cap from Osaka on (Amsterdam's EIP-8037 lifts it). */
 const TX_GAS_CAP_7825 = 2n ** 24n;
+/** geth's gas for a call without gas and without a cap: half of 2^64. */
+const UNCAPPED_CALL_GAS = 2n ** 63n - 1n;
 const ESTIMATE_ERROR_RATIO = 0.015;
 /** Rounds of eth_createAccessList before it gives up on a list that keeps changing. */
 const ACCESS_LIST_ROUNDS = 16;
@@ -54,24 +62,38 @@ function txFailure(message: string, req: CallRequest): string {
   return message.split(" (block")[0] ?? message;
 }
 
-export class CallExecutor {
-  constructor(private readonly common: Common) {}
+const txGasCapped = (common: Common) => common.isActivatedEIP(7825) && !common.isActivatedEIP(8037);
 
-  private gasCap(env: CallBlockEnv): bigint {
-    let cap = env.gasLimit < RPC_GAS_CAP ? env.gasLimit : RPC_GAS_CAP;
-    if (this.common.isActivatedEIP(7825) && cap > TX_GAS_CAP_7825) cap = TX_GAS_CAP_7825;
-    return cap;
+export class CallExecutor {
+  constructor(
+    private readonly common: Common,
+    private readonly limits: CallLimits = DEFAULT_CALL_LIMITS,
+  ) {}
+
+  /**
+   * geth's CallDefaults for eth_call and eth_createAccessList: the request's gas lowered to the
+   * cap, or the cap when it has none. Neither the block's gas limit nor EIP-7825 bounds a call.
+   */
+  private callGas(req: CallRequest): bigint {
+    const cap = this.limits.gasCap;
+    if (req.gas === undefined) return cap > 0n ? cap : UNCAPPED_CALL_GAS;
+    return cap > 0n && req.gas > cap ? cap : req.gas;
   }
 
+  /** `deadline` (performance.now() time): the run throws EvmTimeoutError past it. */
   private async vmFor(
     source: StateSource,
     env: CallBlockEnv,
+    deadline?: number,
   ): Promise<{ vm: VM; state: FlatStateManager }> {
     const common = this.common.copy();
     common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp });
     const state = new FlatStateManager(source, { common });
     const vm = await createVM({
       common,
+      ...(deadline === undefined
+        ? {}
+        : { evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) } }),
       stateManager: state,
       blockchain: {
         getBlock: async (n: number) => {
@@ -94,9 +116,13 @@ export class CallExecutor {
     nonce: bigint,
     common: Common,
   ): TypedTransaction {
+    // The library refuses a transaction above EIP-7825's cap when it is built; a call may go
+    // past it (geth skips transaction checks for calls), so the limit is set after.
+    const buildLimit =
+      txGasCapped(common) && gasLimit > TX_GAS_CAP_7825 ? TX_GAS_CAP_7825 : gasLimit;
     const base = {
       nonce,
-      gasLimit,
+      gasLimit: buildLimit,
       value: req.value ?? 0n,
       data: req.data ?? new Uint8Array(0),
       ...(req.to === undefined ? {} : { to: new Address(req.to) }),
@@ -148,6 +174,7 @@ export class CallExecutor {
     const from = new Address(req.from ?? ZERO_ADDRESS);
     // An unsigned transaction from `from`: the EVM library only asks the transaction for it.
     Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true });
+    if (buildLimit !== gasLimit) Object.assign(tx, { gasLimit });
     return tx;
   }
 
@@ -165,7 +192,8 @@ export class CallExecutor {
         header: {
           number: env.number,
           timestamp: env.timestamp,
-          gasLimit: env.gasLimit > gasLimit ? env.gasLimit : gasLimit,
+          // GASLIMIT is the block's, whatever the call's gas (geth).
+          gasLimit: env.gasLimit,
           coinbase: env.coinbase,
           mixHash: env.prevRandao,
           // geth: a call without a gas price runs with no base fee.
@@ -214,6 +242,7 @@ export class CallExecutor {
         ...touched,
       };
     } catch (e) {
+      if (e instanceof EvmTimeoutError) throw e;
       throw new CallFailedError(txFailure((e as Error).message, req), -32000, undefined);
     } finally {
       await state.revert();
@@ -232,12 +261,22 @@ export class CallExecutor {
     return new CallFailedError(result.error, -32000, undefined);
   }
 
+  /** eth_call; past --rpc-evmtimeout the run is aborted with geth's error. */
   async call(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<CallResult> {
-    const { vm, state } = await this.vmFor(source, env);
-    const cap = this.gasCap(env);
-    const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
-    const { gasSpent: _, ...result } = await this.attempt(vm, state, req, env, gas);
-    return result;
+    const timeout = this.limits.evmTimeoutMs;
+    const deadline = timeout > 0 ? performance.now() + timeout : undefined;
+    const { vm, state } = await this.vmFor(source, env, deadline);
+    try {
+      const { gasSpent: _, ...result } = await this.attempt(vm, state, req, env, this.callGas(req));
+      return result;
+    } catch (e) {
+      if (!(e instanceof EvmTimeoutError)) throw e;
+      throw new CallFailedError(
+        `execution aborted (timeout = ${goDuration(timeout)})`,
+        -32000,
+        undefined,
+      );
+    }
   }
 
   /**
@@ -251,8 +290,7 @@ export class CallExecutor {
     env: CallBlockEnv,
   ): Promise<AccessListResult> {
     const { vm, state } = await this.vmFor(source, env);
-    const cap = this.gasCap(env);
-    const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
+    const gas = this.callGas(req);
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? (await state.getAccount(new Address(from)))?.nonce ?? 0n;
     const to = req.to ?? createContractAddress(new Address(from), nonce).bytes;
@@ -280,10 +318,36 @@ export class CallExecutor {
     }
   }
 
+  /**
+   * geth's upper bound of the search: the request's gas (at least 21000) or the block's gas
+   * limit, within EIP-7825's cap, what the sender's balance pays for at the fee cap, and the RPC
+   * gas cap.
+   */
+  private async estimateCeiling(
+    req: CallRequest,
+    state: FlatStateManager,
+    env: CallBlockEnv,
+    common: Common,
+  ): Promise<bigint> {
+    let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : env.gasLimit;
+    if (txGasCapped(common) && hi > TX_GAS_CAP_7825) hi = TX_GAS_CAP_7825;
+    const feeCap = req.gasPrice ?? req.maxFeePerGas ?? 0n;
+    if (feeCap > 0n) {
+      const balance =
+        (await state.getAccount(new Address(req.from ?? ZERO_ADDRESS)))?.balance ?? 0n;
+      const value = req.value ?? 0n;
+      if (value >= balance)
+        throw new CallFailedError("insufficient funds for transfer", -32000, undefined);
+      const allowance = (balance - value) / feeCap;
+      if (hi > allowance) hi = allowance;
+    }
+    const cap = this.limits.gasCap;
+    return cap > 0n && hi > cap ? cap : hi;
+  }
+
   async estimateGas(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<bigint> {
     const { vm, state } = await this.vmFor(source, env);
-    let hi = this.gasCap(env);
-    if (req.gas !== undefined && req.gas >= 21000n && req.gas < hi) hi = req.gas;
+    let hi = await this.estimateCeiling(req, state, env, vm.common);
     const first = await this.attempt(vm, state, req, env, hi);
     const failure = CallExecutor.failure(first);
     if (failure !== undefined) {

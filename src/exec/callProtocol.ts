@@ -1,11 +1,14 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { AccessListResult, CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+import type { CallLimits } from "./callLimits.ts";
 
 export type CallWorkerData = {
   readonly datadir: string;
   /** Open the archive read-only (`serve`): lmdb's threads of one process share one mode. */
   readonly readOnly?: boolean;
+  /** --rpc-gascap and --rpc-evmtimeout (geth's defaults when absent). */
+  readonly limits?: CallLimits;
 };
 
 export type ToCallWorker =

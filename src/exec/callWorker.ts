@@ -20,13 +20,13 @@ const port = requirePort();
 const send = (msg: FromCallWorker) => port.postMessage(msg);
 
 async function main(): Promise<void> {
-  const { datadir, readOnly } = tsWorkerData<CallWorkerData>(workerData);
+  const { datadir, readOnly, limits } = tsWorkerData<CallWorkerData>(workerData);
   const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
   const store = createChainStore(env);
   const config = store.chainConfig();
   if (config === undefined) throw new Error(`no chain in ${datadir}`);
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const executor = new CallExecutor(spec.common);
+  const executor = new CallExecutor(spec.common, limits);
   let pending: PendingBlock | undefined;
   const blockHash = (n: number) => store.canonicalHash(n);
 

@@ -27,5 +27,6 @@ export function createProofService(common: Common, nodes: TrieNodeSource): Proof
       return { proof, storageRoot };
     },
     storage: (storageRoot, slot) => createMerkleProof(trieAt(storageRoot), slot),
+    holds: (stateRoot) => nodes.trieNode(stateRoot) !== undefined,
   };
 }

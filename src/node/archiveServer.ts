@@ -4,6 +4,7 @@ import type { Server } from "node:net";
 import { join } from "node:path";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
+import type { CallLimits } from "../exec/callLimits.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -36,6 +37,8 @@ export async function startArchiveServer(opts: {
   readonly logger: Logger;
   /** Set in a reader process of a node served by this many (`--rpc-workers`). */
   readonly readers?: number;
+  /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
+  readonly callLimits?: CallLimits;
 }): Promise<RunningServer> {
   assertArchive(opts.datadir);
   const env = openKvEnv(opts.datadir, { readOnly: true });
@@ -47,7 +50,14 @@ export async function startArchiveServer(opts: {
   }
   const spec = await chainSpecFromGenesis(JSON.parse(config));
   // Calls (eth_call, eth_estimateGas) at any block of the archive, off the RPC thread.
-  const calls = await CallClient.start({ datadir: opts.datadir, readOnly: true });
+  const calls = await CallClient.start(
+    {
+      datadir: opts.datadir,
+      readOnly: true,
+      ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
+    },
+    opts.logger,
+  );
   let frontend: Awaited<ReturnType<typeof startFrontend>>;
   try {
     frontend = await startFrontend({

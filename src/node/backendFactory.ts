@@ -7,6 +7,7 @@ import {
   pendingBlockView,
   pendingHeaderRlp,
 } from "../chain/blockView.ts";
+import { ForkSchedule } from "../chain/ethConfig.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
 import {
@@ -44,6 +45,9 @@ export function createBackend(
   const common = spec.common;
   return {
     chainId: spec.chainId,
+    forks: new ForkSchedule(
+      spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
+    ),
     chain: store,
     state: store,
     decoder: {

@@ -11,6 +11,7 @@ import {
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
+import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
@@ -55,6 +56,8 @@ export type DevNodeOptions = {
   readonly finalizedDepth: number;
   /** Whether transaction lookups answer at pre-confirmation or only once sealed. */
   readonly receipts: ReceiptLookups;
+  /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
+  readonly callLimits?: CallLimits;
   /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
   readonly readers?: { readonly count: number; readonly argv: readonly string[] };
   /**
@@ -208,7 +211,14 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
     );
     const readers = opts.readers;
-    if (readers === undefined) calls = await CallClient.start({ datadir: opts.datadir });
+    if (readers === undefined)
+      calls = await CallClient.start(
+        {
+          datadir: opts.datadir,
+          ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
+        },
+        opts.logger,
+      );
     const callClient = calls;
     const chain = createChainFollower({
       kv,

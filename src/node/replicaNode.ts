@@ -7,6 +7,7 @@ import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
+import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import { type BlockFollower, followBlocks } from "../replica/blockFollower.ts";
@@ -51,6 +52,8 @@ export type ReplicaNodeOptions = {
   readonly maxLagBlocks: number;
   /** Execute every block with the EVM and refuse one whose roots differ (`--verify`). */
   readonly verify?: boolean;
+  /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
+  readonly callLimits?: CallLimits;
   /** `--rpc-workers N` (N > 1): reader processes running this CLI with `argv` serve RPC. */
   readonly readers?: { readonly count: number; readonly argv: readonly string[] };
 };
@@ -129,7 +132,14 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Replic
     const following = blocks;
     // With readers, this process only follows: its updates go to them, not to a call worker.
     let relay: UpdateRelay | undefined;
-    if (opts.readers === undefined) calls = await CallClient.start({ datadir: opts.datadir });
+    if (opts.readers === undefined)
+      calls = await CallClient.start(
+        {
+          datadir: opts.datadir,
+          ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
+        },
+        log,
+      );
     else {
       fence = PositionFence.create(opts.datadir);
       relay = createUpdateRelay(sequencer, fence, log);

@@ -7,6 +7,7 @@ import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
+import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import { RpcError } from "../rpc/errors.ts";
@@ -51,6 +52,8 @@ export async function startStreamReader(opts: {
   readonly receipts: ReceiptLookups;
   /** A replica's reader: reports the primary's lag behind the block stream. */
   readonly replica?: ReplicaReaderOptions;
+  /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
+  readonly callLimits?: CallLimits;
 }): Promise<RunningServer> {
   // Opened as the call worker opens it (lmdb shares one environment per process, and its
   // threads must agree on the mode); nothing here writes.
@@ -59,7 +62,13 @@ export async function startStreamReader(opts: {
   const config = store.chainConfig();
   if (config === undefined) throw new Error("the sequencer has not written the chain config");
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const calls = await CallClient.start({ datadir: opts.datadir });
+  const calls = await CallClient.start(
+    {
+      datadir: opts.datadir,
+      ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
+    },
+    opts.logger,
+  );
   const feed = createFeedHub();
   const follower = createChainFollower({
     kv,

@@ -2,6 +2,7 @@
 // sequencer/call services; never the store or the VM themselves.
 
 import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/blockView.ts";
+import type { ForkSchedule } from "../chain/ethConfig.ts";
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
@@ -106,6 +107,8 @@ export type ProofService = {
   ): Promise<{ proof: Uint8Array[]; storageRoot: Uint8Array | undefined }>;
   /** A storage slot's proof under the account's storage root. */
   storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array[]>;
+  /** Whether the archive holds the trie nodes of this state root (proofs can be made there). */
+  holds(stateRoot: Uint8Array): boolean;
 };
 
 /** Installed filters (eth_newFilter & co.): state the node keeps and clients poll. */
@@ -122,6 +125,8 @@ export type FilterService = {
 
 export type RpcBackend = {
   readonly chainId: bigint;
+  /** The genesis config's fork schedule (eth_config). */
+  readonly forks: ForkSchedule;
   readonly chain: ChainReader;
   readonly state: StateReader;
   readonly decoder: BlockDecoder;

@@ -8,7 +8,9 @@ import { baseFee } from "./eth/baseFee.ts";
 import { blobBaseFee } from "./eth/blobBaseFee.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
 import { call } from "./eth/call.ts";
+import { capabilities } from "./eth/capabilities.ts";
 import { chainId } from "./eth/chainId.ts";
+import { config } from "./eth/config.ts";
 import { createAccessList } from "./eth/createAccessList.ts";
 import { estimateGas } from "./eth/estimateGas.ts";
 import { feeHistory } from "./eth/feeHistory.ts";
@@ -54,6 +56,8 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_getStorageAt: getStorageAt(backend),
     eth_getStorageValues: getStorageValues(backend),
     eth_chainId: chainId(backend),
+    eth_config: config(backend),
+    eth_capabilities: capabilities(backend),
     net_version: netVersion(backend),
     web3_clientVersion: clientVersion(backend),
     eth_blockNumber: blockNumber(backend),
