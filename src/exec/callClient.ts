@@ -7,13 +7,15 @@ import type {
   CallResult,
   CallService,
   CallTarget,
+  TraceOptions,
+  TraceRequest,
 } from "../rpc/backend.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
 type Waiter = {
-  resolve: (value: CallResult | bigint | AccessListResult) => void;
+  resolve: (value: CallResult | bigint | AccessListResult | string) => void;
   reject: (e: Error) => void;
 };
 
@@ -45,19 +47,23 @@ export class CallClient implements CallService {
     if (msg.type === "called") w.resolve(msg.result);
     else if (msg.type === "estimated") w.resolve(msg.gas);
     else if (msg.type === "accessListed") w.resolve(msg.result);
+    else if (msg.type === "traced") w.resolve(msg.json);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
+  }
+
+  private send(message: ToCallWorker & { id: number }) {
+    return new Promise<CallResult | bigint | AccessListResult | string>((resolve, reject) => {
+      this.waiting.set(message.id, { resolve, reject });
+      this.worker.postMessage(message);
+    });
   }
 
   private request(
     type: "call" | "estimate" | "accessList",
     request: CallRequest,
     target: CallTarget,
-  ): Promise<CallResult | bigint | AccessListResult> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type, id, request, target } satisfies ToCallWorker);
-    });
+  ): Promise<CallResult | bigint | AccessListResult | string> {
+    return this.send({ type, id: this.nextId++, request, target });
   }
 
   async call(request: CallRequest, target: CallTarget): Promise<CallResult> {
@@ -70,6 +76,10 @@ export class CallClient implements CallService {
 
   async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
     return (await this.request("accessList", request, target)) as AccessListResult;
+  }
+
+  async trace(request: TraceRequest, options: TraceOptions): Promise<string> {
+    return (await this.send({ type: "trace", id: this.nextId++, request, options })) as string;
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */

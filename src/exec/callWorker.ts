@@ -11,6 +11,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import { TraceExecutor } from "./traceExecutor.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("call worker started outside a worker thread");
@@ -37,6 +38,18 @@ async function main(): Promise<void> {
       code: (h) => store.code(h),
     };
   }
+
+  const traces = new TraceExecutor(spec, {
+    block(number) {
+      const hash = store.canonicalHash(number);
+      const headerRlp = hash === undefined ? undefined : store.headerRlp(number, hash);
+      const bodyRlp = hash === undefined ? undefined : store.bodyRlp(number, hash);
+      return headerRlp === undefined || bodyRlp === undefined ? undefined : { headerRlp, bodyRlp };
+    },
+    state: sealedView,
+    blockHash,
+    pending: (number) => (pending?.base.number === number ? pending : undefined),
+  });
 
   function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {
     if (target.pending && pending !== undefined && pending.base.number === target.number) {
@@ -89,6 +102,10 @@ async function main(): Promise<void> {
     const { id } = msg;
     void (async () => {
       try {
+        if (msg.type === "trace") {
+          send({ type: "traced", id, json: await traces.trace(msg.request, msg.options) });
+          return;
+        }
         const { source, env: blockEnv } = resolve(msg.target);
         if (msg.type === "call") {
           send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });
