@@ -36,7 +36,7 @@ export class CallFailedError extends Error {
 
 /** geth's RPC gas cap, and the EIP-7825 per-transaction cap from Osaka on. */
 export const RPC_GAS_CAP = 50_000_000n;
-const TX_GAS_CAP_7825 = 2n ** 24n;
+export const TX_GAS_CAP_7825 = 2n ** 24n;
 const ESTIMATE_ERROR_RATIO = 0.015;
 /** Rounds of eth_createAccessList before it gives up on a list that keeps changing. */
 const ACCESS_LIST_ROUNDS = 16;

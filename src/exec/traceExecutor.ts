@@ -29,6 +29,7 @@ import {
   callTransaction,
   flatVm,
   RPC_GAS_CAP,
+  TX_GAS_CAP_7825,
   txFailure,
 } from "./callExecutor.ts";
 import type { StateSource } from "./flatStateManager.ts";
@@ -197,7 +198,11 @@ export class TraceExecutor {
     const gas = req.gas !== undefined && req.gas < RPC_GAS_CAP ? req.gas : RPC_GAS_CAP;
     const from = new Address(req.from ?? new Uint8Array(20));
     const nonce = req.nonce ?? (await vm.stateManager.getAccount(from))?.nonce ?? 0n;
-    const tx = callTransaction(req, gas, nonce, vm.common);
+    // geth skips the transaction checks here, EIP-7825's gas cap among them; the library
+    // checks it only when the transaction is made.
+    const capped = vm.common.isActivatedEIP(7825) && gas > TX_GAS_CAP_7825;
+    const tx = callTransaction(req, capped ? TX_GAS_CAP_7825 : gas, nonce, vm.common);
+    if (capped) Object.assign(tx, { gasLimit: gas });
     const block = callBlock(env, gas, zeroGasPrice(req, h.baseFeePerGas), vm.common);
     const opts: RunTxOpts = {
       tx,

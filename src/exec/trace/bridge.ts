@@ -152,6 +152,7 @@ export class TraceBridge {
       op,
       gas: ev.gasLeft,
       cost: fee + callGas,
+      constantGas: BigInt(ev.opcode.fee),
       depth: ev.depth + 1,
       stack: ev.stack,
       memory: ev.memory,
@@ -241,7 +242,8 @@ export class TraceBridge {
     if (p === undefined) return;
     this.pending = undefined;
     if (failure !== undefined) {
-      if (failure.beforeOpcode) this.tracer.opcodeFault?.(p.step, failure.message);
+      if (failure.beforeOpcode)
+        this.tracer.opcodeFault?.(p.step, failure.message, failure.cost ?? p.step.cost);
       return;
     }
     if (p.log !== undefined) this.tracer.log?.(p.log);
@@ -317,6 +319,7 @@ export class TraceBridge {
       op: 0x00,
       gas: run.gasLeft,
       cost: 0n,
+      constantGas: 0n,
       depth: last.depth,
       stack: run.stack.getStack(),
       memory: run.memory._store.slice(0, Number(run.memoryWordCount) * 32),

@@ -13,7 +13,12 @@ export type StructLoggerConfig = {
   readonly limit: number;
 };
 
-type Entry = { readonly step: Step; readonly storage: string | undefined; error?: string };
+type Entry = {
+  readonly step: Step;
+  readonly storage: string | undefined;
+  error?: string;
+  cost?: bigint;
+};
 
 const EMPTY = new Uint8Array(0);
 
@@ -76,8 +81,10 @@ export class StructLogger implements Tracer {
     });
   }
 
-  opcodeFault(step: Step, error: string): void {
-    if (this.pending?.step === step) this.pending.error = error;
+  opcodeFault(step: Step, error: string, cost: bigint): void {
+    if (this.pending?.step !== step) return;
+    this.pending.error = error;
+    this.pending.cost = cost;
   }
 
   exit(frame: FrameEnd): void {
@@ -96,7 +103,7 @@ export class StructLogger implements Tracer {
     if (e === undefined) return;
     this.pending = undefined;
     const s = e.step;
-    let json = `{"pc":${s.pc},"op":"${opName(s.op)}","gas":${s.gas},"gasCost":${s.cost},"depth":${s.depth}`;
+    let json = `{"pc":${s.pc},"op":"${opName(s.op)}","gas":${s.gas},"gasCost":${e.cost ?? s.cost},"depth":${s.depth}`;
     if (e.error !== undefined) json += `,"error":${JSON.stringify(e.error)}`;
     if (!this.config.disableStack) {
       json += `,"stack":[${s.stack.map((v) => `"0x${v.toString(16)}"`).join(",")}]`;

@@ -11,6 +11,8 @@ export type Step = {
   readonly gas: bigint;
   /** What the opcode costs; for the CALL family, with the gas handed to the callee (geth). */
   readonly cost: bigint;
+  /** The opcode's constant gas alone. */
+  readonly constantGas: bigint;
   /** 1 for the transaction's own frame (geth's interpreter depth). */
   readonly depth: number;
   /** Bottom first. */
@@ -80,8 +82,11 @@ export type TxEnd = {
 export type Tracer = {
   txStart?(tx: TxStart): Promise<void>;
   opcode?(step: Step): void | Promise<void>;
-  /** The opcode of `step` failed before running (geth reports such errors with the step). */
-  opcodeFault?(step: Step, error: string): void;
+  /**
+   * The opcode of `step` failed before running (geth reports such errors with the step), having
+   * charged `cost`.
+   */
+  opcodeFault?(step: Step, error: string, cost: bigint): void;
   enter?(frame: FrameStart): void;
   exit?(frame: FrameEnd): void;
   /** A log the transaction emitted (at the current frame). */

@@ -9,16 +9,26 @@ export type FrameFailure = {
   readonly message: string;
   /** geth finds it before the opcode runs and reports it with the opcode's struct log. */
   readonly beforeOpcode: boolean;
+  /** What geth had charged when it found it, if not the opcode's full cost. */
+  readonly cost?: bigint;
 };
 
 const STACK_LIMIT = 1024;
+/** Writes geth refuses in a static call from the opcode's gas function (LOG, TSTORE: later). */
+const GAS_CHECKED_WRITES = new Set<number>([
+  OP.SSTORE,
+  OP.CREATE,
+  OP.CREATE2,
+  OP.SELFDESTRUCT,
+  OP.CALL,
+  OP.CALLCODE,
+]);
 /** EIP-2200: SSTORE needs more gas than the call stipend. */
 const SSTORE_SENTRY_GAS = 2300n;
 
 const RENAMED: Record<string, string> = {
   revert: "execution reverted",
   "invalid JUMP": "invalid jump destination",
-  "static state change": "write protection",
   "create collision": "contract address collision",
   "insufficient balance": "insufficient balance for transfer",
   "code size to deposit exceeds maximum code size": "max code size exceeded",
@@ -56,6 +66,15 @@ export function frameFailure(
       return { message: `invalid opcode: ${opName(last.op)}`, beforeOpcode: false };
     case "out of gas":
       return outOfGas(last, isCreate, sstoreSentry);
+    case "static state change":
+      // geth checks these in their gas functions: a gas error, before any dynamic cost.
+      if (GAS_CHECKED_WRITES.has(last.op))
+        return {
+          message: "out of gas: write protection",
+          beforeOpcode: true,
+          cost: last.constantGas,
+        };
+      return { message: "write protection", beforeOpcode: false };
   }
   return { message: error, beforeOpcode: false };
 }
