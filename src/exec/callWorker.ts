@@ -48,7 +48,6 @@ async function main(): Promise<void> {
     },
     state: sealedView,
     blockHash,
-    pending: (number) => (pending?.base.number === number ? pending : undefined),
   });
 
   function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {

@@ -19,7 +19,7 @@ import {
 import { type RunTxOpts, runTx, type VM } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt } from "../chain/genesis.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
-import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { CallRequest, TraceOptions, TraceRequest } from "../rpc/backend.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import {
@@ -43,8 +43,6 @@ export type TraceChain = {
   /** State after block `number`. */
   state(number: number): StateSource;
   blockHash(number: number): Uint8Array | undefined;
-  /** The pre-confirmed block, when it is block `number`. */
-  pending(number: number): PendingBlock | undefined;
 };
 
 /** EIP-4788's beacon roots contract. */
@@ -64,8 +62,10 @@ export class TraceExecutor {
   trace(request: TraceRequest, options: TraceOptions): Promise<string> {
     switch (request.kind) {
       case "block":
+        return this.traceBlock(this.sealedBlock(request.number), undefined, options);
+      case "pendingBlock":
         return this.traceBlock(
-          request.pending ? this.pendingBlock(request.number) : this.sealedBlock(request.number),
+          this.pendingBlock(request.base, request.transactions),
           undefined,
           options,
         );
@@ -87,10 +87,7 @@ export class TraceExecutor {
   }
 
   /** The pre-confirmed block as the block it will be sealed as (its hash is not known yet). */
-  private pendingBlock(number: number): Replay {
-    const p = this.chain.pending(number);
-    if (p === undefined) throw failure("pending block is not available");
-    const b = p.base;
+  private pendingBlock(b: PendingBase, transactions: readonly PendingTransaction[]): Replay {
     const common = commonAt(this.spec, BigInt(b.number), b.timestamp);
     const block = createBlock(
       {
@@ -108,11 +105,11 @@ export class TraceExecutor {
             : {}),
           ...(common.isActivatedEIP(4844) ? { excessBlobGas: b.excessBlobGas } : {}),
         },
-        transactions: p.transactions.map((t) => createTxFromRLP(t.raw, { common })),
+        transactions: transactions.map((t) => createTxFromRLP(t.raw, { common })),
       },
       { common, skipConsensusFormatValidation: true },
     );
-    return { block, hashes: p.transactions.map((t) => t.hash) };
+    return { block, hashes: transactions.map((t) => t.hash) };
   }
 
   /** A VM on the state before `block`'s transactions (its parent's, plus the system writes). */

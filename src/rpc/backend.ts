@@ -5,6 +5,7 @@ import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/b
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
 import type { FilterCriteria } from "./filterCriteria.ts";
@@ -107,7 +108,13 @@ export type TraceOptions = {
 
 /** What a trace replays: a block's transactions, or one of them, or a call. */
 export type TraceRequest =
-  | { readonly kind: "block"; readonly number: number; readonly pending: boolean }
+  | { readonly kind: "block"; readonly number: number }
+  /** The pre-confirmed block as the RPC thread sees it (the worker's copy may lag). */
+  | {
+      readonly kind: "pendingBlock";
+      readonly base: PendingBase;
+      readonly transactions: readonly PendingTransaction[];
+    }
   | { readonly kind: "transaction"; readonly number: number; readonly index: number }
   | {
       readonly kind: "call";

@@ -12,11 +12,7 @@ export function traceBlockByHash(backend: RpcBackend) {
     handler: ([hash, options]) => {
       const number = blockNumberByHash(backend, hash);
       if (number === 0) throw new ServerError("genesis is not traceable");
-      return runTrace(
-        backend,
-        { kind: "block", number, pending: false },
-        options ?? DEFAULT_TRACE_OPTIONS,
-      );
+      return runTrace(backend, { kind: "block", number }, options ?? DEFAULT_TRACE_OPTIONS);
     },
   });
 }

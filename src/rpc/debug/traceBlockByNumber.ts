@@ -13,9 +13,14 @@ export function traceBlockByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), optional(parseTraceConfig)],
     handler: ([selector, options]) => {
-      const block = blockByNumber(backend, selector);
-      if (block.number === 0) throw new ServerError("genesis is not traceable");
-      return runTrace(backend, { kind: "block", ...block }, options ?? DEFAULT_TRACE_OPTIONS);
+      const target = blockByNumber(backend, selector);
+      const config = options ?? DEFAULT_TRACE_OPTIONS;
+      if (target.kind === "pending") {
+        const { base, transactions } = target.block;
+        return runTrace(backend, { kind: "pendingBlock", base, transactions }, config);
+      }
+      if (target.number === 0) throw new ServerError("genesis is not traceable");
+      return runTrace(backend, { kind: "block", number: target.number }, config);
     },
   });
 }

@@ -19,7 +19,11 @@ export function traceCall(backend: RpcBackend) {
       if (selector.kind === "hash") number = blockNumberByHash(backend, selector.hash);
       else if (selector.kind === "tag" && selector.tag === "pending")
         throw new ServerError("tracing on top of pending is not supported");
-      else number = blockByNumber(backend, selector).number;
+      else {
+        const target = blockByNumber(backend, selector);
+        // Not pending here: only the `pending` tag resolves to the pre-confirmed block.
+        number = target.kind === "sealed" ? target.number : target.block.base.number - 1;
+      }
       if (config?.overrides) throw new ServerError("state and block overrides are not supported");
       return runTrace(
         backend,

@@ -48,7 +48,8 @@ function fields(raw: unknown, goType: string): Fields | undefined {
 }
 
 function typeError(value: unknown, struct: string, field: string, goType: string) {
-  const v = typeof value === "number" ? `number ${value}` : kind(value);
+  // Go quotes the number only when it failed to parse as the integer field.
+  const v = typeof value === "number" && goType === "int" ? `number ${value}` : kind(value);
   return new InvalidParamsError(
     `json: cannot unmarshal ${v} into Go struct field ${struct}.${field} of type ${goType}`,
   );

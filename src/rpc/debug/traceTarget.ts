@@ -6,7 +6,7 @@ import { ServerError } from "../errors.ts";
 import { callService } from "../eth/callTarget.ts";
 import { RawJson } from "../method.ts";
 import type { BlockNumberSelector } from "../params.ts";
-import { resolveBlockTarget } from "../resolveBlock.ts";
+import { type BlockTarget, resolveBlockTarget } from "../resolveBlock.ts";
 
 /** A canonical block by hash (geth's blockByHash: `block 0x… not found`). */
 export function blockNumberByHash(backend: RpcBackend, hash: Uint8Array): number {
@@ -21,19 +21,14 @@ export function blockNumberByHash(backend: RpcBackend, hash: Uint8Array): number
  * A block by number or tag (geth's blockByNumber: `block #N not found`); `pending` is the
  * pre-confirmed block when there is one, else the newest sealed block.
  */
-export function blockByNumber(
-  backend: RpcBackend,
-  selector: BlockNumberSelector,
-): { number: number; pending: boolean } {
+export function blockByNumber(backend: RpcBackend, selector: BlockNumberSelector): BlockTarget {
   const target = resolveBlockTarget(backend, selector);
   if (target === undefined) {
     throw new ServerError(
       `block #${selector.kind === "number" ? selector.number : selector.tag} not found`,
     );
   }
-  return target.kind === "pending"
-    ? { number: target.block.base.number, pending: true }
-    : { number: target.number, pending: false };
+  return target;
 }
 
 /** Runs a trace in the call worker; its JSON text goes out as is. */
