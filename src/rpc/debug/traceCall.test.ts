@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
+import { asm } from "../../../test/utils/evmAsm.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
 import {
   CALLEE,
@@ -16,6 +17,7 @@ let callee: string;
 let caller: string;
 let from: string;
 let mined: Receipt;
+let loop: string;
 type Frame = { gas: string; gasUsed: string; type: string; error?: string; calls?: Frame[] };
 
 async function traceError(params: unknown[]) {
@@ -34,6 +36,7 @@ before(async () => {
   from = sender.address;
   callee = (await sender.deploy(CALLEE)).contractAddress!;
   caller = (await sender.deploy(CALLER)).contractAddress!;
+  loop = (await sender.deploy(asm(["top:", "JUMPDEST", "@top", "JUMP"]))).contractAddress!;
   await call(node.dedicatedUrl, "evm_mine");
   const sent = await sender.send({ to: caller, data: calleeWord(callee) });
   await call(node.dedicatedUrl, "evm_mine");
@@ -114,6 +117,13 @@ describe("debug_traceCall", () => {
       code: -32602,
       message: "missing value for required argument 1",
     });
+    // A loop that would run about 260,000 opcodes: stopped at its timeout (per transaction).
+    for (const tracer of [undefined, "callTracer"]) {
+      assert.deepEqual(
+        await traceError([{ to: loop, gas: "0x100000" }, "latest", { tracer, timeout: "50ms" }]),
+        { code: -32000, message: "execution timeout" },
+      );
+    }
     const poor = { from: word(9n).slice(0, 42), to: caller, value: "0x1" };
     assert.deepEqual(await traceError([poor, "latest"]), {
       code: -32000,

@@ -154,8 +154,7 @@ describe("debug_traceTransaction", () => {
 
   test("callTracer: the nested calls, the revert reason, the static write, the logs", async () => {
     const t = await trace({ tracer: "callTracer", tracerConfig: { withLog: true } });
-    const revertData =
-      `0x08c379a0${word(0x20n).slice(2)}${word(4n).slice(2)}${"6e6f7065".padEnd(64, "0")}`;
+    const revertData = `0x08c379a0${word(0x20n).slice(2)}${word(4n).slice(2)}${"6e6f7065".padEnd(64, "0")}`;
     assert.deepEqual(t, {
       from,
       gas: "0x493e0",
