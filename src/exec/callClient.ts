@@ -22,6 +22,8 @@ type Waiter = {
 export class CallClient implements CallService {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
+  /** Why the worker stopped, once it has (then every request fails at once instead of hanging). */
+  private stopped: Error | undefined;
 
   private constructor(private readonly worker: Worker) {}
 
@@ -36,7 +38,16 @@ export class CallClient implements CallService {
         else client.handle(msg);
       });
       worker.once("error", reject);
+      // A worker that dies later (out of memory on a huge trace, …) fails what waits on it.
+      worker.on("error", (e) => client.fail(new Error(`call worker failed: ${e.message}`)));
+      worker.on("exit", (code) => client.fail(new Error(`call worker exited (${code})`)));
     });
+  }
+
+  private fail(reason: Error): void {
+    this.stopped ??= reason;
+    for (const w of this.waiting.values()) w.reject(this.stopped);
+    this.waiting.clear();
   }
 
   private handle(msg: FromCallWorker): void {
@@ -53,6 +64,10 @@ export class CallClient implements CallService {
 
   private send(message: ToCallWorker & { id: number }) {
     return new Promise<CallResult | bigint | AccessListResult | string>((resolve, reject) => {
+      if (this.stopped !== undefined) {
+        reject(this.stopped);
+        return;
+      }
       this.waiting.set(message.id, { resolve, reject });
       this.worker.postMessage(message);
     });
@@ -88,8 +103,7 @@ export class CallClient implements CallService {
   }
 
   async stop(): Promise<void> {
-    for (const w of this.waiting.values()) w.reject(new Error("node is shutting down"));
-    this.waiting.clear();
+    this.fail(new Error("node is shutting down"));
     await this.worker.terminate();
   }
 }

@@ -33,7 +33,7 @@ import {
   txFailure,
 } from "./callExecutor.ts";
 import type { StateSource } from "./flatStateManager.ts";
-import { TraceBridge, TraceTimeoutError } from "./trace/bridge.ts";
+import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
 import { createTracer, TraceSetupError, traceDeadline } from "./trace/tracers.ts";
 
 /** What a trace reads of the chain. */
@@ -305,7 +305,7 @@ async function traceTx(
   try {
     result = await runTx(vm, opts);
   } catch (e) {
-    if (e instanceof TraceTimeoutError) throw failure(e.message);
+    if (e instanceof TraceStoppedError) throw failure(e.message);
     const message = (e as Error).message;
     throw failure(`tracing failed: ${call === undefined ? message : txFailure(message, call)}`);
   } finally {

@@ -8,12 +8,8 @@ import { OP, opName } from "./opcodes.ts";
 import type { EmittedLog, FrameStart, Step, Tracer } from "./types.ts";
 import { type FrameFailure, frameFailure } from "./vmErrors.ts";
 
-/** geth's tracer stop reason when the trace outlives its timeout. */
-export class TraceTimeoutError extends Error {
-  constructor() {
-    super("execution timeout");
-  }
-}
+/** A trace stopped before its transaction ended (its message is the trace's error). */
+export class TraceStoppedError extends Error {}
 
 export type TraceRules = {
   /** EIP-150: calls get at most all but one 64th of the gas left. */
@@ -112,7 +108,8 @@ export class TraceBridge {
 
   private check(): void {
     if (this.failure !== undefined) throw this.failure;
-    if (Date.now() > this.deadline) throw new TraceTimeoutError();
+    // geth's stop reason when a trace outlives its timeout.
+    if (Date.now() > this.deadline) throw new TraceStoppedError("execution timeout");
   }
 
   private settle(work: void | Promise<void>, resolve: (() => void) | undefined): void {

@@ -1,6 +1,7 @@
 // geth's default tracer, the struct logger (eth/tracers/logger/logger.go): one entry per opcode
 // in geth's legacy JSON form, and the transaction's gas, failure and return value.
 import { bytesToHex, bytesToUnprefixedHex, padLeft } from "../../util/hex.ts";
+import { TraceStoppedError } from "./bridge.ts";
 import { OP, opName } from "./opcodes.ts";
 import type { FrameEnd, Step, Tracer, TxEnd } from "./types.ts";
 
@@ -21,6 +22,11 @@ type Entry = {
 };
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Past this much JSON the trace is refused rather than risk the worker's memory (geth has no
+ * such bound; `limit` or dropping memory and stack keep a trace under it).
+ */
+const MAX_LOG_BYTES = 256 * 1024 * 1024;
 
 function hash(value: bigint): string {
   return `0x${value.toString(16).padStart(64, "0")}`;
@@ -117,6 +123,10 @@ export class StructLogger implements Tracer {
     if (s.refund !== 0n) json += `,"refund":${s.refund}`;
     json += "}";
     this.size += json.length;
+    if (this.size > MAX_LOG_BYTES)
+      throw new TraceStoppedError(
+        "struct logs exceed 256 MB: set a limit, or leave out memory, stack or storage",
+      );
     this.logs.push(json);
   }
 
