@@ -19,6 +19,7 @@ export type TraceRules = {
 };
 
 type Frame = {
+  readonly message: Message;
   readonly isCreate: boolean;
   returnData: Uint8Array;
   last: Step | undefined;
@@ -141,7 +142,12 @@ export class TraceBridge {
     const index = this.frames.length - 1;
     const frame = this.frames[index];
     if (frame === undefined) return;
-    const op = ev.opcode.code;
+    // The library reports every undefined opcode as INVALID (0xfe): geth names the byte.
+    const code = frame.message.code;
+    const op =
+      ev.opcode.name === "INVALID" && code instanceof Uint8Array
+        ? (code[ev.pc] ?? ev.opcode.code)
+        : ev.opcode.code;
     const fee = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee);
     const callGas = this.callGas(op, ev.gasLeft, fee, ev.stack);
     const step: Step = {
@@ -239,8 +245,10 @@ export class TraceBridge {
     if (p === undefined) return;
     this.pending = undefined;
     if (failure !== undefined) {
-      if (failure.beforeOpcode)
-        this.tracer.opcodeFault?.(p.step, failure.message, failure.cost ?? p.step.cost);
+      if (failure.beforeOpcode || failure.cost !== undefined) {
+        const error = failure.beforeOpcode ? failure.message : undefined;
+        this.tracer.opcodeFault?.(p.step, error, failure.cost ?? p.step.cost);
+      }
       return;
     }
     if (p.log !== undefined) this.tracer.log?.(p.log);
@@ -276,7 +284,7 @@ export class TraceBridge {
     let type = isCreate ? "CREATE" : "CALL";
     if (parent !== undefined && op !== undefined && (CALLS.has(op) || isCreate)) type = opName(op);
     const redirected = type === "DELEGATECALL" || type === "CALLCODE";
-    this.frames.push({ isCreate, returnData: EMPTY, last: undefined });
+    this.frames.push({ message: msg, isCreate, returnData: EMPTY, last: undefined });
     this.tracer.enter?.({
       depth: msg.depth,
       type,

@@ -210,8 +210,9 @@ export class PrestateTracer implements Tracer {
     s.created.push(address.toString());
   }
 
-  opcodeFault(step: Step): void {
-    if (this.staged?.step === step) this.staged = undefined;
+  opcodeFault(step: Step, error: string | undefined): void {
+    // geth skips the lookups of an opcode that failed before running.
+    if (error !== undefined && this.staged?.step === step) this.staged = undefined;
   }
 
   enter(): void {

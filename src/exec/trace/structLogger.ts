@@ -87,9 +87,9 @@ export class StructLogger implements Tracer {
     });
   }
 
-  opcodeFault(step: Step, error: string, cost: bigint): void {
+  opcodeFault(step: Step, error: string | undefined, cost: bigint): void {
     if (this.pending?.step !== step) return;
-    this.pending.error = error;
+    if (error !== undefined) this.pending.error = error;
     this.pending.cost = cost;
   }
 

@@ -83,10 +83,10 @@ export type Tracer = {
   txStart?(tx: TxStart): Promise<void>;
   opcode?(step: Step): void | Promise<void>;
   /**
-   * The opcode of `step` failed before running (geth reports such errors with the step), having
-   * charged `cost`.
+   * The opcode of `step` failed: before running (`error`: geth reports such errors with the
+   * step) or while running (`error` undefined); geth had charged it `cost`.
    */
-  opcodeFault?(step: Step, error: string, cost: bigint): void;
+  opcodeFault?(step: Step, error: string | undefined, cost: bigint): void;
   enter?(frame: FrameStart): void;
   exit?(frame: FrameEnd): void;
   /** A log the transaction emitted (at the current frame). */

@@ -14,6 +14,8 @@ export type FrameFailure = {
 };
 
 const STACK_LIMIT = 1024;
+/** EIP-3860 (Shanghai on). */
+const MAX_INITCODE_SIZE = 49152;
 /** Writes geth refuses in a static call from the opcode's gas function (LOG, TSTORE: later). */
 const GAS_CHECKED_WRITES = new Set<number>([
   OP.SSTORE,
@@ -47,6 +49,20 @@ export function frameFailure(
   isCreate: boolean,
   sstoreSentry: boolean,
 ): FrameFailure {
+  // geth refuses oversized init code in CREATE's gas function.
+  if (
+    error === "initcode exceeds max initcode size" &&
+    last !== undefined &&
+    (last.op === OP.CREATE || last.op === OP.CREATE2) &&
+    last.stack.length >= 3
+  ) {
+    const size = last.stack[last.stack.length - 3]!;
+    return {
+      message: `out of gas: max initcode size exceeded: code size ${size} limit ${MAX_INITCODE_SIZE}`,
+      beforeOpcode: true,
+      cost: last.constantGas,
+    };
+  }
   const renamed = RENAMED[error];
   if (renamed !== undefined) return { message: renamed, beforeOpcode: false };
   if (last === undefined) return { message: error, beforeOpcode: false };
@@ -79,6 +95,20 @@ export function frameFailure(
   return { message: error, beforeOpcode: false };
 }
 
+/** 3 per word copied. */
+function copyGas(size: bigint): bigint {
+  return 3n * ((size + 31n) / 32n);
+}
+
+/** What growing memory from `current` bytes to cover [offset, offset+size) costs. */
+function memoryGas(current: number, offset: bigint, size: bigint): bigint {
+  if (size === 0n) return 0n;
+  const cost = (words: bigint) => 3n * words + (words * words) / 512n;
+  const words = (offset + size + 31n) / 32n;
+  const now = BigInt(current) / 32n;
+  return words > now ? cost(words) - cost(now) : 0n;
+}
+
 function outOfGas(last: Step, isCreate: boolean, sstoreSentry: boolean): FrameFailure {
   // A RETURN that could pay for itself ended the frame: the code deposit ran out (geth's
   // ErrCodeStoreOutOfGas).
@@ -91,8 +121,12 @@ function outOfGas(last: Step, isCreate: boolean, sstoreSentry: boolean): FrameFa
     const n = last.stack.length;
     const offset = last.stack[n - 2]!;
     const size = last.stack[n - 3]!;
-    if (offset + size > BigInt(last.returnData.length))
-      return { message: "return data out of bounds", beforeOpcode: false };
+    if (offset + size > BigInt(last.returnData.length)) {
+      // geth charged the copy and the memory before finding it; the library only the base.
+      const dest = last.stack[n - 1]!;
+      const cost = last.constantGas + copyGas(size) + memoryGas(last.memory.length, dest, size);
+      return { message: "return data out of bounds", beforeOpcode: false, cost };
+    }
   }
   return { message: "out of gas", beforeOpcode: true };
 }
