@@ -1,5 +1,5 @@
-// The thread that runs eth_call and eth_estimateGas, so EVM work never blocks RPC answers. It
-// reads the archive's flat state and keeps its own copy of the pending block.
+// The thread that runs eth_call, eth_estimateGas and debug_trace*, so EVM work never blocks RPC
+// answers. It reads the archive's flat state and keeps its own copy of the pending block.
 import { parentPort, workerData } from "node:worker_threads";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";

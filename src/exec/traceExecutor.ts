@@ -50,7 +50,7 @@ const BEACON_ROOTS = hexToBytes("0x000f3df6d732807ef1319fb7b8bb8522d0beac02");
 
 const failure = (message: string) => new CallFailedError(message, -32000, undefined);
 
-/** One block to replay: its transactions, their hashes, and its parent's number. */
+/** A block to replay, with its transactions' hashes (a pre-confirmed block has no hash itself). */
 type Replay = { readonly block: Block; readonly hashes: readonly Uint8Array[] };
 
 export class TraceExecutor {
