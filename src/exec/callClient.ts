@@ -8,6 +8,8 @@ import type {
   CallResult,
   CallService,
   CallTarget,
+  TraceOptions,
+  TraceRequest,
 } from "../rpc/backend.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
@@ -15,13 +17,15 @@ import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
 type Waiter = {
-  resolve: (value: CallResult | bigint | AccessListResult) => void;
+  resolve: (value: CallResult | bigint | AccessListResult | string) => void;
   reject: (e: Error) => void;
 };
 
 export class CallClient implements CallService {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
+  /** Why the worker stopped, once it has (then every request fails at once instead of hanging). */
+  private stopped: Error | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -42,7 +46,16 @@ export class CallClient implements CallService {
         else client.handle(msg);
       });
       worker.once("error", reject);
+      // A worker that dies later (out of memory on a huge trace, …) fails what waits on it.
+      worker.on("error", (e) => client.fail(new Error(`call worker failed: ${e.message}`)));
+      worker.on("exit", (code) => client.fail(new Error(`call worker exited (${code})`)));
     });
+  }
+
+  private fail(reason: Error): void {
+    this.stopped ??= reason;
+    for (const w of this.waiting.values()) w.reject(this.stopped);
+    this.waiting.clear();
   }
 
   private handle(msg: FromCallWorker): void {
@@ -53,24 +66,32 @@ export class CallClient implements CallService {
     if (msg.type === "called") w.resolve(msg.result);
     else if (msg.type === "estimated") w.resolve(msg.gas);
     else if (msg.type === "accessListed") w.resolve(msg.result);
+    else if (msg.type === "traced") w.resolve(msg.json);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
+  }
+
+  private send(message: ToCallWorker & { id: number }) {
+    return new Promise<CallResult | bigint | AccessListResult | string>((resolve, reject) => {
+      if (this.stopped !== undefined) {
+        reject(this.stopped);
+        return;
+      }
+      this.waiting.set(message.id, { resolve, reject });
+      this.worker.postMessage(message);
+    });
   }
 
   private request(
     type: "call" | "estimate" | "accessList",
     request: CallRequest,
     target: CallTarget,
-  ): Promise<CallResult | bigint | AccessListResult> {
-    const id = this.nextId++;
+  ): Promise<CallResult | bigint | AccessListResult | string> {
     if (this.gasCap > 0n && request.gas !== undefined && request.gas > this.gasCap)
       this.logger?.warn(
         { requested: request.gas.toString(), cap: this.gasCap.toString() },
         "Caller gas above allowance, capping",
       );
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type, id, request, target } satisfies ToCallWorker);
-    });
+    return this.send({ type, id: this.nextId++, request, target });
   }
 
   async call(request: CallRequest, target: CallTarget): Promise<CallResult> {
@@ -85,14 +106,17 @@ export class CallClient implements CallService {
     return (await this.request("accessList", request, target)) as AccessListResult;
   }
 
+  async trace(request: TraceRequest, options: TraceOptions): Promise<string> {
+    return (await this.send({ type: "trace", id: this.nextId++, request, options })) as string;
+  }
+
   /** Keeps the worker's pending block in step with the RPC thread's. */
   forward(update: FlashblockUpdate | SealedUpdate): void {
     this.worker.postMessage({ type: "update", update } satisfies ToCallWorker);
   }
 
   async stop(): Promise<void> {
-    for (const w of this.waiting.values()) w.reject(new Error("node is shutting down"));
-    this.waiting.clear();
+    this.fail(new Error("node is shutting down"));
     await this.worker.terminate();
   }
 }

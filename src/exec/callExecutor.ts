@@ -42,7 +42,9 @@ export class CallFailedError extends Error {
 }
 
 /** The EIP-7825 per-transaction cap from Osaka on (Amsterdam's EIP-8037 lifts it). */
-const TX_GAS_CAP_7825 = 2n ** 24n;
+export const TX_GAS_CAP_7825 = 2n ** 24n;
+/** geth's default RPC gas cap (`--rpc-gascap`). */
+export const RPC_GAS_CAP = DEFAULT_CALL_LIMITS.gasCap;
 /** geth's gas for a call without gas and without a cap: half of 2^64. */
 const UNCAPPED_CALL_GAS = 2n ** 63n - 1n;
 const ESTIMATE_ERROR_RATIO = 0.015;
@@ -53,7 +55,7 @@ type AccessList = AccessListResult["accessList"];
 const ZERO_ADDRESS = new Uint8Array(20);
 
 /** The EVM library's pre-execution failures, worded as geth words them. */
-function txFailure(message: string, req: CallRequest): string {
+export function txFailure(message: string, req: CallRequest): string {
   const from = bytesToHex(req.from ?? ZERO_ADDRESS);
   if (/enough funds|balance/i.test(message))
     return `insufficient funds for gas * price + value: address ${from}`;
@@ -63,6 +65,124 @@ function txFailure(message: string, req: CallRequest): string {
 }
 
 const txGasCapped = (common: Common) => common.isActivatedEIP(7825) && !common.isActivatedEIP(8037);
+
+/** A VM over flat state (reads from `source`, writes kept in memory), at `common`'s fork. */
+export async function flatVm(
+  common: Common,
+  source: StateSource,
+  blockHash: (number: number) => Uint8Array | undefined,
+  deadline?: number,
+): Promise<{ vm: VM; state: FlatStateManager }> {
+  const state = new FlatStateManager(source, { common });
+  const vm = await createVM({
+    common,
+    // `deadline` (performance.now() time): the run throws EvmTimeoutError past it.
+    ...(deadline === undefined
+      ? {}
+      : { evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) } }),
+    stateManager: state,
+    blockchain: {
+      getBlock: async (n: number) => {
+        const hash = blockHash(n);
+        if (hash === undefined) throw new Error(`block ${n} not found`);
+        return { hash: () => hash };
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    },
+  });
+  return { vm, state };
+}
+
+/** geth: a call that names no gas price runs with no base fee. */
+export function callWithoutFee(req: CallRequest): boolean {
+  return req.gasPrice === undefined && req.maxFeePerGas === undefined;
+}
+
+/** The block a call runs in; its gas limit is the block's, or `gasLimit` if that is higher. */
+export function callBlock(env: CallBlockEnv, gasLimit: bigint, noFee: boolean, common: Common) {
+  return createBlock(
+    {
+      header: {
+        number: env.number,
+        timestamp: env.timestamp,
+        gasLimit: env.gasLimit > gasLimit ? env.gasLimit : gasLimit,
+        coinbase: env.coinbase,
+        mixHash: env.prevRandao,
+        ...(env.baseFeePerGas === undefined
+          ? {}
+          : { baseFeePerGas: noFee ? 0n : env.baseFeePerGas }),
+        ...(env.excessBlobGas === undefined ? {} : { excessBlobGas: env.excessBlobGas }),
+      },
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
+}
+
+/** The call as an unsigned transaction from `from` (the EVM library only asks it for that). */
+export function callTransaction(
+  req: CallRequest,
+  gasLimit: bigint,
+  nonce: bigint,
+  common: Common,
+): TypedTransaction {
+  const base = {
+    nonce,
+    gasLimit,
+    value: req.value ?? 0n,
+    data: req.data ?? new Uint8Array(0),
+    ...(req.to === undefined ? {} : { to: new Address(req.to) }),
+    ...(req.accessList === undefined
+      ? {}
+      : {
+          accessList: req.accessList.map((e) => ({
+            address: bytesToHex(e.address),
+            storageKeys: e.storageKeys.map(bytesToHex),
+          })),
+        }),
+  };
+  const fees = {
+    maxFeePerGas: req.maxFeePerGas ?? 0n,
+    maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+  };
+  const tx =
+    req.authorizationList !== undefined
+      ? createTx(
+          {
+            ...base,
+            ...fees,
+            type: 4,
+            authorizationList: req.authorizationList.map((a) => ({
+              chainId: quantity(a.chainId),
+              address: bytesToHex(a.address),
+              nonce: quantity(a.nonce),
+              yParity: quantity(a.yParity),
+              r: quantity(a.r),
+              s: quantity(a.s),
+            })),
+          },
+          { common, freeze: false },
+        )
+      : req.gasPrice !== undefined || !common.isActivatedEIP(1559)
+        ? createTx(
+            { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
+            { common, freeze: false },
+          )
+        : createTx(
+            {
+              ...base,
+              type: 2,
+              maxFeePerGas: req.maxFeePerGas ?? 0n,
+              maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+            },
+            { common, freeze: false },
+          );
+  const from = new Address(req.from ?? ZERO_ADDRESS);
+  Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true });
+  return tx;
+}
 
 export class CallExecutor {
   constructor(
@@ -81,33 +201,14 @@ export class CallExecutor {
   }
 
   /** `deadline` (performance.now() time): the run throws EvmTimeoutError past it. */
-  private async vmFor(
+  private vmFor(
     source: StateSource,
     env: CallBlockEnv,
     deadline?: number,
   ): Promise<{ vm: VM; state: FlatStateManager }> {
     const common = this.common.copy();
     common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp });
-    const state = new FlatStateManager(source, { common });
-    const vm = await createVM({
-      common,
-      ...(deadline === undefined
-        ? {}
-        : { evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) } }),
-      stateManager: state,
-      blockchain: {
-        getBlock: async (n: number) => {
-          const hash = env.blockHash(n);
-          if (hash === undefined) throw new Error(`block ${n} not found`);
-          return { hash: () => hash };
-        },
-        putBlock: async () => {},
-        shallowCopy() {
-          return this;
-        },
-      },
-    });
-    return { vm, state };
+    return flatVm(common, source, env.blockHash, deadline);
   }
 
   private buildTx(
@@ -120,60 +221,7 @@ export class CallExecutor {
     // past it (geth skips transaction checks for calls), so the limit is set after.
     const buildLimit =
       txGasCapped(common) && gasLimit > TX_GAS_CAP_7825 ? TX_GAS_CAP_7825 : gasLimit;
-    const base = {
-      nonce,
-      gasLimit: buildLimit,
-      value: req.value ?? 0n,
-      data: req.data ?? new Uint8Array(0),
-      ...(req.to === undefined ? {} : { to: new Address(req.to) }),
-      ...(req.accessList === undefined
-        ? {}
-        : {
-            accessList: req.accessList.map((e) => ({
-              address: bytesToHex(e.address),
-              storageKeys: e.storageKeys.map(bytesToHex),
-            })),
-          }),
-    };
-    const fees = {
-      maxFeePerGas: req.maxFeePerGas ?? 0n,
-      maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-    };
-    const tx =
-      req.authorizationList !== undefined
-        ? createTx(
-            {
-              ...base,
-              ...fees,
-              type: 4,
-              authorizationList: req.authorizationList.map((a) => ({
-                chainId: quantity(a.chainId),
-                address: bytesToHex(a.address),
-                nonce: quantity(a.nonce),
-                yParity: quantity(a.yParity),
-                r: quantity(a.r),
-                s: quantity(a.s),
-              })),
-            },
-            { common, freeze: false },
-          )
-        : req.gasPrice !== undefined || !common.isActivatedEIP(1559)
-          ? createTx(
-              { ...base, type: req.accessList === undefined ? 0 : 1, gasPrice: req.gasPrice ?? 0n },
-              { common, freeze: false },
-            )
-          : createTx(
-              {
-                ...base,
-                type: 2,
-                maxFeePerGas: req.maxFeePerGas ?? 0n,
-                maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-              },
-              { common, freeze: false },
-            );
-    const from = new Address(req.from ?? ZERO_ADDRESS);
-    // An unsigned transaction from `from`: the EVM library only asks the transaction for it.
-    Object.assign(tx, { getSenderAddress: () => from, isSigned: () => true });
+    const tx = callTransaction(req, buildLimit, nonce, common);
     if (buildLimit !== gasLimit) Object.assign(tx, { gasLimit });
     return tx;
   }
@@ -186,25 +234,8 @@ export class CallExecutor {
     gasLimit: bigint,
     reportAccessList = false,
   ): Promise<CallResult & { gasSpent: bigint; accessList?: AccessList }> {
-    const noFee = req.gasPrice === undefined && req.maxFeePerGas === undefined;
-    const block = createBlock(
-      {
-        header: {
-          number: env.number,
-          timestamp: env.timestamp,
-          // GASLIMIT is the block's, whatever the call's gas (geth).
-          gasLimit: env.gasLimit,
-          coinbase: env.coinbase,
-          mixHash: env.prevRandao,
-          // geth: a call without a gas price runs with no base fee.
-          ...(env.baseFeePerGas === undefined
-            ? {}
-            : { baseFeePerGas: noFee ? 0n : env.baseFeePerGas }),
-          ...(env.excessBlobGas === undefined ? {} : { excessBlobGas: env.excessBlobGas }),
-        },
-      },
-      { common: vm.common, skipConsensusFormatValidation: true },
-    );
+    // GASLIMIT is the block's, whatever the call's gas (geth).
+    const block = callBlock(env, 0n, callWithoutFee(req), vm.common);
     const account = await state.getAccount(new Address(req.from ?? ZERO_ADDRESS));
     const tx = this.buildTx(req, gasLimit, req.nonce ?? account?.nonce ?? 0n, vm.common);
     await state.checkpoint();

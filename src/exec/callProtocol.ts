@@ -1,6 +1,13 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { AccessListResult, CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+import type {
+  AccessListResult,
+  CallRequest,
+  CallResult,
+  CallTarget,
+  TraceOptions,
+  TraceRequest,
+} from "../rpc/backend.ts";
 import type { CallLimits } from "./callLimits.ts";
 
 export type CallWorkerData = {
@@ -18,6 +25,12 @@ export type ToCallWorker =
       readonly request: CallRequest;
       readonly target: CallTarget;
     }
+  | {
+      readonly type: "trace";
+      readonly id: number;
+      readonly request: TraceRequest;
+      readonly options: TraceOptions;
+    }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
 
 export type FromCallWorker =
@@ -26,6 +39,8 @@ export type FromCallWorker =
   | { readonly type: "called"; readonly id: number; readonly result: CallResult }
   | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
   | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
+  /** A trace as JSON text. */
+  | { readonly type: "traced"; readonly id: number; readonly json: string }
   | {
       readonly type: "error";
       readonly id: number;

@@ -1,5 +1,5 @@
-// The thread that runs eth_call and eth_estimateGas, so EVM work never blocks RPC answers. It
-// reads the archive's flat state and keeps its own copy of the pending block.
+// The thread that runs eth_call, eth_estimateGas and debug_trace*, so EVM work never blocks RPC
+// answers. It reads the archive's flat state and keeps its own copy of the pending block.
 import { parentPort, workerData } from "node:worker_threads";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
@@ -11,6 +11,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import { TraceExecutor } from "./traceExecutor.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("call worker started outside a worker thread");
@@ -37,6 +38,17 @@ async function main(): Promise<void> {
       code: (h) => store.code(h),
     };
   }
+
+  const traces = new TraceExecutor(spec, {
+    block(number) {
+      const hash = store.canonicalHash(number);
+      const headerRlp = hash === undefined ? undefined : store.headerRlp(number, hash);
+      const bodyRlp = hash === undefined ? undefined : store.bodyRlp(number, hash);
+      return headerRlp === undefined || bodyRlp === undefined ? undefined : { headerRlp, bodyRlp };
+    },
+    state: sealedView,
+    blockHash,
+  });
 
   function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {
     if (target.pending && pending !== undefined && pending.base.number === target.number) {
@@ -89,6 +101,10 @@ async function main(): Promise<void> {
     const { id } = msg;
     void (async () => {
       try {
+        if (msg.type === "trace") {
+          send({ type: "traced", id, json: await traces.trace(msg.request, msg.options) });
+          return;
+        }
         const { source, env: blockEnv } = resolve(msg.target);
         if (msg.type === "call") {
           send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });

@@ -59,6 +59,11 @@ export class FlatStateManager extends SimpleStateManager {
     this.topStorageStack().set(`${address.toString()}_${CLEARED}`, new Uint8Array(0));
   }
 
+  /** Only a pre-Byzantium receipt asks (for its root); calls and traces never read it. */
+  override async getStateRoot(): Promise<Uint8Array> {
+    return new Uint8Array(32);
+  }
+
   override shallowCopy(): FlatStateManager {
     const copy = new FlatStateManager(
       this.source,

@@ -6,6 +6,7 @@ import type { ForkSchedule } from "../chain/ethConfig.ts";
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
 import type { FilterCriteria } from "./filterCriteria.ts";
@@ -83,7 +84,6 @@ export type CallResult =
       readonly error: string;
     };
 
-/** EVM calls, run off the RPC thread. */
 /** eth_createAccessList's answer: the list, the gas the call used with it, its failure if any. */
 export type AccessListResult = {
   readonly accessList: ReadonlyArray<{ address: Uint8Array; storageKeys: Uint8Array[] }>;
@@ -92,10 +92,46 @@ export type AccessListResult = {
   readonly error: string | undefined;
 };
 
+/** geth's TraceConfig, parsed; the tracer and its config are checked where the trace runs. */
+export type TraceOptions = {
+  /** The tracer's name; undefined: the struct logger. */
+  readonly tracer: string | undefined;
+  readonly enableMemory: boolean;
+  readonly disableStack: boolean;
+  readonly disableStorage: boolean;
+  readonly enableReturnData: boolean;
+  readonly limit: number;
+  /** `tracerConfig` as given (a JSON value); undefined when absent. */
+  readonly tracerConfig: unknown;
+  /** A Go duration ("5s" when absent). */
+  readonly timeout: string | undefined;
+};
+
+/** What a trace replays: a block's transactions, or one of them, or a call. */
+export type TraceRequest =
+  | { readonly kind: "block"; readonly number: number }
+  /** The pre-confirmed block as the RPC thread sees it (the worker's copy may lag). */
+  | {
+      readonly kind: "pendingBlock";
+      readonly base: PendingBase;
+      readonly transactions: readonly PendingTransaction[];
+    }
+  | { readonly kind: "transaction"; readonly number: number; readonly index: number }
+  | {
+      readonly kind: "call";
+      readonly request: CallRequest;
+      readonly number: number;
+      /** Run after this many of the block's transactions, on its parent's state (geth's txIndex). */
+      readonly txIndex: number | undefined;
+    };
+
+/** EVM work (calls, estimates, traces), run off the RPC thread. */
 export type CallService = {
   call(request: CallRequest, target: CallTarget): Promise<CallResult>;
   estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
   createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult>;
+  /** debug_trace*: the trace as JSON text (a block's: `[{txHash, result}]`). */
+  trace(request: TraceRequest, options: TraceOptions): Promise<string>;
 };
 
 /** Merkle proofs from the archive's state trie nodes (eth_getProof). */

@@ -4,6 +4,10 @@ import { getRawBlock } from "./debug/getRawBlock.ts";
 import { getRawHeader } from "./debug/getRawHeader.ts";
 import { getRawReceipts } from "./debug/getRawReceipts.ts";
 import { getRawTransaction } from "./debug/getRawTransaction.ts";
+import { traceBlockByHash } from "./debug/traceBlockByHash.ts";
+import { traceBlockByNumber } from "./debug/traceBlockByNumber.ts";
+import { traceCall } from "./debug/traceCall.ts";
+import { traceTransaction } from "./debug/traceTransaction.ts";
 import { baseFee } from "./eth/baseFee.ts";
 import { blobBaseFee } from "./eth/blobBaseFee.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
@@ -99,6 +103,10 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_getRawBlock: getRawBlock(backend),
     debug_getRawReceipts: getRawReceipts(backend),
     debug_getRawTransaction: getRawTransaction(backend),
+    debug_traceTransaction: traceTransaction(backend),
+    debug_traceBlockByNumber: traceBlockByNumber(backend),
+    debug_traceBlockByHash: traceBlockByHash(backend),
+    debug_traceCall: traceCall(backend),
     evm_mine: mine(backend),
   };
 }

@@ -78,7 +78,7 @@ const REFUSED = [
   '{"jsonrpc":"2.0","id":1,"method":"m"}{}',
   '{"jsonrpc":"2.0","id":1,"method":"m","params":[tru]}',
   '{"jsonrpc":"2.0","id":1,"method":"m","params":[nul]}',
-  '{}',
+  "{}",
   "{",
 ];
 

@@ -8,8 +8,8 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
 
 /**
  * tests-more/ holds every other method's files; these methods are served whole and replayed
- * too. The rest are not served yet (eth_getLogs, eth_simulateV1, debug_trace*, …) or not by
- * `serve` alone (eth_call, eth_estimateGas and eth_sendRawTransaction need dev's EVM services).
+ * too. The rest are not served yet (eth_simulateV1, …) or not by `serve` alone
+ * (eth_sendRawTransaction needs dev's sequencer).
  */
 const MORE_METHODS = [
   "eth_call",
@@ -35,6 +35,9 @@ const MORE_METHODS = [
   "debug_getRawBlock",
   "debug_getRawReceipts",
   "debug_getRawTransaction",
+  "debug_traceTransaction",
+  "debug_traceBlockByNumber",
+  "debug_traceBlockByHash",
 ];
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;

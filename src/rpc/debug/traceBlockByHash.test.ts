@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
+import { call, rpc } from "../../../test/utils/fixtures.ts";
+import {
+  CALLEE,
+  CALLER,
+  calleeWord,
+  devSender,
+  type Receipt,
+} from "../../../test/utils/traceContracts.ts";
+import type { DevNode } from "../../node/devNode.ts";
+
+let node: DevNode;
+
+before(async () => {
+  node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });
+});
+after(async () => {
+  await node?.close();
+});
+
+async function traceError(params: unknown[]) {
+  const r = (await rpc(node.dedicatedUrl, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "debug_traceBlockByHash",
+    params,
+  })) as { error: { code: number; message: string } };
+  return r.error;
+}
+
+test("debug_traceBlockByHash: the block's traces in order, as by number; geth's errors", async () => {
+  const sender = devSender(node, 1);
+  const callee = (await sender.deploy(CALLEE)).contractAddress!;
+  const caller = (await sender.deploy(CALLER)).contractAddress!;
+  const sent = await sender.send({ to: caller, data: calleeWord(callee) });
+  await call(node.dedicatedUrl, "evm_mine");
+  const third = (await call(node.dedicatedUrl, "eth_getTransactionReceipt", [
+    sent.transactionHash,
+  ])) as Receipt;
+  const config = { tracer: "callTracer", tracerConfig: { withLog: true } };
+  const byHash = (await call(node.dedicatedUrl, "debug_traceBlockByHash", [
+    third.blockHash,
+    config,
+  ])) as Array<{ txHash: string; result: { type: string; to: string } }>;
+  const byNumber = await call(node.dedicatedUrl, "debug_traceBlockByNumber", [
+    third.blockNumber,
+    config,
+  ]);
+  assert.deepEqual(byHash, byNumber);
+  assert.deepEqual(
+    byHash.map((r) => r.result.type),
+    ["CREATE", "CREATE", "CALL"],
+  );
+  assert.equal(byHash[2]?.txHash, third.transactionHash);
+  // The third transaction's trace in the block is its trace alone.
+  assert.deepEqual(
+    byHash[2]?.result,
+    await call(node.dedicatedUrl, "debug_traceTransaction", [third.transactionHash, config]),
+  );
+  assert.deepEqual(await traceError([word(1n)]), {
+    code: -32000,
+    message: `block ${word(1n)} not found`,
+  });
+  const genesis = (await call(node.dedicatedUrl, "eth_getBlockByNumber", ["0x0", false])) as {
+    hash: string;
+  };
+  assert.deepEqual(await traceError([genesis.hash]), {
+    code: -32000,
+    message: "genesis is not traceable",
+  });
+  assert.deepEqual(await traceError(["0x12"]), {
+    code: -32602,
+    message: "invalid argument 0: hex string has length 2, want 64 for common.Hash",
+  });
+});
