@@ -272,6 +272,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         submit: (raw) => sequencerClient.submit(raw),
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
+        poolContent: () => sequencerClient.poolContent(),
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
             ? chain.waitUntilSealed(hash, ms)

@@ -30,9 +30,30 @@ export type BlockDecoder = {
   pendingBodyRlp(block: PendingBlock): Uint8Array;
 };
 
+/** One transaction of the pool, as txpool_* and testing_buildBlockV1 see it. */
+export type PoolTransaction = {
+  readonly sender: Uint8Array;
+  /** The transaction as a block holds it (a blob transaction without its sidecar). */
+  readonly raw: Uint8Array;
+  /** A blob transaction with its sidecar (network form), when the pool still has it. */
+  readonly withSidecar?: Uint8Array;
+};
+
+/**
+ * The pool as geth's txpool_* show theirs: `pending` are the transactions not yet in a sealed
+ * block that can run now (the pre-confirmed ones, in block order, then those waiting for the
+ * next flashblock), `queued` those waiting on a nonce gap.
+ */
+export type PoolContent = {
+  readonly pending: readonly PoolTransaction[];
+  readonly queued: readonly PoolTransaction[];
+};
+
 /** Transaction intake (only `flashnode dev` has one). */
 export type TransactionSink = {
   submit(raw: Uint8Array): Promise<{ hash: string }>;
+  /** The sequencer's pool (absent where transactions are only forwarded: a replica). */
+  poolContent?(): Promise<PoolContent>;
   /** The pool's next nonce for a sender (its contiguous run of accepted txs), if it has any. */
   poolNonce(address: Uint8Array): bigint | undefined;
   /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */

@@ -46,6 +46,10 @@ import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
+import { content } from "./txpool/content.ts";
+import { contentFrom } from "./txpool/contentFrom.ts";
+import { inspect } from "./txpool/inspect.ts";
+import { status } from "./txpool/status.ts";
 import { clientVersion } from "./web3/clientVersion.ts";
 
 export function createMethods(backend: RpcBackend): MethodRegistry {
@@ -96,5 +100,9 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_getRawReceipts: getRawReceipts(backend),
     debug_getRawTransaction: getRawTransaction(backend),
     evm_mine: mine(backend),
+    txpool_content: content(backend),
+    txpool_contentFrom: contentFrom(backend),
+    txpool_inspect: inspect(backend),
+    txpool_status: status(backend),
   };
 }

@@ -2,6 +2,7 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
+import type { PoolContent } from "../rpc/backend.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
@@ -9,6 +10,7 @@ export type SequencerWorkerData = {
   readonly genesis: Record<string, unknown>;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
+  /** The gas limit blocks move towards (decimal). */
   readonly gasLimit: string;
   readonly coinbase: string;
   /**
@@ -25,6 +27,7 @@ export type SequencerWorkerData = {
 export type ToWorker =
   | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
   | { readonly type: "mine"; readonly id: number }
+  | { readonly type: "pool"; readonly id: number }
   | { readonly type: "stop" };
 
 export type FromWorker =
@@ -41,6 +44,7 @@ export type FromWorker =
     }
   | { readonly type: "rejected"; readonly id: number; readonly message: string }
   | { readonly type: "mined"; readonly id: number; readonly number: number }
+  | { readonly type: "pool"; readonly id: number; readonly content: PoolContent }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
   | { readonly type: "stopped" }
   | {

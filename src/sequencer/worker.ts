@@ -87,6 +87,11 @@ async function main(): Promise<void> {
         (number) => send({ type: "mined", id: msg.id, number }),
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
       );
+    } else if (msg.type === "pool") {
+      sequencer.poolContent().then(
+        (content) => send({ type: "pool", id: msg.id, content }),
+        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
+      );
     } else if (msg.type === "stop") {
       // The archive closes and "stopped" is sent whatever NATS does: a publisher that fails or
       // hangs while closing must not keep the node from stopping.
