@@ -88,6 +88,7 @@ export async function devCommand(argv: string[]): Promise<void> {
       finalizedDepth,
       flashblockIntervalMs,
       receipts,
+      gasCeil: BigInt(values.get("gas-limit") as number),
     });
     closeOnSignals(() => reader.close());
     return;

@@ -3,6 +3,8 @@ import type { Worker } from "node:worker_threads";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type {
   AccessListResult,
+  BuildBlockRequest,
+  BuiltPayload,
   CallRequest,
   CallResult,
   CallService,
@@ -13,7 +15,7 @@ import { CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
 type Waiter = {
-  resolve: (value: CallResult | bigint | AccessListResult) => void;
+  resolve: (value: CallResult | bigint | AccessListResult | BuiltPayload) => void;
   reject: (e: Error) => void;
 };
 
@@ -45,6 +47,7 @@ export class CallClient implements CallService {
     if (msg.type === "called") w.resolve(msg.result);
     else if (msg.type === "estimated") w.resolve(msg.gas);
     else if (msg.type === "accessListed") w.resolve(msg.result);
+    else if (msg.type === "built") w.resolve(msg.payload);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
   }
 
@@ -55,7 +58,10 @@ export class CallClient implements CallService {
   ): Promise<CallResult | bigint | AccessListResult> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(id, {
+        resolve: (v) => resolve(v as CallResult | bigint | AccessListResult),
+        reject,
+      });
       this.worker.postMessage({ type, id, request, target } satisfies ToCallWorker);
     });
   }
@@ -70,6 +76,14 @@ export class CallClient implements CallService {
 
   async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
     return (await this.request("accessList", request, target)) as AccessListResult;
+  }
+
+  buildBlock(request: BuildBlockRequest): Promise<BuiltPayload> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve: (p) => resolve(p as BuiltPayload), reject });
+      this.worker.postMessage({ type: "build", id, request } satisfies ToCallWorker);
+    });
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */

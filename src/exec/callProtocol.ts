@@ -1,11 +1,20 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { AccessListResult, CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+import type {
+  AccessListResult,
+  BuildBlockRequest,
+  BuiltPayload,
+  CallRequest,
+  CallResult,
+  CallTarget,
+} from "../rpc/backend.ts";
 
 export type CallWorkerData = {
   readonly datadir: string;
   /** Open the archive read-only (`serve`): lmdb's threads of one process share one mode. */
   readonly readOnly?: boolean;
+  /** The gas limit built blocks move towards (decimal; testing_buildBlockV1). */
+  readonly gasCeil?: string;
 };
 
 export type ToCallWorker =
@@ -15,6 +24,7 @@ export type ToCallWorker =
       readonly request: CallRequest;
       readonly target: CallTarget;
     }
+  | { readonly type: "build"; readonly id: number; readonly request: BuildBlockRequest }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
 
 export type FromCallWorker =
@@ -23,6 +33,7 @@ export type FromCallWorker =
   | { readonly type: "called"; readonly id: number; readonly result: CallResult }
   | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
   | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
+  | { readonly type: "built"; readonly id: number; readonly payload: BuiltPayload }
   | {
       readonly type: "error";
       readonly id: number;

@@ -11,6 +11,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import { buildPayload, DEFAULT_GAS_CEIL } from "./payloadBuilder.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("call worker started outside a worker thread");
@@ -20,7 +21,7 @@ const port = requirePort();
 const send = (msg: FromCallWorker) => port.postMessage(msg);
 
 async function main(): Promise<void> {
-  const { datadir, readOnly } = tsWorkerData<CallWorkerData>(workerData);
+  const { datadir, readOnly, gasCeil } = tsWorkerData<CallWorkerData>(workerData);
   const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
   const store = createChainStore(env);
   const config = store.chainConfig();
@@ -89,6 +90,11 @@ async function main(): Promise<void> {
     const { id } = msg;
     void (async () => {
       try {
+        if (msg.type === "build") {
+          const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);
+          send({ type: "built", id, payload: await buildPayload(spec, store, ceil, msg.request) });
+          return;
+        }
         const { source, env: blockEnv } = resolve(msg.target);
         if (msg.type === "call") {
           send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });

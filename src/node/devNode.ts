@@ -208,7 +208,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
     );
     const readers = opts.readers;
-    if (readers === undefined) calls = await CallClient.start({ datadir: opts.datadir });
+    if (readers === undefined)
+      calls = await CallClient.start({ datadir: opts.datadir, gasCeil: opts.gasLimit.toString() });
     const callClient = calls;
     const chain = createChainFollower({
       kv,

@@ -51,6 +51,8 @@ export async function startStreamReader(opts: {
   readonly finalizedDepth: number;
   readonly flashblockIntervalMs: number;
   readonly receipts: ReceiptLookups;
+  /** dev's --gas-limit: what testing_buildBlockV1's blocks move towards (else geth's default). */
+  readonly gasCeil?: bigint;
   /** A replica's reader: reports the primary's lag behind the block stream. */
   readonly replica?: ReplicaReaderOptions;
 }): Promise<RunningServer> {
@@ -61,7 +63,10 @@ export async function startStreamReader(opts: {
   const config = store.chainConfig();
   if (config === undefined) throw new Error("the sequencer has not written the chain config");
   const spec = await chainSpecFromGenesis(JSON.parse(config));
-  const calls = await CallClient.start({ datadir: opts.datadir });
+  const calls = await CallClient.start({
+    datadir: opts.datadir,
+    ...(opts.gasCeil === undefined ? {} : { gasCeil: opts.gasCeil.toString() }),
+  });
   const feed = createFeedHub();
   const follower = createChainFollower({
     kv,

@@ -46,6 +46,7 @@ import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
+import { buildBlockV1 } from "./testing/buildBlockV1.ts";
 import { content } from "./txpool/content.ts";
 import { contentFrom } from "./txpool/contentFrom.ts";
 import { inspect } from "./txpool/inspect.ts";
@@ -100,6 +101,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_getRawReceipts: getRawReceipts(backend),
     debug_getRawTransaction: getRawTransaction(backend),
     evm_mine: mine(backend),
+    testing_buildBlockV1: buildBlockV1(backend),
     txpool_content: content(backend),
     txpool_contentFrom: contentFrom(backend),
     txpool_inspect: inspect(backend),

@@ -43,7 +43,7 @@ test("pre-confirmed and waiting transactions are pending, a gap is queued, a sea
   assert.equal(content.pending[sender]!["0"]!.hash, first);
   assert.equal(content.pending[sender]!["0"]!.blockHash, null);
   assert.equal(content.queued[sender]!["2"]!.hash, third);
-  const from = (await call(url, "txpool_contentFrom", [sender])) as Content[string];
+  const from = (await call(url, "txpool_contentFrom", [sender])) as Record<string, unknown>;
   assert.deepEqual(Object.keys(from), ["pending", "queued"]);
 
   // The gap filled: both run, all three pending.
