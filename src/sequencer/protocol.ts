@@ -8,6 +8,11 @@ export type SequencerWorkerData = {
   readonly datadir: string;
   /** Genesis to create the chain with when the datadir is empty. */
   readonly genesis: Record<string, unknown>;
+  /**
+   * The genesis came from --genesis: a datadir holding a chain from another genesis is refused
+   * (without it, whatever chain the datadir holds is continued: dev's own, or an imported one).
+   */
+  readonly genesisGiven: boolean;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
   /** The gas limit blocks move towards (decimal). */
@@ -31,7 +36,8 @@ export type ToWorker =
   | { readonly type: "stop" };
 
 export type FromWorker =
-  | { readonly type: "ready"; readonly head: number }
+  /** `resumed`: the datadir already held a chain, continued from `head`. */
+  | { readonly type: "ready"; readonly head: number; readonly resumed: boolean }
   /** `code`: an operator's error (a class with a code, as SchemaMismatchError), kept as such. */
   | { readonly type: "failed"; readonly message: string; readonly code?: string }
   | {

@@ -15,6 +15,8 @@ export class SequencerClient {
   private nextId = 1;
   private readonly inflight = new Map<number, Pending>();
   private readonly poolNonces = new Map<string, bigint>();
+  /** The head the node started on, when the datadir already held a chain (continued). */
+  resumedAt: number | undefined;
   /** Told of each sender's next pool nonce as the pool accepts its transactions. */
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   stopping: Promise<void> | undefined;
@@ -35,6 +37,7 @@ export class SequencerClient {
     return new Promise((resolve, reject) => {
       worker.on("message", (msg: FromWorker) => {
         if (msg.type === "ready") {
+          if (msg.resumed) client.resumedAt = msg.head;
           resolve(client);
           // After start, a dead sequencer is fatal: the chain would silently stop.
           worker.once("exit", (code) => {

@@ -2,7 +2,7 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { ensureGenesis } from "../chain/importer.ts";
+import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
 import { isOperatorError } from "../cli/args.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
@@ -28,6 +28,12 @@ async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
   const store = createChainStore(env);
   const stored = store.chainConfig();
+  if (stored !== undefined && data.genesisGiven && stored !== JSON.stringify(data.genesis)) {
+    const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
+    throw new GenesisMismatchError(
+      `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
+    );
+  }
   const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
   const executor = await ensureGenesis(spec, store);
   let publisher: Publisher | undefined;
@@ -114,7 +120,7 @@ async function main(): Promise<void> {
         .then(() => send({ type: "stopped" }));
     }
   });
-  send({ type: "ready", head: store.headNumber() ?? 0 });
+  send({ type: "ready", head: store.headNumber() ?? 0, resumed: stored !== undefined });
   await sequencer.start();
 }
 

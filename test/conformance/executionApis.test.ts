@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { RunningServer } from "../../src/node/archiveServer.ts";
 import { fixtureServer } from "../utils/archiveServer.ts";
 import { ioCases, rpc } from "../utils/fixtures.ts";
+import { assertSameShape } from "../utils/shape.ts";
 
 /**
  * tests-more/ holds every other method's files; these methods are served whole and replayed
@@ -36,23 +37,6 @@ const MORE_METHODS = [
 ];
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
-
-/** The same JSON shape: kinds, object keys (recursively), and the first element of arrays. */
-function assertSameShape(actual: unknown, expected: unknown, path: string): void {
-  const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
-  assert.equal(kind(actual), kind(expected), `kind at ${path || "the top"}`);
-  if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (expected.length > 0) {
-      assert.ok(actual.length > 0, `${path} is empty`);
-      assertSameShape(actual[0], expected[0], `${path}[0]`);
-    }
-  } else if (kind(expected) === "object") {
-    const a = actual as Record<string, unknown>;
-    const e = expected as Record<string, unknown>;
-    assert.deepEqual(Object.keys(a).sort(), Object.keys(e).sort(), `keys at ${path || "the top"}`);
-    for (const k of Object.keys(e)) assertSameShape(a[k], e[k], `${path}.${k}`);
-  }
-}
 
 describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   before(async () => {
