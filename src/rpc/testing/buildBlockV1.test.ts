@@ -121,6 +121,14 @@ describe("testing_buildBlockV1", () => {
     assert.deepEqual(bare.error, { code: -32000, message: "blob transaction without blobs" });
   });
 
+  test("extraData is the block's, unchecked as geth leaves it", async () => {
+    const extra = `0x${"ee".repeat(40)}`;
+    const reply = (await build([HEAD, attributes, [], extra])) as {
+      result: { executionPayload: { extraData: string } };
+    };
+    assert.equal(reply.result.executionPayload.extraData, extra);
+  });
+
   test("withdrawals credit their addresses: the state root moves, the list comes back", async () => {
     const withdrawals = [
       {
