@@ -8,6 +8,7 @@ import { type Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/b
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 import { type Blob4844Tx, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { Address } from "@ethereumjs/util";
 import { buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
@@ -40,9 +41,16 @@ function decode(raw: Uint8Array, index: number, vm: VM): TypedTransaction {
         return createTxFromRLP(raw, { common: vm.common });
       } catch {}
     }
+    const message = (e as Error).message;
+    // The EVM library applies EIP-7825's cap when decoding; geth in its pre-check, with this text.
+    if (message.startsWith("transaction gas limit too high")) throw fail(message);
     // geth's engine.DecodeTransactions.
-    throw fail(`invalid transaction ${index}: ${(e as Error).message}`);
+    throw fail(`invalid transaction ${index}: ${message}`);
   }
+}
+
+async function senderOf(tx: TypedTransaction): Promise<Address> {
+  return tx.getSenderAddress();
 }
 
 export async function buildPayload(
@@ -144,11 +152,16 @@ export async function buildPayload(
     else if (blobTx !== undefined && blobs + blobTx.numBlobs() > maxBlobs)
       problem = "max data blobs reached";
     else
-      problem = await precheck(vm, tx, tx.getSenderAddress(), {
-        baseFee,
-        blobGasPrice,
-        gasLeft: headerData.gasLimit - builder.gasUsed,
-      });
+      problem = await senderOf(tx).then(
+        (from) =>
+          precheck(vm, tx, from, {
+            baseFee,
+            blobGasPrice,
+            gasLeft: headerData.gasLimit - builder.gasUsed,
+          }),
+        // geth's types.ErrInvalidSender.
+        () => "invalid sender",
+      );
     if (problem === undefined) {
       try {
         await addTransaction(builder, tx, false);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { privateKeyToAccount } from "viem/accounts";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { fixtureTransactions } from "../../../test/utils/fixturePool.ts";
 import { FIXTURES, rpc } from "../../../test/utils/fixtures.ts";
@@ -97,6 +98,35 @@ describe("testing_buildBlockV1", () => {
     assert.deepEqual(await error([HEAD]), {
       code: -32602,
       message: "missing value for required argument 1",
+    });
+  });
+
+  test("geth's texts for a transaction that cannot run: fee cap, funds, EIP-7825 cap", async () => {
+    const account = privateKeyToAccount(`0x${"42".repeat(32)}`);
+    const who = account.address; // viem checksums, as geth's msg.From.Hex()
+    const sign = (fields: { maxFeePerGas: bigint; gas: bigint }) =>
+      account.signTransaction({
+        chainId: 3503995874084926,
+        type: "eip1559",
+        nonce: 0,
+        maxPriorityFeePerGas: 1n,
+        to: who,
+        value: 1n,
+        ...fields,
+      });
+    const error = async (raw: string) =>
+      ((await build([HEAD, attributes, [raw]])) as { error: unknown }).error;
+    assert.deepEqual(await error(await sign({ maxFeePerGas: 1n, gas: 21000n })), {
+      code: -32000,
+      message: `max fee per gas less than block base fee: address ${who}, maxFeePerGas: 1, baseFee: 23985819`,
+    });
+    assert.deepEqual(await error(await sign({ maxFeePerGas: 10n ** 9n, gas: 21000n })), {
+      code: -32000,
+      message: `insufficient funds for gas * price + value: address ${who} have 0 want ${21000n * 10n ** 9n + 1n}`,
+    });
+    assert.deepEqual(await error(await sign({ maxFeePerGas: 10n ** 9n, gas: 2n ** 24n + 1n })), {
+      code: -32000,
+      message: "transaction gas limit too high (cap: 16777216, tx: 16777217)",
     });
   });
 
