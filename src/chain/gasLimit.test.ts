@@ -10,5 +10,7 @@ test("calcGasLimit: the target when the parent has it, else one bounded step tow
   // Within one step: exactly the target.
   assert.equal(calcGasLimit(60_000_000n, 60_010_000n), 60_010_000n);
   assert.equal(calcGasLimit(60_010_000n, 60_000_000n), 60_000_000n);
-  assert.equal(calcGasLimit(10_000n, 1n), 5000n);
+  // Below geth's floor of 5000 the target is the floor.
+  assert.equal(calcGasLimit(10_000n, 1n), 9992n);
+  assert.equal(calcGasLimit(5003n, 1n), 5000n);
 });
