@@ -15,6 +15,11 @@ export class ImportError extends Error {
   readonly code = "IMPORT_FAILED";
 }
 
+/** `dev --genesis G` on a datadir that already holds a chain from another genesis. */
+export class GenesisMismatchError extends Error {
+  readonly code = "GENESIS_MISMATCH";
+}
+
 export type ImportProgress = (p: {
   readonly number: number;
   readonly last: number;

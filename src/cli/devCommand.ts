@@ -23,6 +23,12 @@ the EVM, publishes a flashblock every --flashblock-interval (the "pending" view 
 Accounts come from the mnemonic "${DEV_MNEMONIC}" (m/44'/60'/0'/0/i).
 State persists in the datadir; restarting continues the chain.
 
+A datadir made by \`flashnode import\` is continued the same way: --datadir D continues the
+imported chain from its head with its own genesis config (chain id, forks by timestamp, base fee,
+blob schedule, system contracts); --chain-id, --fork, --accounts and --balance only shape a new
+chain, and there are no prefunded test accounts on such a chain. --gas-limit is the gas limit
+blocks move towards, by at most 1/1024 of the parent's per block (as geth's miner).
+
 ${helpFor("dev")}
 `;
 
@@ -91,6 +97,7 @@ export async function devCommand(argv: string[]): Promise<void> {
       flashblockIntervalMs,
       receipts,
       callLimits,
+      gasCeil: BigInt(values.get("gas-limit") as number),
     });
     closeOnSignals(() => reader.close());
     return;
@@ -126,21 +133,33 @@ export async function devCommand(argv: string[]): Promise<void> {
     if (created !== undefined) rmSync(created, { recursive: true, force: true });
     throw e;
   });
+  const accounts =
+    node.accounts.length === 0
+      ? [
+          "No prefunded accounts: this chain's genesis funds none of the test mnemonic's.",
+          `Transactions signed for chain id ${node.chainId} by the chain's own keys are accepted.`,
+        ]
+      : [
+          "Available Accounts",
+          "==================",
+          ...node.accounts.map((a, i) => `(${i}) ${a.address}`),
+          "",
+          "Private Keys",
+          "==================",
+          ...node.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
+          "",
+          `Mnemonic: ${DEV_MNEMONIC}`,
+        ];
   const lines = [
     "",
     "flashnode dev",
     "",
-    "Available Accounts",
-    "==================",
-    ...node.accounts.map((a, i) => `(${i}) ${a.address}`),
-    "",
-    "Private Keys",
-    "==================",
-    ...node.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
-    "",
-    `Mnemonic: ${DEV_MNEMONIC}`,
+    ...accounts,
     "",
     `Chain ID: ${node.chainId}    block time: ${blockTimeMs} ms    flashblocks every ${flashblockIntervalMs} ms`,
+    ...(node.resumedAt === undefined
+      ? []
+      : [`Continuing the chain in the datadir from block ${node.resumedAt}`]),
     `Data: ${datadir}`,
     `RPC processes: ${workers}${workers > 1 ? " (--rpc-workers)" : ""}`,
     "",

@@ -42,7 +42,7 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "datadir",
     kind: "string",
     commands: ["dev", "serve", "import", "replica"],
-    help: "data directory (dev default ./.flashnode/dev)",
+    help: "data directory (dev default ./.flashnode/dev; dev continues the chain it holds, its own or one made by flashnode import)",
   },
   {
     name: "log-level",
@@ -203,13 +203,13 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "string",
     commands: ["dev"],
     default: "osaka",
-    help: "cancun | prague | osaka, active from block 0",
+    help: "cancun | prague | osaka, active from block 0 (a new chain)",
   },
   {
     name: "genesis",
     kind: "string",
     commands: ["dev", "import"],
-    help: "geth genesis JSON (dev: instead of the generated one)",
+    help: "geth genesis JSON (dev: instead of the generated one; a datadir holding a chain from another genesis is refused)",
   },
   {
     name: "block-time",
@@ -232,21 +232,21 @@ export const OPTIONS: readonly OptionDef[] = [
     // Below one plain transfer's gas no block could hold a transaction.
     min: 21_000,
     default: 60_000_000,
-    help: "block gas limit (at least 21000)",
+    help: "block gas limit (at least 21000); on a chain whose limit differs (an imported one), blocks move towards it by at most 1/1024 per block, as geth's miner",
   },
   {
     name: "accounts",
     kind: "int",
     commands: ["dev"],
     default: 10,
-    help: "prefunded test-mnemonic accounts",
+    help: "prefunded test-mnemonic accounts (a new chain)",
   },
   {
     name: "balance",
     kind: "int",
     commands: ["dev"],
     default: 10000,
-    help: "ETH in each prefunded account",
+    help: "ETH in each prefunded account (a new chain)",
   },
   {
     name: "safe-depth",

@@ -4,6 +4,8 @@ import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type {
   AccessListResult,
+  BuildBlockRequest,
+  BuiltPayload,
   CallRequest,
   CallResult,
   CallService,
@@ -16,8 +18,10 @@ import { CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
+type Answer = CallResult | bigint | AccessListResult | string | BuiltPayload;
+
 type Waiter = {
-  resolve: (value: CallResult | bigint | AccessListResult | string) => void;
+  resolve: (value: Answer) => void;
   reject: (e: Error) => void;
 };
 
@@ -67,11 +71,12 @@ export class CallClient implements CallService {
     else if (msg.type === "estimated") w.resolve(msg.gas);
     else if (msg.type === "accessListed") w.resolve(msg.result);
     else if (msg.type === "traced") w.resolve(msg.json);
+    else if (msg.type === "built") w.resolve(msg.payload);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
   }
 
   private send(message: ToCallWorker & { id: number }) {
-    return new Promise<CallResult | bigint | AccessListResult | string>((resolve, reject) => {
+    return new Promise<Answer>((resolve, reject) => {
       if (this.stopped !== undefined) {
         reject(this.stopped);
         return;
@@ -85,7 +90,7 @@ export class CallClient implements CallService {
     type: "call" | "estimate" | "accessList",
     request: CallRequest,
     target: CallTarget,
-  ): Promise<CallResult | bigint | AccessListResult | string> {
+  ): Promise<Answer> {
     if (this.gasCap > 0n && request.gas !== undefined && request.gas > this.gasCap)
       this.logger?.warn(
         { requested: request.gas.toString(), cap: this.gasCap.toString() },
@@ -108,6 +113,10 @@ export class CallClient implements CallService {
 
   async trace(request: TraceRequest, options: TraceOptions): Promise<string> {
     return (await this.send({ type: "trace", id: this.nextId++, request, options })) as string;
+  }
+
+  buildBlock(request: BuildBlockRequest): Promise<BuiltPayload> {
+    return this.send({ type: "build", id: this.nextId++, request }) as Promise<BuiltPayload>;
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */

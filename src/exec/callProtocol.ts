@@ -2,6 +2,8 @@
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type {
   AccessListResult,
+  BuildBlockRequest,
+  BuiltPayload,
   CallRequest,
   CallResult,
   CallTarget,
@@ -16,6 +18,8 @@ export type CallWorkerData = {
   readonly readOnly?: boolean;
   /** --rpc-gascap and --rpc-evmtimeout (geth's defaults when absent). */
   readonly limits?: CallLimits;
+  /** The gas limit built blocks move towards (decimal; testing_buildBlockV1). */
+  readonly gasCeil?: string;
 };
 
 export type ToCallWorker =
@@ -31,6 +35,7 @@ export type ToCallWorker =
       readonly request: TraceRequest;
       readonly options: TraceOptions;
     }
+  | { readonly type: "build"; readonly id: number; readonly request: BuildBlockRequest }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
 
 export type FromCallWorker =
@@ -41,6 +46,7 @@ export type FromCallWorker =
   | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
   /** A trace as JSON text. */
   | { readonly type: "traced"; readonly id: number; readonly json: string }
+  | { readonly type: "built"; readonly id: number; readonly payload: BuiltPayload }
   | {
       readonly type: "error";
       readonly id: number;

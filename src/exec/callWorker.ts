@@ -11,6 +11,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import { buildPayload, DEFAULT_GAS_CEIL } from "./payloadBuilder.ts";
 import { TraceExecutor } from "./traceExecutor.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
@@ -21,7 +22,7 @@ const port = requirePort();
 const send = (msg: FromCallWorker) => port.postMessage(msg);
 
 async function main(): Promise<void> {
-  const { datadir, readOnly, limits } = tsWorkerData<CallWorkerData>(workerData);
+  const { datadir, readOnly, limits, gasCeil } = tsWorkerData<CallWorkerData>(workerData);
   const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
   const store = createChainStore(env);
   const config = store.chainConfig();
@@ -103,6 +104,11 @@ async function main(): Promise<void> {
       try {
         if (msg.type === "trace") {
           send({ type: "traced", id, json: await traces.trace(msg.request, msg.options) });
+          return;
+        }
+        if (msg.type === "build") {
+          const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);
+          send({ type: "built", id, payload: await buildPayload(spec, store, ceil, msg.request) });
           return;
         }
         const { source, env: blockEnv } = resolve(msg.target);

@@ -91,7 +91,10 @@ export type DevNode = {
   /** The first dedicated endpoint (/rpc/<key>). */
   readonly dedicatedUrl: string;
   readonly wsUrl: string;
+  /** The test-mnemonic accounts the chain's genesis funds (none on an imported chain). */
   readonly accounts: readonly DevAccount[];
+  /** The head the node started on when the datadir already held a chain (dev's own or imported). */
+  readonly resumedAt: number | undefined;
   readonly chainId: bigint;
   /** The current pre-confirmed block (tests and metrics). */
   pending(): PendingBlock | undefined;
@@ -186,6 +189,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       {
         datadir: opts.datadir,
         genesis,
+        genesisGiven: opts.genesis !== undefined,
         blockTimeMs: opts.blockTimeMs,
         flashblockIntervalMs: opts.flashblockIntervalMs,
         gasLimit: opts.gasLimit.toString(),
@@ -210,11 +214,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     const spec = await chainSpecFromGenesis(
       JSON.parse(store.chainConfig() ?? JSON.stringify(genesis)),
     );
+    // Only the test accounts this chain's genesis funds: none on an imported chain.
+    const funded = accounts.filter((a) => spec.alloc.has(a.address.slice(2).toLowerCase()));
+    const resumedAt = sequencerClient.resumedAt;
     const readers = opts.readers;
     if (readers === undefined)
       calls = await CallClient.start(
         {
           datadir: opts.datadir,
+          gasCeil: opts.gasLimit.toString(),
           ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
         },
         opts.logger,
@@ -262,7 +270,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         url: cluster.url,
         dedicatedUrl: cluster.dedicatedUrl,
         wsUrl: cluster.url.replace(/^http/, "ws"),
-        accounts,
+        accounts: funded,
+        resumedAt,
         chainId: spec.chainId,
         pending: chain.pending,
         stats: chain.stats,
@@ -282,6 +291,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         submit: (raw) => sequencerClient.submit(raw),
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
+        poolContent: () => sequencerClient.poolContent(),
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
             ? chain.waitUntilSealed(hash, ms)
@@ -304,7 +314,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       url: frontend.url,
       dedicatedUrl: frontend.dedicatedUrl,
       wsUrl: frontend.wsUrl,
-      accounts,
+      accounts: funded,
+      resumedAt,
       chainId: spec.chainId,
       pending: chain.pending,
       stats: chain.stats,

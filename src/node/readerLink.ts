@@ -4,6 +4,7 @@
 // replica's lag) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
+import type { PoolContent } from "../rpc/backend.ts";
 import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../rpc/errors.ts";
 import type { ChainUpdate } from "./chainFollower.ts";
 
@@ -18,6 +19,8 @@ export type ReaderMessage =
   /** A stream reader hands a transaction (or evm_mine) to the primary (the sequencer, or a replica's forwarder). */
   | { readonly type: "flashnode:submit"; readonly id: number; readonly raw: Uint8Array }
   | { readonly type: "flashnode:mine"; readonly id: number }
+  /** A stream reader asks what the sequencer's pool holds (txpool_*, testing_buildBlockV1). */
+  | { readonly type: "flashnode:pool"; readonly id: number }
   /** A filter poll for the filter another reader holds: routed by the primary to `slot`. */
   | FilterCall
   | FilterReply;
@@ -61,6 +64,8 @@ export type PrimaryMessage =
       readonly id: number;
       /** The transaction hash or mined block number; or the sequencer's refusal, as it gave it. */
       readonly value?: string;
+      /** The answer to `flashnode:pool`. */
+      readonly pool?: PoolContent;
       readonly error?: RpcErrorObject;
     }
   | FilterCall

@@ -31,6 +31,8 @@ import { PositionFence } from "./positionFence.ts";
 import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
 import { withinLag } from "./readiness.ts";
 
+type Reply = Extract<PrimaryMessage, { type: "flashnode:reply" }>;
+
 /** How long a call waits for an update the fence says another reader may have shown. */
 const FENCE_WAIT_MS = 250;
 
@@ -50,6 +52,8 @@ export async function startStreamReader(opts: {
   readonly finalizedDepth: number;
   readonly flashblockIntervalMs: number;
   readonly receipts: ReceiptLookups;
+  /** dev's --gas-limit: what testing_buildBlockV1's blocks move towards (else geth's default). */
+  readonly gasCeil?: bigint;
   /** A replica's reader: reports the primary's lag behind the block stream. */
   readonly replica?: ReplicaReaderOptions;
   /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
@@ -65,6 +69,7 @@ export async function startStreamReader(opts: {
   const calls = await CallClient.start(
     {
       datadir: opts.datadir,
+      ...(opts.gasCeil === undefined ? {} : { gasCeil: opts.gasCeil.toString() }),
       ...(opts.callLimits === undefined ? {} : { limits: opts.callLimits }),
     },
     opts.logger,
@@ -81,16 +86,17 @@ export async function startStreamReader(opts: {
   const poolNonces = new Map<string, bigint>();
   const relayListeners: Array<(lagMs: number) => void> = [];
   let nextId = 1;
-  const replies = new Map<number, { resolve(v: string): void; reject(e: Error): void }>();
+  const replies = new Map<number, { resolve(v: Reply): void; reject(e: Error): void }>();
   let lag = { blocks: 0, seconds: 0 };
   const send = (m: ReaderMessage) => process.send?.(m);
-  const request = (m: (id: number) => ReaderMessage): Promise<string> => {
+  const ask = (m: (id: number) => ReaderMessage): Promise<Reply> => {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       replies.set(id, { resolve, reject });
       send(m(id));
     });
   };
+  const request = (m: (id: number) => ReaderMessage) => ask(m).then((r) => r.value ?? "");
   let joined: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
     joined = resolve;
@@ -113,7 +119,7 @@ export async function startStreamReader(opts: {
       replies.delete(m.id);
       if (m.error !== undefined)
         r?.reject(new RpcError(m.error.code, m.error.message, m.error.data));
-      else r?.resolve(m.value ?? "");
+      else r?.resolve(m);
     } else if (m.type === "flashnode:lag") {
       lag = { blocks: m.blocks, seconds: m.seconds };
     }
@@ -130,6 +136,10 @@ export async function startStreamReader(opts: {
         request((id) => ({ type: "flashnode:submit", id, raw })).then((hash) => ({ hash })),
       poolNonce: (address) => poolNonces.get(bytesToUnprefixedHex(address)),
       mine: () => request((id) => ({ type: "flashnode:mine", id })).then(Number),
+      poolContent: () =>
+        ask((id) => ({ type: "flashnode:pool", id })).then(
+          (r) => r.pool ?? { pending: [], queued: [] },
+        ),
       waitForReceipt: (hash, ms) =>
         opts.receipts === "sealed"
           ? follower.waitUntilSealed(hash, ms)

@@ -5,7 +5,9 @@
 import type { Worker } from "node:cluster";
 import type { Logger } from "../log/logger.ts";
 import type { TransactionTarget } from "../replica/txForwarding.ts";
-import { toRpcError } from "../rpc/errors.ts";
+import type { PoolContent } from "../rpc/backend.ts";
+import { ServerError, toRpcError } from "../rpc/errors.ts";
+import { NO_POOL_MESSAGE } from "../rpc/txpool/pool.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { type ChainUpdate, updatePosition } from "./chainFollower.ts";
 import type { PositionFence } from "./positionFence.ts";
@@ -22,6 +24,7 @@ export type UpdateRelay = {
 /** Where readers' transactions go; dev's sequencer also knows its pool's next nonces. */
 export type RelayTarget = TransactionTarget & {
   poolNonceEntries?(): Array<readonly [string, bigint]>;
+  poolContent?(): Promise<PoolContent>;
   onPoolNonce?: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
 };
 
@@ -77,6 +80,16 @@ export function createUpdateRelay(
         case "flashnode:mine":
           reply(from, m.id, sequencer.mine().then(String));
           break;
+        case "flashnode:pool": {
+          const id = m.id;
+          const content =
+            sequencer.poolContent?.() ?? Promise.reject(new ServerError(NO_POOL_MESSAGE));
+          content.then(
+            (pool) => post(from, { type: "flashnode:reply", id, pool }),
+            (e: unknown) => post(from, { type: "flashnode:reply", id, error: toRpcError(e) }),
+          );
+          break;
+        }
         default:
           logger.debug({ type: m.type }, "unexpected reader message");
       }

@@ -32,9 +32,30 @@ export type BlockDecoder = {
   pendingBodyRlp(block: PendingBlock): Uint8Array;
 };
 
+/** One transaction of the pool, as txpool_* and testing_buildBlockV1 see it. */
+export type PoolTransaction = {
+  readonly sender: Uint8Array;
+  /** The transaction as a block holds it (a blob transaction without its sidecar). */
+  readonly raw: Uint8Array;
+  /** A blob transaction with its sidecar (network form), when the pool still has it. */
+  readonly withSidecar?: Uint8Array;
+};
+
+/**
+ * The pool as geth's txpool_* show theirs: `pending` are the transactions not yet in a sealed
+ * block that can run now (the pre-confirmed ones, in block order, then those waiting for the
+ * next flashblock), `queued` those waiting on a nonce gap.
+ */
+export type PoolContent = {
+  readonly pending: readonly PoolTransaction[];
+  readonly queued: readonly PoolTransaction[];
+};
+
 /** Transaction intake (only `flashnode dev` has one). */
 export type TransactionSink = {
   submit(raw: Uint8Array): Promise<{ hash: string }>;
+  /** The sequencer's pool (absent where transactions are only forwarded: a replica). */
+  poolContent?(): Promise<PoolContent>;
   /** The pool's next nonce for a sender (its contiguous run of accepted txs), if it has any. */
   poolNonce(address: Uint8Array): bigint | undefined;
   /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */
@@ -125,13 +146,56 @@ export type TraceRequest =
       readonly txIndex: number | undefined;
     };
 
-/** EVM work (calls, estimates, traces), run off the RPC thread. */
+export type Withdrawal = {
+  readonly index: bigint;
+  readonly validatorIndex: bigint;
+  readonly address: Uint8Array;
+  /** In gwei. */
+  readonly amount: bigint;
+};
+
+/** testing_buildBlockV1's block: on `parent` (the head), from the payload attributes. */
+export type BuildBlockRequest = {
+  readonly parent: number;
+  readonly parentHash: Uint8Array;
+  readonly timestamp: bigint;
+  readonly prevRandao: Uint8Array;
+  readonly feeRecipient: Uint8Array;
+  /** Undefined: none given (JSON null or absent), which from Shanghai on means an empty list. */
+  readonly withdrawals: readonly Withdrawal[] | undefined;
+  readonly parentBeaconBlockRoot: Uint8Array | undefined;
+  /** Signed transactions; a blob transaction may carry its sidecar (network form). */
+  readonly transactions: readonly Uint8Array[];
+  /** Taken from the pool: one that cannot run is left out (geth's miner), not an error. */
+  readonly fromPool: boolean;
+  readonly extraData: Uint8Array;
+};
+
+/** The built block, not stored anywhere: what an execution payload envelope is made of. */
+export type BuiltPayload = {
+  readonly headerRlp: Uint8Array;
+  /** As the block holds them (blob transactions without their sidecars). */
+  readonly transactions: readonly Uint8Array[];
+  readonly withdrawals: readonly Withdrawal[] | undefined;
+  /** What the fee recipient earns: the priority fees. */
+  readonly blockValue: bigint;
+  readonly blobs: {
+    readonly commitments: readonly Uint8Array[];
+    readonly proofs: readonly Uint8Array[];
+    readonly blobs: readonly Uint8Array[];
+  };
+  /** EIP-7685 requests (type byte ‖ data, empty ones left out); undefined before Prague. */
+  readonly requests: readonly Uint8Array[] | undefined;
+};
+
 export type CallService = {
   call(request: CallRequest, target: CallTarget): Promise<CallResult>;
   estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
   createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult>;
   /** debug_trace*: the trace as JSON text (a block's: `[{txHash, result}]`). */
   trace(request: TraceRequest, options: TraceOptions): Promise<string>;
+  /** Builds a block without storing it (testing_buildBlockV1). */
+  buildBlock(request: BuildBlockRequest): Promise<BuiltPayload>;
 };
 
 /** Merkle proofs from the archive's state trie nodes (eth_getProof). */

@@ -52,6 +52,11 @@ import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
+import { buildBlockV1 } from "./testing/buildBlockV1.ts";
+import { content } from "./txpool/content.ts";
+import { contentFrom } from "./txpool/contentFrom.ts";
+import { inspect } from "./txpool/inspect.ts";
+import { status } from "./txpool/status.ts";
 import { clientVersion } from "./web3/clientVersion.ts";
 
 export function createMethods(backend: RpcBackend): MethodRegistry {
@@ -108,5 +113,10 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_traceBlockByHash: traceBlockByHash(backend),
     debug_traceCall: traceCall(backend),
     evm_mine: mine(backend),
+    testing_buildBlockV1: buildBlockV1(backend),
+    txpool_content: content(backend),
+    txpool_contentFrom: contentFrom(backend),
+    txpool_inspect: inspect(backend),
+    txpool_status: status(backend),
   };
 }

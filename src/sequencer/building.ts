@@ -26,6 +26,8 @@ export type Building = {
   readonly transactions: PendingTransaction[];
   /** Executed since the last flashblock, published with the next one. */
   unpublished: PendingTransaction[];
+  /** Blob transactions of the block in their network form (with the sidecar), by hash. */
+  readonly sidecars: Map<string, Uint8Array>;
   index: number;
   /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
   readonly txTrie: MerklePatriciaTrie;

@@ -2,13 +2,20 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
+import type { PoolContent } from "../rpc/backend.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
   /** Genesis to create the chain with when the datadir is empty. */
   readonly genesis: Record<string, unknown>;
+  /**
+   * The genesis came from --genesis: a datadir holding a chain from another genesis is refused
+   * (without it, whatever chain the datadir holds is continued: dev's own, or an imported one).
+   */
+  readonly genesisGiven: boolean;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
+  /** The gas limit blocks move towards (decimal). */
   readonly gasLimit: string;
   readonly coinbase: string;
   /**
@@ -25,10 +32,12 @@ export type SequencerWorkerData = {
 export type ToWorker =
   | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
   | { readonly type: "mine"; readonly id: number }
+  | { readonly type: "pool"; readonly id: number }
   | { readonly type: "stop" };
 
 export type FromWorker =
-  | { readonly type: "ready"; readonly head: number }
+  /** `resumed`: the datadir already held a chain, continued from `head`. */
+  | { readonly type: "ready"; readonly head: number; readonly resumed: boolean }
   /** `code`: an operator's error (a class with a code, as SchemaMismatchError), kept as such. */
   | { readonly type: "failed"; readonly message: string; readonly code?: string }
   | {
@@ -41,6 +50,7 @@ export type FromWorker =
     }
   | { readonly type: "rejected"; readonly id: number; readonly message: string }
   | { readonly type: "mined"; readonly id: number; readonly number: number }
+  | { readonly type: "pool"; readonly id: number; readonly content: PoolContent }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
   | { readonly type: "stopped" }
   | {

@@ -7,8 +7,9 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import { type Blob4844Tx, createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
 import { encodeReceipt } from "@ethereumjs/vm";
+import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
 import { receiptRecord } from "../exec/receipts.ts";
@@ -18,16 +19,19 @@ import type {
   PendingTransaction,
   SealedUpdate,
 } from "../pending/types.ts";
+import type { PoolContent } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { addTransaction, builderTransactions } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
 export type SequencerOptions = {
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
+  /** The gas limit blocks move towards (geth's gas ceiling), within what each header may change. */
   readonly gasLimit: bigint;
   readonly coinbase: Uint8Array;
 };
@@ -155,6 +159,17 @@ export class Sequencer {
         nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n),
       };
     });
+  }
+
+  /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
+  poolContent(): Promise<PoolContent> {
+    return this.serial(() =>
+      poolContent(
+        this.building,
+        this.pool,
+        async (sender) => (await this.executor.currentAccount(sender))?.nonce ?? 0n,
+      ),
+    );
   }
 
   /**
@@ -291,6 +306,9 @@ export class Sequencer {
       }),
     );
     const pending = { hash: included.hash(), raw: included.serialize() };
+    // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
+    if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
+      b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
     const key = RLP.encode(b.transactions.length);
     await b.txTrie.put(key, pending.raw);
     await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
@@ -305,10 +323,11 @@ export class Sequencer {
     const timestamp =
       recordedTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     const prevRandao = keccak256(parent.hash());
+    const gasLimit = calcGasLimit(parent.header.gasLimit, this.opts.gasLimit);
     const builder = await this.executor.openBuilder({
       coinbase: this.opts.coinbase,
       timestamp,
-      gasLimit: this.opts.gasLimit,
+      gasLimit,
       mixHash: prevRandao,
       parentBeaconBlockRoot: ZERO32,
     });
@@ -321,7 +340,7 @@ export class Sequencer {
       number: Number(parent.header.number + 1n),
       parentHash: parent.hash(),
       timestamp,
-      gasLimit: this.opts.gasLimit,
+      gasLimit,
       baseFeePerGas: headerData.baseFeePerGas,
       coinbase: this.opts.coinbase,
       prevRandao,
@@ -347,6 +366,7 @@ export class Sequencer {
       receipts: [],
       transactions: [],
       unpublished: [],
+      sidecars: new Map(),
       index: 0,
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),

@@ -3,17 +3,20 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { PoolContent } from "../rpc/backend.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { TxRejectedError } from "./txPool.ts";
 
-type Pending = { resolve: (hash: string) => void; reject: (e: Error) => void };
+type Pending = { resolve: (value: string | PoolContent) => void; reject: (e: Error) => void };
 
 export class SequencerClient {
   private nextId = 1;
   private readonly inflight = new Map<number, Pending>();
   private readonly poolNonces = new Map<string, bigint>();
+  /** The head the node started on, when the datadir already held a chain (continued). */
+  resumedAt: number | undefined;
   /** Told of each sender's next pool nonce as the pool accepts its transactions. */
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   stopping: Promise<void> | undefined;
@@ -34,6 +37,7 @@ export class SequencerClient {
     return new Promise((resolve, reject) => {
       worker.on("message", (msg: FromWorker) => {
         if (msg.type === "ready") {
+          if (msg.resumed) client.resumedAt = msg.head;
           resolve(client);
           // After start, a dead sequencer is fatal: the chain would silently stop.
           worker.once("exit", (code) => {
@@ -74,6 +78,9 @@ export class SequencerClient {
       case "mined":
         this.settle(msg.id)?.resolve(String(msg.number));
         break;
+      case "pool":
+        this.settle(msg.id)?.resolve(msg.content);
+        break;
       case "log":
         this.logger[msg.level](msg.fields, msg.msg);
         break;
@@ -98,7 +105,7 @@ export class SequencerClient {
   submit(raw: Uint8Array): Promise<{ hash: string }> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.inflight.set(id, { resolve: (hash) => resolve({ hash }), reject });
+      this.inflight.set(id, { resolve: (hash) => resolve({ hash: hash as string }), reject });
       this.worker.postMessage({ type: "submit", id, raw } satisfies ToWorker);
     });
   }
@@ -109,6 +116,15 @@ export class SequencerClient {
     return new Promise((resolve, reject) => {
       this.inflight.set(id, { resolve: (n) => resolve(Number(n)), reject });
       this.worker.postMessage({ type: "mine", id } satisfies ToWorker);
+    });
+  }
+
+  /** What the pool holds (src/sequencer/poolContent.ts). */
+  poolContent(): Promise<PoolContent> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.inflight.set(id, { resolve: (c) => resolve(c as PoolContent), reject });
+      this.worker.postMessage({ type: "pool", id } satisfies ToWorker);
     });
   }
 

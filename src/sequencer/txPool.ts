@@ -169,6 +169,23 @@ export class TxPool {
     this.known.add(hash);
   }
 
+  /** Every waiting transaction, by sender (first arrival first), each sender's in nonce order. */
+  list(): Array<{ sender: Uint8Array; transactions: TypedTransaction[] }> {
+    const out: Array<{ sender: Uint8Array; transactions: TypedTransaction[]; first: number }> = [];
+    for (const [sender, queue] of this.bySender) {
+      const entries = [...queue.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : 1));
+      const first = Math.min(...entries.map((e) => e.arrival));
+      out.push({
+        sender: Buffer.from(sender, "hex"),
+        transactions: entries.map((e) => e.tx),
+        first,
+      });
+    }
+    return out
+      .sort((a, b) => a.first - b.first)
+      .map(({ sender, transactions }) => ({ sender, transactions }));
+  }
+
   has(hash: string): boolean {
     return this.known.has(hash);
   }

@@ -2,7 +2,7 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { ensureGenesis } from "../chain/importer.ts";
+import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
 import { isOperatorError } from "../cli/args.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
@@ -28,6 +28,12 @@ async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
   const store = createChainStore(env);
   const stored = store.chainConfig();
+  if (stored !== undefined && data.genesisGiven && stored !== JSON.stringify(data.genesis)) {
+    const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
+    throw new GenesisMismatchError(
+      `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
+    );
+  }
   const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
   const executor = await ensureGenesis(spec, store);
   let publisher: Publisher | undefined;
@@ -87,6 +93,11 @@ async function main(): Promise<void> {
         (number) => send({ type: "mined", id: msg.id, number }),
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
       );
+    } else if (msg.type === "pool") {
+      sequencer.poolContent().then(
+        (content) => send({ type: "pool", id: msg.id, content }),
+        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
+      );
     } else if (msg.type === "stop") {
       // The archive closes and "stopped" is sent whatever NATS does: a publisher that fails or
       // hangs while closing must not keep the node from stopping.
@@ -109,7 +120,7 @@ async function main(): Promise<void> {
         .then(() => send({ type: "stopped" }));
     }
   });
-  send({ type: "ready", head: store.headNumber() ?? 0 });
+  send({ type: "ready", head: store.headNumber() ?? 0, resumed: stored !== undefined });
   await sequencer.start();
 }
 

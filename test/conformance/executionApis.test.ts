@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { RunningServer } from "../../src/node/archiveServer.ts";
 import { fixtureServer } from "../utils/archiveServer.ts";
 import { ioCases, rpc } from "../utils/fixtures.ts";
+import { assertSameShape } from "../utils/shape.ts";
 
 /**
  * tests-more/ holds every other method's files; these methods are served whole and replayed
@@ -41,31 +42,6 @@ const MORE_METHODS = [
 ];
 const cases = [...ioCases(), ...ioCases("tests-more", MORE_METHODS)];
 let server: RunningServer;
-
-/**
- * Keys the spec makes optional that a generating client had and this node rightly leaves out:
- * eth_capabilities' `deleteStrategy` describes a retention window (EthCapabilitiesEffectiveResource
- * requires only `disabled`); geth had one for logs, the archive keeps logs for ever.
- */
-const SPEC_OPTIONAL_KEYS = new Set(["deleteStrategy"]);
-
-/** The same JSON shape: kinds, object keys (recursively), and the first element of arrays. */
-function assertSameShape(actual: unknown, expected: unknown, path: string): void {
-  const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
-  assert.equal(kind(actual), kind(expected), `kind at ${path || "the top"}`);
-  if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (expected.length > 0) {
-      assert.ok(actual.length > 0, `${path} is empty`);
-      assertSameShape(actual[0], expected[0], `${path}[0]`);
-    }
-  } else if (kind(expected) === "object") {
-    const a = actual as Record<string, unknown>;
-    const e = expected as Record<string, unknown>;
-    const wanted = Object.keys(e).filter((k) => k in a || !SPEC_OPTIONAL_KEYS.has(k));
-    assert.deepEqual(Object.keys(a).sort(), wanted.sort(), `keys at ${path || "the top"}`);
-    for (const k of wanted) assertSameShape(a[k], e[k], `${path}.${k}`);
-  }
-}
 
 describe(`execution-apis conformance (${cases.length} fixtures)`, () => {
   before(async () => {

@@ -22,14 +22,30 @@ function paidGasPrice(tx: TransactionView, baseFee: bigint | undefined): bigint 
 }
 
 export function transactionJson(tx: TransactionView, ctx: TxContext): string {
+  return renderTransaction(tx, ctx.from, ctx);
+}
+
+/**
+ * A transaction no block holds yet (geth's NewRPCPendingTransaction: txpool_content): no block
+ * fields, and a 1559-style transaction's gasPrice is its fee cap.
+ */
+export function poolTransactionJson(tx: TransactionView, from: Uint8Array): string {
+  return renderTransaction(tx, from, undefined);
+}
+
+function renderTransaction(
+  tx: TransactionView,
+  from: Uint8Array,
+  ctx: TxContext | undefined,
+): string {
   const typed = tx.type !== 0;
   return object([
-    ["blockHash", data(ctx.blockHash)],
-    ["blockNumber", qty(ctx.blockNumber)],
-    ["blockTimestamp", qty(ctx.blockTimestamp)],
-    ["from", data(ctx.from)],
+    ["blockHash", ctx === undefined ? "null" : data(ctx.blockHash)],
+    ["blockNumber", ctx === undefined ? "null" : qty(ctx.blockNumber)],
+    ["blockTimestamp", ctx === undefined ? "null" : qty(ctx.blockTimestamp)],
+    ["from", data(from)],
     ["gas", qty(tx.gasLimit)],
-    ["gasPrice", qty(paidGasPrice(tx, ctx.baseFeePerGas))],
+    ["gasPrice", qty(paidGasPrice(tx, ctx?.baseFeePerGas))],
     ["maxFeePerGas", tx.maxFeePerGas === undefined ? undefined : qty(tx.maxFeePerGas)],
     [
       "maxPriorityFeePerGas",
@@ -40,7 +56,7 @@ export function transactionJson(tx: TransactionView, ctx: TxContext): string {
     ["input", data(tx.input)],
     ["nonce", qty(tx.nonce)],
     ["to", dataOrNull(tx.to)],
-    ["transactionIndex", qty(ctx.index)],
+    ["transactionIndex", ctx === undefined ? "null" : qty(ctx.index)],
     ["value", qty(tx.value)],
     ["type", qty(tx.type)],
     [
