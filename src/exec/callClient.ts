@@ -8,12 +8,13 @@ import type {
   CallService,
   CallTarget,
 } from "../rpc/backend.ts";
+import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
 type Waiter = {
-  resolve: (value: CallResult | bigint | AccessListResult) => void;
+  resolve: (value: CallResult | bigint | AccessListResult | SimulatedBlock[]) => void;
   reject: (e: Error) => void;
 };
 
@@ -45,31 +46,43 @@ export class CallClient implements CallService {
     if (msg.type === "called") w.resolve(msg.result);
     else if (msg.type === "estimated") w.resolve(msg.gas);
     else if (msg.type === "accessListed") w.resolve(msg.result);
+    else if (msg.type === "simulated") w.resolve(msg.blocks);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
   }
 
   private request(
-    type: "call" | "estimate" | "accessList",
-    request: CallRequest,
-    target: CallTarget,
-  ): Promise<CallResult | bigint | AccessListResult> {
-    const id = this.nextId++;
+    message: Extract<ToCallWorker, { id: number }>,
+  ): Promise<CallResult | bigint | AccessListResult | SimulatedBlock[]> {
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type, id, request, target } satisfies ToCallWorker);
+      this.waiting.set(message.id, { resolve, reject });
+      this.worker.postMessage(message satisfies ToCallWorker);
     });
   }
 
   async call(request: CallRequest, target: CallTarget): Promise<CallResult> {
-    return (await this.request("call", request, target)) as CallResult;
+    return (await this.request({ type: "call", id: this.nextId++, request, target })) as CallResult;
   }
 
   async estimateGas(request: CallRequest, target: CallTarget): Promise<bigint> {
-    return (await this.request("estimate", request, target)) as bigint;
+    return (await this.request({ type: "estimate", id: this.nextId++, request, target })) as bigint;
   }
 
   async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
-    return (await this.request("accessList", request, target)) as AccessListResult;
+    return (await this.request({
+      type: "accessList",
+      id: this.nextId++,
+      request,
+      target,
+    })) as AccessListResult;
+  }
+
+  async simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]> {
+    return (await this.request({
+      type: "simulate",
+      id: this.nextId++,
+      request,
+      target,
+    })) as SimulatedBlock[];
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */

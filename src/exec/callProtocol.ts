@@ -1,6 +1,7 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { AccessListResult, CallRequest, CallResult, CallTarget } from "../rpc/backend.ts";
+import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
 
 export type CallWorkerData = {
   readonly datadir: string;
@@ -15,6 +16,12 @@ export type ToCallWorker =
       readonly request: CallRequest;
       readonly target: CallTarget;
     }
+  | {
+      readonly type: "simulate";
+      readonly id: number;
+      readonly request: SimulateRequest;
+      readonly target: CallTarget;
+    }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
 
 export type FromCallWorker =
@@ -23,6 +30,7 @@ export type FromCallWorker =
   | { readonly type: "called"; readonly id: number; readonly result: CallResult }
   | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
   | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
+  | { readonly type: "simulated"; readonly id: number; readonly blocks: SimulatedBlock[] }
   | {
       readonly type: "error";
       readonly id: number;

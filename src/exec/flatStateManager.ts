@@ -59,6 +59,11 @@ export class FlatStateManager extends SimpleStateManager {
     this.topStorageStack().set(`${address.toString()}_${CLEARED}`, new Uint8Array(0));
   }
 
+  /** Whether the account's storage was cleared (so the source's slots no longer show). */
+  isCleared(address: Address): boolean {
+    return this.topStorageStack().has(`${address.toString()}_${CLEARED}`);
+  }
+
   override shallowCopy(): FlatStateManager {
     const copy = new FlatStateManager(
       this.source,

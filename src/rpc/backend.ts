@@ -8,6 +8,7 @@ import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
 import type { FilterCriteria } from "./filterCriteria.ts";
+import type { SimulatedBlock, SimulateRequest } from "./simulateTypes.ts";
 
 export type BlockDecoder = {
   header(headerRlp: Uint8Array): HeaderView;
@@ -95,6 +96,8 @@ export type CallService = {
   call(request: CallRequest, target: CallTarget): Promise<CallResult>;
   estimateGas(request: CallRequest, target: CallTarget): Promise<bigint>;
   createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult>;
+  /** eth_simulateV1 on top of the target block (its limits are checked before). */
+  simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]>;
 };
 
 /** Merkle proofs from the archive's state trie nodes (eth_getProof). */
