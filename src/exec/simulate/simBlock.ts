@@ -72,7 +72,10 @@ export async function listRoot(items: readonly Uint8Array[], common: Common): Pr
 }
 
 export type BlockParts = {
-  readonly data: HeaderData;
+  /** The block's header as its calls saw it, completed here. */
+  readonly header: BlockHeader;
+  readonly fields: Pick<BlockHeader, "stateRoot" | "gasUsed"> &
+    Partial<Pick<BlockHeader, "blobGasUsed" | "requestsHash">>;
   readonly common: Common;
   readonly transactions: readonly Uint8Array[];
   readonly views: readonly TransactionView[];
@@ -94,23 +97,22 @@ export async function assembleBlock(
   ]);
   const bloom = new Uint8Array(256);
   for (const b of p.blooms) for (let i = 0; i < 256; i++) bloom[i]! |= b[i]!;
-  const header = makeHeader(
-    {
-      ...p.data,
-      transactionsTrie: await listRoot(p.transactions, p.common),
-      receiptTrie: await listRoot(p.receipts, p.common),
-      logsBloom: bloom,
-      ...(shanghai
-        ? {
-            withdrawalsRoot: await listRoot(
-              withdrawals.map((w) => RLP.encode(w)),
-              p.common,
-            ),
-          }
-        : {}),
-    },
-    p.common,
-  );
+  const header = p.header;
+  // The header is unfrozen and hashes what its fields hold when asked.
+  Object.assign(header, {
+    ...p.fields,
+    transactionsTrie: await listRoot(p.transactions, p.common),
+    receiptTrie: await listRoot(p.receipts, p.common),
+    logsBloom: bloom,
+    ...(shanghai
+      ? {
+          withdrawalsRoot: await listRoot(
+            withdrawals.map((w) => RLP.encode(w)),
+            p.common,
+          ),
+        }
+      : {}),
+  });
   // Legacy transactions are lists in a block body, typed ones byte strings.
   const body = p.transactions.map((raw) => (raw[0]! >= 0xc0 ? RLP.decode(raw) : raw));
   const size = RLP.encode([

@@ -2,7 +2,13 @@
 // them: per call frame, dropped with a failing frame, and (with traceTransfers) every ether
 // transfer as an ERC-7528 Transfer log from 0xeeee…eeee. Log indices count every log captured in
 // the block, kept or dropped, as geth's do.
-import type { EVMInterface, EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+//
+// The EVM library's `step` event would show every opcode but costs several times the execution
+// itself; instead the handlers of the few opcodes that matter (LOGn, the CALL and CREATE family,
+// SELFDESTRUCT) are wrapped in the library's opcode table, and frames come from its
+// before/afterMessage events.
+import type { EVMInterface, EVMResult, Message } from "@ethereumjs/evm";
+import type { Address } from "@ethereumjs/util";
 import { bigIntToBytes, hexToBytes, padLeft } from "../../util/hex.ts";
 
 export type TracedLog = {
@@ -12,46 +18,74 @@ export type TracedLog = {
   logIndex: number;
 };
 
+/** What the wrapped handlers read of the library's run state. */
+type RunState = {
+  readonly opCode: number;
+  readonly stack: { peek(n: number): bigint[] };
+  readonly memory: { read(offset: number, size: number): Uint8Array };
+  readonly interpreter: { getAddress(): Address };
+  readonly stateManager: { getAccount(a: Address): Promise<{ balance: bigint } | undefined> };
+};
+type Handler = (runState: RunState, common: unknown) => unknown;
+type OpcodeEntry = { opHandler: Handler };
+
 const TRANSFER_TOPIC = hexToBytes(
   "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
 );
 const TRANSFER_ADDRESS = hexToBytes("0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
-const OP = { CREATE: 0xf0, CALL: 0xf1, CALLCODE: 0xf2, DELEGATECALL: 0xf4, CREATE2: 0xf5 } as const;
+const OP = {
+  CREATE: 0xf0,
+  CALL: 0xf1,
+  CALLCODE: 0xf2,
+  DELEGATECALL: 0xf4,
+  CREATE2: 0xf5,
+  STATICCALL: 0xfa,
+  SELFDESTRUCT: 0xff,
+} as const;
 const LOG0 = 0xa0;
 const LOG4 = 0xa4;
-const SELFDESTRUCT = 0xff;
-/** Beyond this a LOG's memory expansion cannot be paid for: it fails and leaves nothing. */
-const MAX_LOG_DATA = 1n << 26n;
+const CALLS = [OP.CREATE, OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.CREATE2, OP.STATICCALL];
 
 const word = (value: bigint) => padLeft(bigIntToBytes(value), 32);
+const address = (value: bigint) => word(value).subarray(12);
 
 export class SimTracer {
   private frames: TracedLog[][] = [];
-  /** The opcode each depth last ran: what a new frame one deeper was entered by. */
-  private ops: number[] = [];
-  /** A log whose opcode has yet to succeed (known at the frame's next step or at its end). */
-  private pending: { depth: number; log: TracedLog } | undefined;
-  /**
-   * A value-carrying CALL/CREATE at this depth that may fail before entering a frame (depth
-   * limit, balance): geth captured its transfer log anyway, so its index is spent.
-   */
-  private expectEnter: number | undefined;
+  /** The CALL-family opcode that is entering a frame now (what the frame was entered by). */
+  private entering: number | undefined;
+  /** Set when the frame a CALL or CREATE asked for was entered. */
+  private entered = false;
   private createTargets: Array<TracedLog | undefined> = [];
   private count = 0;
   private active = false;
   private txLogs: TracedLog[] = [];
+  private lastOp: number | undefined;
+  private readonly wrapped = new WeakSet<Handler>();
 
   constructor(private readonly traceTransfers: boolean) {}
 
   attach(events: NonNullable<EVMInterface["events"]>): void {
     events.on("beforeMessage", (msg: Message) => this.enter(msg));
     events.on("afterMessage", (result: EVMResult) => this.exit(result));
-    events.on("step", (step: InterpreterStep, resolve?: (result?: unknown) => void) => {
-      this.step(step).then(
-        () => resolve?.(),
-        () => resolve?.(),
-      );
-    });
+  }
+
+  /**
+   * Wraps the opcodes that log or transfer in `evm`'s current opcode table (the library
+   * rebuilds the table when the fork changes: call again after each change).
+   */
+  instrument(evm: EVMInterface): void {
+    const table = (evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
+    const wrap = (op: number, make: (original: Handler) => Handler) => {
+      const entry = table[op];
+      if (entry === undefined || this.wrapped.has(entry.opHandler)) return;
+      const handler = make(entry.opHandler);
+      this.wrapped.add(handler);
+      entry.opHandler = handler;
+    };
+    for (let op = LOG0; op <= LOG4; op++) wrap(op, (original) => this.logHandler(original));
+    for (const op of CALLS) wrap(op, (original) => this.callHandler(op, original));
+    if (this.traceTransfers)
+      wrap(OP.SELFDESTRUCT, (original) => this.selfdestructHandler(original));
   }
 
   /** A new block: log indices start again from 0. */
@@ -62,16 +96,15 @@ export class SimTracer {
   startTx(): void {
     this.active = true;
     this.frames = [];
-    this.ops = [];
-    this.pending = undefined;
-    this.expectEnter = undefined;
+    this.entering = undefined;
     this.createTargets = [];
     this.txLogs = [];
+    this.lastOp = undefined;
   }
 
-  /** The opcode the top frame ran last (what it failed on, when it failed). */
+  /** The opcode the top frame stopped at (names an invalid opcode in the call's error). */
   lastTopOp(): number | undefined {
-    return this.ops[0];
+    return this.lastOp;
   }
 
   /** The call's logs (none when it failed). */
@@ -80,42 +113,35 @@ export class SimTracer {
     return this.txLogs;
   }
 
-  private capture(log: Omit<TracedLog, "logIndex">): TracedLog {
-    return { ...log, logIndex: this.count++ };
+  private capture(frame: TracedLog[] | undefined, log: Omit<TracedLog, "logIndex">): TracedLog {
+    const captured = { ...log, logIndex: this.count++ };
+    frame?.push(captured);
+    return captured;
   }
 
-  private transfer(from: Uint8Array, to: Uint8Array, value: bigint): TracedLog {
-    return this.capture({
+  private transfer(from: Uint8Array, to: Uint8Array, value: bigint): Omit<TracedLog, "logIndex"> {
+    return {
       address: TRANSFER_ADDRESS,
       topics: [TRANSFER_TOPIC, padLeft(from, 32), padLeft(to, 32)],
       data: word(value),
-    });
+    };
   }
 
-  private settlePending(success: boolean): void {
-    const p = this.pending;
-    this.pending = undefined;
-    if (p === undefined || !success) return;
-    const log = this.capture(p.log);
-    this.frames[this.frames.length - 1]?.push(log);
+  private top(): TracedLog[] | undefined {
+    return this.frames[this.frames.length - 1];
   }
 
   private enter(msg: Message): void {
     if (!this.active) return;
-    this.expectEnter = undefined;
-    this.frames.push([]);
     const op =
-      msg.depth === 0 ? (msg.to === undefined ? OP.CREATE : OP.CALL) : this.ops[msg.depth - 1];
+      msg.depth === 0 ? (msg.to === undefined ? OP.CREATE : OP.CALL) : (this.entering ?? OP.CALL);
+    this.entered = true;
+    this.frames.push([]);
     let target: TracedLog | undefined;
-    if (
-      this.traceTransfers &&
-      !msg.delegatecall &&
-      op !== OP.CALLCODE &&
-      op !== OP.DELEGATECALL &&
-      msg.value > 0n
-    ) {
-      const log = this.transfer(msg.caller.bytes, msg.to?.bytes ?? new Uint8Array(20), msg.value);
-      this.frames[this.frames.length - 1]!.push(log);
+    const moves = !msg.delegatecall && op !== OP.CALLCODE && op !== OP.DELEGATECALL;
+    if (this.traceTransfers && moves && msg.value > 0n) {
+      const to = msg.to?.bytes ?? new Uint8Array(20);
+      const log = this.capture(this.top(), this.transfer(msg.caller.bytes, to, msg.value));
       // A creation's address is known once it ran.
       if (msg.to === undefined) target = log;
     }
@@ -126,58 +152,80 @@ export class SimTracer {
     if (!this.active) return;
     const depth = this.frames.length - 1;
     const success = result.execResult.exceptionError === undefined;
-    if (this.pending?.depth === depth) this.settlePending(success);
-    if (this.expectEnter === depth) {
-      if (success) this.count++;
-      this.expectEnter = undefined;
-    }
     const target = this.createTargets[depth];
     if (target !== undefined && result.createdAddress !== undefined)
       target.topics[2] = padLeft(result.createdAddress.bytes, 32);
     const frame = this.frames.pop() ?? [];
-    if (depth === 0) this.txLogs = success ? frame : [];
-    else if (success) this.frames[this.frames.length - 1]?.push(...frame);
+    if (depth === 0) {
+      this.txLogs = success ? frame : [];
+      this.lastOp = result.execResult.runState?.opCode;
+    } else if (success) this.top()?.push(...frame);
   }
 
-  private async step(s: InterpreterStep): Promise<void> {
-    if (!this.active) return;
-    const d = s.depth;
-    if (this.pending !== undefined) this.settlePending(true);
-    if (this.expectEnter === d) {
-      this.count++;
-      this.expectEnter = undefined;
-    }
-    const op = s.opcode.code;
-    this.ops[d] = op;
-    const stack = s.stack;
-    const top = (i: number) => stack[stack.length - 1 - i] ?? 0n;
-    if (op >= LOG0 && op <= LOG4) {
-      const offset = top(0);
-      const size = top(1);
-      if (size > MAX_LOG_DATA || offset > MAX_LOG_DATA) return;
-      const data = new Uint8Array(Number(size));
-      const from = Number(offset);
-      if (from < s.memory.length) data.set(s.memory.subarray(from, from + Number(size)));
-      const topics: Uint8Array[] = [];
-      for (let i = 0; i < op - LOG0; i++) topics.push(word(top(2 + i)));
-      this.pending = { depth: d, log: { address: s.address.bytes, topics, data, logIndex: -1 } };
-    } else if (this.traceTransfers && op === SELFDESTRUCT) {
-      const balance = (await s.stateManager.getAccount(s.address))?.balance ?? 0n;
-      if (balance > 0n) {
-        const to = padLeft(bigIntToBytes(top(0)), 32).subarray(12);
-        this.pending = {
-          depth: d,
-          log: {
-            address: TRANSFER_ADDRESS,
-            topics: [TRANSFER_TOPIC, padLeft(s.address.bytes, 32), padLeft(to, 32)],
-            data: word(balance),
-            logIndex: -1,
-          },
-        };
+  private logHandler(original: Handler): Handler {
+    return (runState, common) => {
+      if (!this.active) return original(runState, common);
+      const n = runState.opCode - LOG0;
+      const [offset, size, ...topics] = runState.stack.peek(2 + n);
+      // Gas for the memory was paid before the handler runs: reading it is what LOG does.
+      const data =
+        size === 0n ? new Uint8Array(0) : runState.memory.read(Number(offset), Number(size));
+      const out = original(runState, common);
+      this.capture(this.top(), {
+        address: runState.interpreter.getAddress().bytes,
+        topics: topics.map(word),
+        data,
+      });
+      return out;
+    };
+  }
+
+  /**
+   * geth's tracer sees a value transfer even when the call then fails its depth or balance
+   * check (the library makes no frame then): the log is captured and dropped, its index spent.
+   */
+  private callHandler(op: number, original: Handler): Handler {
+    return async (runState, common) => {
+      if (!this.active) return original(runState, common);
+      const stack = runState.stack.peek(3);
+      const value =
+        op === OP.CALL
+          ? (stack[2] ?? 0n)
+          : op === OP.CREATE || op === OP.CREATE2
+            ? (stack[0] ?? 0n)
+            : 0n;
+      const outer = this.entered;
+      this.entering = op;
+      this.entered = false;
+      try {
+        return await original(runState, common);
+      } finally {
+        if (this.traceTransfers && value > 0n && !this.entered) this.count++;
+        this.entering = undefined;
+        this.entered = outer;
       }
-    } else if (this.traceTransfers) {
-      const value = op === OP.CALL ? top(2) : op === OP.CREATE || op === OP.CREATE2 ? top(0) : 0n;
-      if (value > 0n) this.expectEnter = d;
-    }
+    };
+  }
+
+  private selfdestructHandler(original: Handler): Handler {
+    return async (runState, common) => {
+      if (!this.active) return original(runState, common);
+      const self = runState.interpreter.getAddress();
+      const [beneficiary] = runState.stack.peek(1);
+      const balance = (await runState.stateManager.getAccount(self))?.balance ?? 0n;
+      const capture = () => {
+        if (balance > 0n)
+          this.capture(this.top(), this.transfer(self.bytes, address(beneficiary ?? 0n), balance));
+      };
+      try {
+        const out = await original(runState, common);
+        capture();
+        return out;
+      } catch (e) {
+        // The library ends the frame after a SELFDESTRUCT by throwing its STOP.
+        if ((e as { error?: unknown }).error === "stop") capture();
+        throw e;
+      }
+    };
   }
 }

@@ -1,11 +1,12 @@
 // eth_simulateV1 as geth's simulator runs it (internal/ethapi/simulate.go): a chain of blocks on
 // top of a base block, each with its overrides, system calls, calls and roots, every header
 // field computed as geth computes it so the blocks hash alike.
-import { type Block, type BlockHeader, createBlock, paramsBlock } from "@ethereumjs/block";
+import { Block, type BlockHeader, paramsBlock } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
 import { getActivePrecompiles, type Log } from "@ethereumjs/evm";
 import { createVM, encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
-import { type ChainSpec, commonAt } from "../../chain/genesis.ts";
+import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../rpc/simulateTypes.ts";
 import type { StateSource } from "../flatStateManager.ts";
@@ -44,7 +45,7 @@ const MAX_UINT64 = 2n ** 64n - 1n;
 
 /** A block's environment before its calls run. */
 type BlockEnv = {
-  readonly common: ChainSpec["common"];
+  readonly common: Common;
   readonly header: BlockHeader;
   readonly evmBlock: Block;
   readonly baseFee: bigint | undefined;
@@ -55,6 +56,8 @@ type BlockEnv = {
 export class Simulator {
   private readonly rules: ChainRules;
   private readonly host: CallHost;
+  /** A Common per fork, with the block library's parameters (blob schedule, base fee). */
+  private readonly commons = new Map<string, Common>();
 
   private constructor(
     private readonly ctx: SimContext,
@@ -154,9 +157,16 @@ export class Simulator {
     blobBaseFeeOverride: bigint | undefined,
   ): BlockEnv {
     this.vm.common.setHardforkBy({ blockNumber: pre.number, timestamp: pre.timestamp });
-    const common = commonAt(this.ctx.spec, pre.number, pre.timestamp);
-    // The block library's parameters (blob schedule, base fee) for fee maths on this fork.
-    common.updateParams(paramsBlock);
+    // A fork change rebuilds the EVM's opcode table: the tracer's handlers go back in.
+    this.tracer.instrument(this.vm.evm);
+    const fork = this.vm.common.hardfork();
+    let common = this.commons.get(fork);
+    if (common === undefined) {
+      common = this.ctx.spec.common.copy();
+      common.setHardfork(fork);
+      common.updateParams(paramsBlock);
+      this.commons.set(fork, common);
+    }
     const cancun = common.isActivatedEIP(4844);
     // Without validation a block's base fee is zero unless overridden (geth's NoBaseFee).
     const baseFee = !common.isActivatedEIP(1559)
@@ -188,11 +198,9 @@ export class Simulator {
     // An overridden blob base fee is what BLOBBASEFEE and blob transactions see.
     if (blobBaseFeeOverride !== undefined)
       Object.assign(header, { getBlobGasPrice: () => blobBaseFee });
-    const evmBlock = createBlock(
-      { header },
-      { common, freeze: false, skipConsensusFormatValidation: true },
-    );
-    Object.assign(evmBlock, { header });
+    // The block around this very header (which is completed in place once the calls ran).
+    const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
+    const evmBlock = new Block(header, [], [], withdrawals, { common });
     return { common, header, evmBlock, baseFee, excessBlobGas, blobBaseFee };
   }
 
@@ -251,23 +259,11 @@ export class Simulator {
     else for (const w of block.withdrawals) await credit(state, w.address, w.amount * GWEI);
 
     const { header, view } = await assembleBlock({
-      data: {
-        parentHash,
-        coinbase: pre.coinbase,
+      header: env.header,
+      fields: {
         stateRoot: await state.getStateRoot(),
-        difficulty: pre.difficulty,
-        number: pre.number,
-        gasLimit: pre.gasLimit,
         gasUsed,
-        timestamp: pre.timestamp,
-        mixHash: pre.mixHash,
-        ...(env.baseFee === undefined ? {} : { baseFeePerGas: env.baseFee }),
-        ...(env.excessBlobGas === undefined
-          ? {}
-          : { excessBlobGas: env.excessBlobGas, blobGasUsed }),
-        ...(pre.parentBeaconBlockRoot === undefined
-          ? {}
-          : { parentBeaconBlockRoot: pre.parentBeaconBlockRoot }),
+        ...(env.excessBlobGas === undefined ? {} : { blobGasUsed }),
         ...(requestsHash === undefined ? {} : { requestsHash }),
       },
       common: env.common,

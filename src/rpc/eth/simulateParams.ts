@@ -134,25 +134,18 @@ export function parseStateOverrides(raw: unknown): StateOverrides {
   return [...byAddress.values()];
 }
 
+/** types.Withdrawals: each field optional (zero when absent), decoded on its own. */
 function parseWithdrawals(raw: unknown): WithdrawalOverride[] {
-  const at = (path: string): Where => ({
-    struct: "Withdrawal",
-    path: `blockStateCalls.blockOverrides.withdrawals.${path}`,
-  });
-  const where = { struct: "BlockOverrides", path: "blockStateCalls.blockOverrides.withdrawals" };
+  const at = (path: string): Where => ({ struct: "Withdrawal", path });
+  const where = { struct: "BlockOverrides", path: "blockStateCalls.blockOverrides.Withdrawals" };
   return list(raw, "types.Withdrawals", where).map((entry) => {
     const f = object(entry ?? {}, "types.Withdrawal", where);
-    const need = <T>(key: string, name: string, parse: (v: unknown) => T): T => {
-      const v = f.get(key);
-      if (v === undefined || v === null)
-        throw new InvalidParamsError(`missing required field '${name}' for Withdrawal`);
-      return leaf(parse, v, at(name));
-    };
     return {
-      index: need("index", "index", parseUint64),
-      validatorIndex: need("validatorindex", "validatorIndex", parseUint64),
-      address: need("address", "address", parseAddress),
-      amount: need("amount", "amount", parseUint64),
+      index: opt(f, "index", (v) => leaf(parseUint64, v, at("index"))) ?? 0n,
+      validatorIndex:
+        opt(f, "validatorindex", (v) => leaf(parseUint64, v, at("validatorIndex"))) ?? 0n,
+      address: opt(f, "address", (v) => leaf(parseAddress, v, at("address"))) ?? new Uint8Array(20),
+      amount: opt(f, "amount", (v) => leaf(parseUint64, v, at("amount"))) ?? 0n,
     };
   });
 }
