@@ -8,8 +8,8 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
 
 /**
  * tests-more/ holds every other method's files; these methods are served whole and replayed
- * too. The rest are not served yet (eth_getLogs, eth_simulateV1, debug_trace*, …) or not by
- * `serve` alone (eth_call, eth_estimateGas and eth_sendRawTransaction need dev's EVM services).
+ * too. The rest are not served yet (debug_trace*, txpool_*, …) or not by `serve` alone
+ * (eth_sendRawTransaction needs dev's sequencer).
  */
 const MORE_METHODS = [
   "eth_call",
@@ -18,6 +18,7 @@ const MORE_METHODS = [
   "eth_feeHistory",
   "eth_getLogs",
   "eth_getProof",
+  "eth_simulateV1",
   "eth_getTransactionByHash",
   "eth_getBlockTransactionCountByHash",
   "eth_getBlockTransactionCountByNumber",
