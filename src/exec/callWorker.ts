@@ -1,7 +1,7 @@
-// The thread that runs eth_call and eth_estimateGas, so EVM work never blocks RPC answers. It
-// reads the archive's flat state and keeps its own copy of the pending block.
+// The thread that runs eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1, so EVM
+// work never blocks RPC answers. It reads the archive's flat state and keeps its own copy of the
+// pending block.
 import { parentPort, workerData } from "node:worker_threads";
-import { type BlockHeader, createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
@@ -12,7 +12,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError, RPC_GAS_CAP } from "./callExecutor.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
-import { type SimBase, Simulator } from "./simulate/simulator.ts";
+import { simulate } from "./simulate/simulate.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("call worker started outside a worker thread");
@@ -78,49 +78,6 @@ async function main(): Promise<void> {
     };
   }
 
-  function storedHeader(number: number): BlockHeader {
-    const hash = store.canonicalHash(number);
-    const rlp = hash === undefined ? undefined : store.headerRlp(number, hash);
-    if (rlp === undefined) throw new CallFailedError("header not found", -32000, undefined);
-    return createBlockHeaderFromRLP(rlp, { common: spec.common, setHardfork: true });
-  }
-
-  /** eth_simulateV1's base: a sealed block, or the pending block over its parent's trie. */
-  function simBase(target: CallTarget): { base: SimBase; source: StateView } {
-    if (target.pending && pending !== undefined && pending.base.number === target.number) {
-      const p = pending;
-      const b = p.base;
-      const parent = storedHeader(b.number - 1);
-      const header = createBlockHeader(
-        {
-          parentHash: b.parentHash,
-          coinbase: b.coinbase,
-          number: BigInt(b.number),
-          gasLimit: b.gasLimit,
-          gasUsed: p.gasUsed,
-          timestamp: b.timestamp,
-          mixHash: b.prevRandao,
-          baseFeePerGas: b.baseFeePerGas,
-          blobGasUsed: p.blobGasUsed,
-          excessBlobGas: b.excessBlobGas,
-          parentBeaconBlockRoot: b.parentBeaconBlockRoot,
-        },
-        { common: spec.common, setHardfork: true, skipConsensusFormatValidation: true },
-      );
-      return {
-        // Like the node's pending block, the base has a zero hash (it has none until sealed).
-        base: { header, hash: new Uint8Array(32), trieRoot: parent.stateRoot, pending: p },
-        source: overlayPending(p, sealedView(b.number - 1)),
-      };
-    }
-    const number = target.pending ? target.number - 1 : target.number;
-    const header = storedHeader(number);
-    return {
-      base: { header, hash: header.hash(), trieRoot: header.stateRoot, pending: undefined },
-      source: sealedView(number),
-    };
-  }
-
   port.on("message", (msg: ToCallWorker) => {
     if (msg.type === "update") {
       if (msg.update.kind === "sealed") {
@@ -135,14 +92,7 @@ async function main(): Promise<void> {
     void (async () => {
       try {
         if (msg.type === "simulate") {
-          const { base, source } = simBase(msg.target);
-          const blocks = await Simulator.run(msg.request, base, {
-            spec,
-            source,
-            nodes: store,
-            canonicalHash: blockHash,
-            gasCap: RPC_GAS_CAP,
-          });
+          const blocks = await simulate(msg.request, msg.target, spec, store, pending, RPC_GAS_CAP);
           send({ type: "simulated", id, blocks });
           return;
         }
