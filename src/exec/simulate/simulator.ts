@@ -254,9 +254,10 @@ export class Simulator {
     const requestsHash = prague
       ? await postExecution(vm, env.evmBlock, keptLogs, this.rules.depositContract)
       : undefined;
-    // Finalize: the PoW reward before the merge, withdrawals after it.
+    // Finalize: the PoW reward before the merge, the withdrawals (a Shanghai body's) after it.
     if (pre.difficulty !== 0n) await credit(state, pre.coinbase, vm.common.param("minerReward"));
-    else for (const w of block.withdrawals) await credit(state, w.address, w.amount * GWEI);
+    else if (env.common.isActivatedEIP(4895))
+      for (const w of block.withdrawals) await credit(state, w.address, w.amount * GWEI);
 
     const { header, view } = await assembleBlock({
       header: env.header,
