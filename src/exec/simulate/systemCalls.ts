@@ -37,8 +37,9 @@ async function systemCall(vm: VM, block: Block, to: Address, data: Uint8Array) {
     skipNonceIncrement: true,
   });
   // The system address is only touched: as in geth, it is not left behind in the state.
-  if (before === undefined) await vm.stateManager.deleteAccount(SYSTEM_ADDRESS);
-  else await vm.stateManager.putAccount(SYSTEM_ADDRESS, before);
+  if (before !== undefined) await vm.stateManager.putAccount(SYSTEM_ADDRESS, before);
+  else if ((await vm.stateManager.getAccount(SYSTEM_ADDRESS)) !== undefined)
+    await vm.stateManager.deleteAccount(SYSTEM_ADDRESS);
   await vm.evm.journal.cleanup();
   return result;
 }

@@ -183,7 +183,7 @@ export function parseSimulateCall(raw: unknown): SimulateCall {
     struct: "simBlock",
     path: "blockStateCalls.calls",
   });
-  const base = leaf(parseCallArgs, raw, at("calls"));
+  const base = leaf((v) => parseCallArgs(v, true), raw, at("calls"));
   const hashes = opt(f, "blobversionedhashes", (v) =>
     list(v, "[]common.Hash", at("blobVersionedHashes")).map((h) =>
       leaf(parseHash32, h, at("blobVersionedHashes")),

@@ -215,6 +215,18 @@ describe("eth_simulateV1 on the fixture chain", () => {
           "account 0xC000000000000000000000000000000000000000 has both 'state' and 'stateDiff'",
       },
     );
+    // Fee styles conflict at execution (geth's CallDefaults), not when parsing.
+    assert.deepEqual(
+      await error([
+        {
+          blockStateCalls: [{ calls: [{ from: A, to: B, gasPrice: "0x1", maxFeePerGas: "0x1" }] }],
+        },
+      ]),
+      {
+        code: -32000,
+        message: "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified",
+      },
+    );
     assert.deepEqual(await error([{ blockStateCalls: "x" }]), {
       code: -32602,
       message:
