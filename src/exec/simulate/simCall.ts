@@ -145,13 +145,7 @@ export async function runSimCall(
   // the sender is given it before the run and the unspent part is taken back after.
   const feeless = baseFee !== undefined && !host.validation && p.feeCap === 0n && p.tipCap === 0n;
   const blobFeeCap = c.maxFeePerBlobGas ?? 0n;
-  const tx = execTx(
-    c,
-    common,
-    feeless ? (baseFee ?? 0n) : p.feeCap,
-    !host.validation && blobFeeCap === 0n ? blobBaseFee : blobFeeCap,
-  );
-  precheck(
+  const tx = precheck(
     c,
     p,
     {
@@ -165,7 +159,13 @@ export async function runSimCall(
       baseFee: baseFee ?? 0n,
       blobBaseFee,
     },
-    tx,
+    () =>
+      execTx(
+        c,
+        common,
+        feeless ? (baseFee ?? 0n) : p.feeCap,
+        !host.validation && blobFeeCap === 0n ? blobBaseFee : blobFeeCap,
+      ),
   );
   const lent = feeless ? c.gas * (baseFee ?? 0n) : 0n;
   await credit(state, from, lent);

@@ -298,14 +298,15 @@ export type PrecheckState = {
 
 /**
  * geth's preCheck, buyGas and the intrinsic-gas checks of its state transition, in its order,
- * with its messages. Throws the first failure.
+ * with its messages. Throws the first failure; else returns the library's transaction, made
+ * (by `makeTx`) only once geth's checks on its shape have passed, so they speak first.
  */
 export function precheck(
   c: SanitizedCall,
   p: Prices,
   s: PrecheckState,
-  tx: TypedTransaction,
-): void {
+  makeTx: () => TypedTransaction,
+): TypedTransaction {
   const from = checksum(c.from);
   const fail = (message: string, code: number) => txError(message, code, c.gas);
   const internal = SIM_CODE.internal;
@@ -376,6 +377,12 @@ export function precheck(
       `insufficient funds for gas * price + value: address ${from} have ${s.balance} want ${want}`,
       SIM_CODE.insufficientFunds,
     );
+  let tx: TypedTransaction;
+  try {
+    tx = makeTx();
+  } catch (e) {
+    throw fail((e as Error).message, internal);
+  }
   const intrinsic = tx.getIntrinsicGas();
   if (c.gas < intrinsic)
     throw fail(`intrinsic gas too low: have ${c.gas}, want ${intrinsic}`, SIM_CODE.intrinsicGas);
@@ -385,4 +392,5 @@ export function precheck(
   const paid = c.gas * p.gasPrice + blobGas * s.blobBaseFee;
   if (c.value > 0n && s.balance - paid < c.value)
     throw fail(`insufficient funds for transfer: address ${from}`, SIM_CODE.insufficientFunds);
+  return tx;
 }
