@@ -84,7 +84,7 @@ export type BlockView = {
   readonly withdrawals: readonly WithdrawalView[] | undefined;
 };
 
-function headerView(h: BlockHeader): HeaderView {
+export function headerView(h: BlockHeader): HeaderView {
   return {
     hash: h.hash(),
     parentHash: h.parentHash,

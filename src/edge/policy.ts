@@ -57,6 +57,7 @@ const SELECTOR_POSITION: Readonly<Record<string, number>> = {
   eth_getStorageValues: 1,
   eth_call: 1,
   eth_estimateGas: 1,
+  eth_simulateV1: 1,
   eth_feeHistory: 1,
 };
 

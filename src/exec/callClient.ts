@@ -13,12 +13,13 @@ import type {
   TraceOptions,
   TraceRequest,
 } from "../rpc/backend.ts";
+import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 
-type Answer = CallResult | bigint | AccessListResult | string | BuiltPayload;
+type Answer = CallResult | bigint | AccessListResult | string | BuiltPayload | SimulatedBlock[];
 
 type Waiter = {
   resolve: (value: Answer) => void;
@@ -72,6 +73,7 @@ export class CallClient implements CallService {
     else if (msg.type === "accessListed") w.resolve(msg.result);
     else if (msg.type === "traced") w.resolve(msg.json);
     else if (msg.type === "built") w.resolve(msg.payload);
+    else if (msg.type === "simulated") w.resolve(msg.blocks);
     else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
   }
 
@@ -109,6 +111,15 @@ export class CallClient implements CallService {
 
   async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
     return (await this.request("accessList", request, target)) as AccessListResult;
+  }
+
+  async simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]> {
+    return (await this.send({
+      type: "simulate",
+      id: this.nextId++,
+      request,
+      target,
+    })) as SimulatedBlock[];
   }
 
   async trace(request: TraceRequest, options: TraceOptions): Promise<string> {

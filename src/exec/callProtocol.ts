@@ -10,6 +10,7 @@ import type {
   TraceOptions,
   TraceRequest,
 } from "../rpc/backend.ts";
+import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
 import type { CallLimits } from "./callLimits.ts";
 
 export type CallWorkerData = {
@@ -36,6 +37,12 @@ export type ToCallWorker =
       readonly options: TraceOptions;
     }
   | { readonly type: "build"; readonly id: number; readonly request: BuildBlockRequest }
+  | {
+      readonly type: "simulate";
+      readonly id: number;
+      readonly request: SimulateRequest;
+      readonly target: CallTarget;
+    }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
 
 export type FromCallWorker =
@@ -47,6 +54,7 @@ export type FromCallWorker =
   /** A trace as JSON text. */
   | { readonly type: "traced"; readonly id: number; readonly json: string }
   | { readonly type: "built"; readonly id: number; readonly payload: BuiltPayload }
+  | { readonly type: "simulated"; readonly id: number; readonly blocks: SimulatedBlock[] }
   | {
       readonly type: "error";
       readonly id: number;

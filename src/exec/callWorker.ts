@@ -1,5 +1,6 @@
-// The thread that runs eth_call, eth_estimateGas and debug_trace*, so EVM work never blocks RPC
-// answers. It reads the archive's flat state and keeps its own copy of the pending block.
+// The thread that runs eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
+// debug_trace* and testing_buildBlockV1, so EVM work never blocks RPC answers. It reads the
+// archive's flat state and keeps its own copy of the pending block.
 import { parentPort, workerData } from "node:worker_threads";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
@@ -10,8 +11,10 @@ import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
+import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
 import { buildPayload, DEFAULT_GAS_CEIL } from "./payloadBuilder.ts";
+import { simulate } from "./simulate/simulate.ts";
 import { TraceExecutor } from "./traceExecutor.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
@@ -109,6 +112,12 @@ async function main(): Promise<void> {
         if (msg.type === "build") {
           const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);
           send({ type: "built", id, payload: await buildPayload(spec, store, ceil, msg.request) });
+          return;
+        }
+        if (msg.type === "simulate") {
+          const gasCap = (limits ?? DEFAULT_CALL_LIMITS).gasCap;
+          const blocks = await simulate(msg.request, msg.target, spec, store, pending, gasCap);
+          send({ type: "simulated", id, blocks });
           return;
         }
         const { source, env: blockEnv } = resolve(msg.target);

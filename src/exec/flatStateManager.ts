@@ -64,6 +64,11 @@ export class FlatStateManager extends SimpleStateManager {
     return new Uint8Array(32);
   }
 
+  /** Whether the account's storage was cleared (so the source's slots no longer show). */
+  isCleared(address: Address): boolean {
+    return this.topStorageStack().has(`${address.toString()}_${CLEARED}`);
+  }
+
   override shallowCopy(): FlatStateManager {
     const copy = new FlatStateManager(
       this.source,

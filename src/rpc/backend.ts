@@ -10,6 +10,7 @@ import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
 import type { FilterCriteria } from "./filterCriteria.ts";
+import type { SimulatedBlock, SimulateRequest } from "./simulateTypes.ts";
 
 export type BlockDecoder = {
   header(headerRlp: Uint8Array): HeaderView;
@@ -196,6 +197,8 @@ export type CallService = {
   trace(request: TraceRequest, options: TraceOptions): Promise<string>;
   /** Builds a block without storing it (testing_buildBlockV1). */
   buildBlock(request: BuildBlockRequest): Promise<BuiltPayload>;
+  /** eth_simulateV1 on top of the target block (its limits are checked before). */
+  simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]>;
 };
 
 /** Merkle proofs from the archive's state trie nodes (eth_getProof). */

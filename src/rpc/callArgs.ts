@@ -45,7 +45,11 @@ function parseAuthorizations(raw: unknown): NonNullable<CallRequest["authorizati
   });
 }
 
-export function parseCallArgs(raw: unknown): CallRequest {
+/**
+ * `lenient`: as geth's CallDefaults (eth_simulateV1), which leaves the data/input and fee-style
+ * conflicts to execution (input wins; the fee conflict fails there).
+ */
+export function parseCallArgs(raw: unknown, lenient = false): CallRequest {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new InvalidParamsError(
       `json: cannot unmarshal ${Array.isArray(raw) ? "array" : typeof raw === "string" ? "string" : raw === null ? "null" : "number"} into Go value of type ethapi.TransactionArgs`,
@@ -54,7 +58,7 @@ export function parseCallArgs(raw: unknown): CallRequest {
   const obj = raw as Record<string, unknown>;
   const data = field(obj, "data", parseHexBytes);
   const input = field(obj, "input", parseHexBytes);
-  if (data !== undefined && input !== undefined && Buffer.compare(data, input) !== 0) {
+  if (!lenient && data !== undefined && input !== undefined && Buffer.compare(data, input) !== 0) {
     throw new InvalidParamsError(
       'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
     );
@@ -63,6 +67,7 @@ export function parseCallArgs(raw: unknown): CallRequest {
   const maxFeePerGas = field(obj, "maxFeePerGas", parseQuantity);
   const maxPriorityFeePerGas = field(obj, "maxPriorityFeePerGas", parseQuantity);
   if (
+    !lenient &&
     gasPrice !== undefined &&
     (maxFeePerGas !== undefined || maxPriorityFeePerGas !== undefined)
   ) {

@@ -62,6 +62,14 @@ export class ServerError extends RpcError {
   }
 }
 
+/** geth's clientLimitExceededError (eth_simulateV1's block and call limits). */
+export class ClientLimitExceededError extends RpcError {
+  static readonly code: number = -38026;
+  constructor(message: string) {
+    super(ClientLimitExceededError.code, message);
+  }
+}
+
 export class RequestTimeoutError extends RpcError {
   static readonly code: number = -32002;
   constructor() {

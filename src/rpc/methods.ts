@@ -47,6 +47,7 @@ import { newFilter } from "./eth/newFilter.ts";
 import { newPendingTransactionFilter } from "./eth/newPendingTransactionFilter.ts";
 import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
 import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
+import { simulateV1 } from "./eth/simulateV1.ts";
 import { syncing } from "./eth/syncing.ts";
 import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
@@ -91,6 +92,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     eth_call: call(backend),
     eth_estimateGas: estimateGas(backend),
     eth_createAccessList: createAccessList(backend),
+    eth_simulateV1: simulateV1(backend),
     eth_gasPrice: gasPrice(backend),
     eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
     eth_feeHistory: feeHistory(backend),

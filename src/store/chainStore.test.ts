@@ -65,6 +65,37 @@ test("historical storage: every block's value, whether read from a change set or
   await env.close();
 });
 
+test("values read stay what they were after later reads (LMDB reuses its read buffer)", async () => {
+  const sub = mkdtempSync(join(dir, "copies-"));
+  const env = openKvEnv(sub, { noSync: true });
+  const store = createChainStore(env);
+  const a = new Uint8Array(20).fill(0xcc);
+  const slot = (n: number) => new Uint8Array(32).fill(n);
+  const v = (n: number) => Uint8Array.of(n);
+  const hex = (u: Uint8Array) => Buffer.from(u).toString("hex");
+  store.writeBlock(block(0, []));
+  store.writeBlock(
+    block(
+      1,
+      [1, 2, 3].map((n) => ({ address: a, slot: slot(n), before: new Uint8Array(0), after: v(n) })),
+    ),
+  );
+  // Current values and a block's change set, held while other slots are read.
+  const held = [1, 2, 3].map((n) => store.storage(a, slot(n), 1));
+  const changes = store.blockChanges(1).storage;
+  for (const n of [3, 2, 1]) store.storage(a, slot(n), 1);
+  assert.deepEqual(held.map(hex), ["01", "02", "03"]);
+  assert.deepEqual(
+    changes.map((c) => [hex(c.slot).slice(0, 2), hex(c.before), hex(c.after)]),
+    [
+      ["01", "", "01"],
+      ["02", "", "02"],
+      ["03", "", "03"],
+    ],
+  );
+  await env.close();
+});
+
 test("historical storage across full history shards: a slot changed in 700 blocks reads right at each", async () => {
   const sub = mkdtempSync(join(dir, "shards-"));
   const env = openKvEnv(sub, { noSync: true });

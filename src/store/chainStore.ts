@@ -367,7 +367,7 @@ export function createChainStore(env: KvEnv): ChainStore {
         accountChangeKey(number, NO_ADDRESS),
         accountChangeKey(number + 1, NO_ADDRESS),
       )) {
-        const address = key.slice(8, 28);
+        const address = copyBytes(key, 8, 28);
         const before = t.accountHistory.get(accountHistoryKey(address, number));
         accounts.push({
           address,
@@ -380,12 +380,12 @@ export function createChainStore(env: KvEnv): ChainStore {
         storageChangeKey(number, NO_ADDRESS, NO_SLOT),
         storageChangeKey(number + 1, NO_ADDRESS, NO_SLOT),
       )) {
-        const address = key.slice(8, 28);
-        const slot = key.slice(28, 60);
+        const address = copyBytes(key, 8, 28);
+        const slot = copyBytes(key, 28, 60);
         storage.push({
           address,
           slot,
-          before: value.slice(),
+          before: copyBytes(value),
           after: storageAt(address, slot, number, head),
         });
       }

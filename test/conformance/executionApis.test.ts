@@ -8,9 +8,9 @@ import { ioCases, rpc } from "../utils/fixtures.ts";
 import { assertSameShape } from "../utils/shape.ts";
 
 /**
- * tests-more/ holds every other method's files; these methods are served whole and replayed
- * too. The rest are not served yet (eth_simulateV1, …) or not by `serve` alone
- * (eth_sendRawTransaction needs dev's sequencer).
+ * tests-more/ holds every other method's files; these methods are served by `serve` and replayed
+ * here. The pool's files (eth_sendRawTransaction, txpool_*, testing_buildBlockV1) need dev's
+ * sequencer on the same chain: test/conformance/executionApisDev.test.ts replays them.
  */
 const MORE_METHODS = [
   "eth_call",
@@ -21,6 +21,7 @@ const MORE_METHODS = [
   "eth_feeHistory",
   "eth_getLogs",
   "eth_getProof",
+  "eth_simulateV1",
   "eth_getTransactionByHash",
   "eth_getBlockTransactionCountByHash",
   "eth_getBlockTransactionCountByNumber",

@@ -6,7 +6,7 @@ import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
 import type { PendingBlock } from "../../src/pending/pendingBlock.ts";
-import type { RpcBackend } from "../../src/rpc/backend.ts";
+import type { CallService, RpcBackend } from "../../src/rpc/backend.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
@@ -30,7 +30,13 @@ export type FixtureChain = {
    * The archive as it was before block `pending` was sealed (head `pending - 1`), with block
    * `pending` as the pre-confirmed block; without `pending`, head `head` and no such block.
    */
-  at(view: { head: number; pending?: boolean; preconfirmedReceipts?: boolean }): Caller;
+  at(view: {
+    head: number;
+    pending?: boolean;
+    preconfirmedReceipts?: boolean;
+    /** EVM calls over this view of the archive (none by default). */
+    calls?: (store: ChainStore, pending: PendingBlock | undefined) => CallService;
+  }): Caller;
   close(): Promise<void>;
 };
 
@@ -114,11 +120,13 @@ export async function fixtureChain(label: string): Promise<FixtureChain> {
     store,
     spec,
     call: callerFor(createBackend(spec, store)),
-    at({ head, pending = false, preconfirmedReceipts = true }) {
+    at({ head, pending = false, preconfirmedReceipts = true, calls }) {
       const block = pending ? pendingFromSealed(store, spec, head + 1) : undefined;
-      const backend = createBackend(spec, truncated(store, head), {
+      const view = truncated(store, head);
+      const backend = createBackend(spec, view, {
         pending: () => block,
         preconfirmedReceipts,
+        ...(calls === undefined ? {} : { calls: calls(view, block) }),
       });
       return callerFor(backend);
     },

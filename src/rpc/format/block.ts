@@ -142,6 +142,7 @@ export function blockJson(
   block: BlockView,
   fullTransactions: boolean,
   senders: readonly Uint8Array[],
+  extra: ReadonlyArray<readonly [string, string]> = [],
 ): string {
   const h = block.header;
   const transactions = fullTransactions
@@ -156,7 +157,7 @@ export function blockJson(
         }),
       )
     : array(block.transactions, (tx) => data(tx.hash));
-  return blockObject(block, transactions);
+  return blockObject(block, transactions, extra);
 }
 
 /**
@@ -167,10 +168,15 @@ export function uncleJson(uncle: BlockView): string {
   return blockObject(uncle, undefined);
 }
 
-function blockObject(block: BlockView, transactions: string | undefined): string {
+function blockObject(
+  block: BlockView,
+  transactions: string | undefined,
+  extra: ReadonlyArray<readonly [string, string]> = [],
+): string {
   const h = block.header;
   return object([
     ...headerFields(h),
+    ...extra,
     ["size", qty(block.size)],
     ["stateRoot", data(h.stateRoot)],
     ["timestamp", qty(h.timestamp)],

@@ -1,0 +1,167 @@
+// The state eth_simulateV1 runs on: flat reads of the base block (plus the pending overlay), every
+// write in memory, and the state root of each simulated block computed as geth does — the base
+// block's trie (from the archive's trie nodes) with the accounts and slots written since applied.
+import type { Common } from "@ethereumjs/common";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import {
+  Account,
+  Address,
+  bigIntToUnpaddedBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+} from "@ethereumjs/util";
+import type { PendingBlock } from "../../pending/pendingBlock.ts";
+import { bytesToUnprefixedHex, equalBytes, hexToBytes, trimLeadingZeros } from "../../util/hex.ts";
+import { FlatStateManager, type StateSource } from "../flatStateManager.ts";
+import { BufferedTrieDb, type TrieNodeSource } from "../trieDb.ts";
+
+type Dirty = { address: Uint8Array; slots: Map<string, Uint8Array>; wiped: boolean };
+
+export class SimStateManager extends FlatStateManager {
+  /** Accounts (and their slots) written since the last state root. */
+  private dirty = new Map<string, Dirty>();
+  /** An account whose code the EVM library must not see while it checks the sender. */
+  private disguised: string | undefined;
+  private readonly trie: MerklePatriciaTrie | undefined;
+  private readonly db: BufferedTrieDb | undefined;
+
+  /**
+   * `nodes` undefined: the archive keeps no trie nodes for the base state, and every state root
+   * is reported as zero.
+   */
+  constructor(
+    source: StateSource,
+    private readonly rootCommon: Common,
+    baseRoot: Uint8Array,
+    nodes: TrieNodeSource | undefined,
+    opts: ConstructorParameters<typeof FlatStateManager>[1],
+  ) {
+    super(source, opts);
+    if (nodes !== undefined) {
+      this.db = new BufferedTrieDb(nodes);
+      this.trie = this.trieAt(this.db, baseRoot);
+    }
+  }
+
+  private trieAt(db: BufferedTrieDb, root: Uint8Array): MerklePatriciaTrie {
+    return new MerklePatriciaTrie({
+      db,
+      root,
+      useKeyHashing: true,
+      valueEncoding: "view",
+      common: this.rootCommon,
+    });
+  }
+
+  private mark(address: Address): Dirty {
+    const hex = address.toString();
+    let d = this.dirty.get(hex);
+    if (d === undefined) {
+      d = { address: address.bytes, slots: new Map(), wiped: false };
+      this.dirty.set(hex, d);
+    }
+    return d;
+  }
+
+  /** The pending block's writes are not in its parent's trie: they count as written here. */
+  markPending(p: PendingBlock): void {
+    const at = (hex: string) => {
+      let d = this.dirty.get(`0x${hex}`);
+      if (d === undefined) {
+        d = { address: hexToBytes(`0x${hex}`), slots: new Map(), wiped: false };
+        this.dirty.set(`0x${hex}`, d);
+      }
+      return d;
+    };
+    for (const hex of p.accounts.keys()) at(hex);
+    for (const hex of p.wiped) at(hex).wiped = true;
+    for (const key of p.storage.keys())
+      at(key.slice(0, 40)).slots.set(key.slice(40), hexToBytes(`0x${key.slice(40)}`));
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const account = await super.getAccount(address);
+    if (account === undefined || this.disguised !== address.toString()) return account;
+    // A copy without code: the sender checks of the EVM library then pass (geth skips them).
+    return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    const d = this.mark(address);
+    if (account === undefined) {
+      d.wiped = true;
+      return this.deleteAccount(address);
+    }
+    if (this.disguised === address.toString() && equalBytes(account.codeHash, KECCAK256_NULL)) {
+      const real = await super.getAccount(address);
+      if (real !== undefined) account.codeHash = real.codeHash;
+    }
+    return super.putAccount(address, account);
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.mark(address).wiped = true;
+    // A deleted account's storage is gone with it (the flat reads would still find it).
+    await this.clearStorage(address);
+    return super.deleteAccount(address);
+  }
+
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.mark(address).slots.set(bytesToUnprefixedHex(key), key);
+    return super.putStorage(address, key, value);
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    this.mark(address).wiped = true;
+    return super.clearStorage(address);
+  }
+
+  /** Hides `address`'s code from getAccount until `disguise(undefined)`. */
+  disguise(address: Address | undefined): void {
+    this.disguised = address?.toString();
+  }
+
+  /**
+   * The state root now: each written account re-encoded over the previous root, its storage
+   * trie updated with its written slots (from empty when its storage was dropped).
+   */
+  override async getStateRoot(): Promise<Uint8Array> {
+    if (this.trie === undefined || this.db === undefined) return new Uint8Array(32);
+    for (const d of this.dirty.values()) {
+      const address = d.address;
+      const addr = new Address(address);
+      const account = await super.getAccount(addr);
+      if (account === undefined) {
+        await this.trie.del(address);
+        continue;
+      }
+      let storageRoot = KECCAK256_RLP;
+      // A wipe undone by a reverted frame left no mark: the storage is the trie's.
+      if (!d.wiped || !this.isCleared(addr)) {
+        const leaf = await this.trie.get(address);
+        if (leaf !== null) storageRoot = (RLP.decode(leaf) as Uint8Array[])[2]!;
+      }
+      if (d.slots.size > 0) {
+        const storage = this.trieAt(this.db, storageRoot);
+        for (const slot of d.slots.values()) {
+          const value = trimLeadingZeros(await this.getStorage(addr, slot));
+          if (value.length === 0) await storage.del(slot);
+          else await storage.put(slot, RLP.encode(value));
+        }
+        storageRoot = storage.root();
+      }
+      await this.trie.put(
+        address,
+        RLP.encode([
+          bigIntToUnpaddedBytes(account.nonce),
+          bigIntToUnpaddedBytes(account.balance),
+          storageRoot,
+          account.codeHash,
+        ]),
+      );
+    }
+    this.dirty = new Map();
+    return this.trie.root();
+  }
+}
