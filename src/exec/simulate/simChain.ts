@@ -1,6 +1,8 @@
 // The simulated chain's shape before anything runs (geth's sanitizeChain and makeHeaders): block
 // numbers and timestamps in order, gaps filled with empty blocks, and each header's fields taken
 // from the block before it and the block's overrides.
+
+import { MAX_SIMULATE_BLOCKS } from "../../rpc/limits.ts";
 import type {
   BlockOverrides,
   SimulateBlock,
@@ -12,7 +14,7 @@ import { CallFailedError } from "../callExecutor.ts";
 import { SIM_CODE } from "./simTx.ts";
 
 /** geth's maxSimulateBlocks: how far past the base block a simulation may reach. */
-export const MAX_SIMULATE_BLOCKS = 256n;
+const MAX_BLOCKS = BigInt(MAX_SIMULATE_BLOCKS);
 /** The timestamp step of a block whose time is not given. */
 const TIMESTAMP_INCREMENT = 12n;
 
@@ -66,7 +68,7 @@ export function sanitizeChain(blocks: readonly SimulateBlock[], base: BaseFields
         SIM_CODE.blockNumberInvalid,
       );
     }
-    if (number - base.number > MAX_SIMULATE_BLOCKS)
+    if (number - base.number > MAX_BLOCKS)
       throw fail("too many blocks", SIM_CODE.clientLimitExceeded);
     for (let n = prevNumber + 1n; n < number; n++) {
       prevTime += TIMESTAMP_INCREMENT;

@@ -16,7 +16,14 @@ import { bytesToUnprefixedHex, equalBytes, hexToBytes, trimLeadingZeros } from "
 import { FlatStateManager, type StateSource } from "../flatStateManager.ts";
 import { BufferedTrieDb, type TrieNodeSource } from "../trieDb.ts";
 
-type Dirty = { address: Uint8Array; slots: Map<string, Uint8Array>; wiped: boolean };
+type Dirty = {
+  address: Uint8Array;
+  slots: Map<string, Uint8Array>;
+  /** Storage dropped since the last root (unless a reverted frame undid it, see below). */
+  wiped: boolean;
+  /** Dropped by the pre-confirmed block: no frame can have undone it. */
+  wipedForSure: boolean;
+};
 
 export class SimStateManager extends FlatStateManager {
   /** Accounts (and their slots) written since the last state root. */
@@ -58,7 +65,7 @@ export class SimStateManager extends FlatStateManager {
     const hex = address.toString();
     let d = this.dirty.get(hex);
     if (d === undefined) {
-      d = { address: address.bytes, slots: new Map(), wiped: false };
+      d = { address: address.bytes, slots: new Map(), wiped: false, wipedForSure: false };
       this.dirty.set(hex, d);
     }
     return d;
@@ -69,13 +76,22 @@ export class SimStateManager extends FlatStateManager {
     const at = (hex: string) => {
       let d = this.dirty.get(`0x${hex}`);
       if (d === undefined) {
-        d = { address: hexToBytes(`0x${hex}`), slots: new Map(), wiped: false };
+        d = {
+          address: hexToBytes(`0x${hex}`),
+          slots: new Map(),
+          wiped: false,
+          wipedForSure: false,
+        };
         this.dirty.set(`0x${hex}`, d);
       }
       return d;
     };
     for (const hex of p.accounts.keys()) at(hex);
-    for (const hex of p.wiped) at(hex).wiped = true;
+    for (const hex of p.wiped) {
+      const d = at(hex);
+      d.wiped = true;
+      d.wipedForSure = true;
+    }
     for (const key of p.storage.keys())
       at(key.slice(0, 40)).slots.set(key.slice(40), hexToBytes(`0x${key.slice(40)}`));
   }
@@ -138,7 +154,7 @@ export class SimStateManager extends FlatStateManager {
       }
       let storageRoot = KECCAK256_RLP;
       // A wipe undone by a reverted frame left no mark: the storage is the trie's.
-      if (!d.wiped || !this.isCleared(addr)) {
+      if (!d.wiped || (!d.wipedForSure && !this.isCleared(addr))) {
         const leaf = await this.trie.get(address);
         if (leaf !== null) storageRoot = (RLP.decode(leaf) as Uint8Array[])[2]!;
       }

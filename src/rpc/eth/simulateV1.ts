@@ -3,17 +3,17 @@ import { withCallErrors } from "../callFailure.ts";
 import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
 import { blockJson } from "../format/block.ts";
 import { array, data, object, qty } from "../format/json.ts";
+import {
+  MAX_SIMULATE_BLOCKS,
+  MAX_SIMULATE_CALLS_PER_BLOCK,
+  MAX_SIMULATE_TOTAL_CALLS,
+} from "../limits.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../simulateTypes.ts";
 import { goJsonString } from "../wire.ts";
 import { callService, callTarget } from "./callTarget.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
-
-/** geth's limits: blocks per request, calls per block, calls per request. */
-export const MAX_SIMULATE_BLOCKS = 256;
-export const MAX_SIMULATE_CALLS_PER_BLOCK = 5000;
-export const MAX_SIMULATE_TOTAL_CALLS = 10000;
 
 /** The request limits geth checks before it looks at the base block. */
 export function checkSimulateLimits(req: SimulateRequest): void {
