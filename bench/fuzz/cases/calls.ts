@@ -63,9 +63,8 @@ function blockOverrides(rng: Rng): Json {
 }
 
 const UNKNOWN_METHODS = [
-  "eth_getProof",
   "eth_sign",
-  "debug_traceTransaction",
+  "debug_traceChain",
   "admin_peers",
   "rpc_modules",
   "eth_subscribe",
@@ -106,6 +105,57 @@ function filterObject(rng: Rng, env: CaseEnv): Json {
         [2, () => Array.from({ length: rng.int(4) }, () => (rng.chance(0.1) ? null : topic()))],
       ])(),
     );
+  return o;
+}
+
+/** geth's TraceConfig: the struct logger's switches, a tracer (known, unknown or junk), a timeout. */
+function traceConfig(rng: Rng): Json {
+  if (rng.chance(0.1)) return junkValue(rng);
+  const o: Record<string, Json> = {};
+  for (const k of ["disableStack", "disableStorage", "enableMemory", "enableReturnData"])
+    if (rng.chance(0.3)) o[k] = rng.chance(0.9) ? rng.chance(0.5) : junkValue(rng);
+  if (rng.chance(0.2)) o.limit = rng.pick<Json>([0, 1, 10, -1, "x", 1e12]);
+  if (rng.chance(0.5))
+    o.tracer = rng.pick<Json>(["callTracer", "prestateTracer", "4byteTracer", "", 1, null]);
+  if (rng.chance(0.3))
+    o.tracerConfig = rng.pick<Json>([
+      { onlyTopCall: true },
+      { withLog: true },
+      { diffMode: true },
+      { diffMode: "x" },
+      [],
+      "x",
+    ]);
+  if (rng.chance(0.2)) o.timeout = rng.pick<Json>(["1s", "10ms", "0s", "-1s", "1h", "x", 5]);
+  return o;
+}
+
+/** eth_simulateV1's options: a few blocks of calls with overrides, and its switches. */
+function simulateOptions(rng: Rng, env: CaseEnv): Json {
+  if (rng.chance(0.1)) return junkValue(rng);
+  const blocks = Array.from({ length: rng.chance(0.05) ? 300 : rng.int(4) }, () => {
+    const b: Record<string, Json> = {};
+    if (rng.chance(0.4)) b.blockOverrides = blockOverrides(rng);
+    if (rng.chance(0.3)) b.stateOverrides = overrides(rng, env);
+    b.calls = Array.from({ length: rng.int(4) }, () => callObject(rng, env));
+    return b;
+  });
+  const o: Record<string, Json> = { blockStateCalls: blocks };
+  for (const k of ["validation", "traceTransfers", "returnFullTransactions"])
+    if (rng.chance(0.3)) o[k] = rng.chance(0.9) ? rng.chance(0.5) : junkValue(rng);
+  return o;
+}
+
+/** testing_buildBlockV1's payload attributes. */
+function payloadAttributes(rng: Rng): Json {
+  if (rng.chance(0.1)) return junkValue(rng);
+  const o: Record<string, Json> = {};
+  if (rng.chance(0.9))
+    o.timestamp = rng.chance(0.7) ? `0x${(2 ** 32 + rng.int(1000)).toString(16)}` : quantity(rng);
+  if (rng.chance(0.9)) o.prevRandao = hash(rng);
+  if (rng.chance(0.9)) o.suggestedFeeRecipient = `0x${rng.hex(20)}`;
+  if (rng.chance(0.8)) o.withdrawals = rng.chance(0.8) ? [] : junkValue(rng);
+  if (rng.chance(0.8)) o.parentBeaconBlockRoot = hash(rng);
   return o;
 }
 
@@ -246,6 +296,45 @@ export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
           "web3_clientVersion",
         ]),
         [],
+      ],
+    ],
+    [
+      2,
+      () => ["eth_getProof", [addr(), Array.from({ length: rng.int(4) }, () => slot(rng)), sel()]],
+    ],
+    [2, () => ["eth_simulateV1", [simulateOptions(rng, env), sel()]]],
+    [
+      2,
+      () => [
+        rng.pick(["debug_traceBlockByNumber", "debug_traceBlockByHash", "debug_traceTransaction"]),
+        [rng.chance(0.5) ? sel() : hash(rng), traceConfig(rng)],
+      ],
+    ],
+    [1, () => ["debug_traceCall", [callObject(rng, env), sel(), traceConfig(rng)]]],
+    [
+      2,
+      () => [
+        rng.pick([
+          "eth_config",
+          "eth_capabilities",
+          "txpool_status",
+          "txpool_content",
+          "txpool_inspect",
+        ]),
+        [],
+      ],
+    ],
+    [1, () => ["txpool_contentFrom", [addr()]]],
+    [
+      1,
+      () => [
+        "testing_buildBlockV1",
+        [
+          hash(rng),
+          payloadAttributes(rng),
+          rng.pick<Json>([[], null, [rawTx(rng)], "x"]),
+          rng.pick<Json>(["0x", "0x01", "x", null]),
+        ],
       ],
     ],
     [4, () => [rng.pick(UNKNOWN_METHODS), [sel()]]],
