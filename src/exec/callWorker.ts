@@ -43,16 +43,22 @@ async function main(): Promise<void> {
     };
   }
 
-  const traces = new TraceExecutor(spec, {
-    block(number) {
-      const hash = store.canonicalHash(number);
-      const headerRlp = hash === undefined ? undefined : store.headerRlp(number, hash);
-      const bodyRlp = hash === undefined ? undefined : store.bodyRlp(number, hash);
-      return headerRlp === undefined || bodyRlp === undefined ? undefined : { headerRlp, bodyRlp };
+  const traces = new TraceExecutor(
+    spec,
+    {
+      block(number) {
+        const hash = store.canonicalHash(number);
+        const headerRlp = hash === undefined ? undefined : store.headerRlp(number, hash);
+        const bodyRlp = hash === undefined ? undefined : store.bodyRlp(number, hash);
+        return headerRlp === undefined || bodyRlp === undefined
+          ? undefined
+          : { headerRlp, bodyRlp };
+      },
+      state: sealedView,
+      blockHash,
     },
-    state: sealedView,
-    blockHash,
-  });
+    (limits ?? DEFAULT_CALL_LIMITS).gasCap,
+  );
 
   function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {
     if (target.pending && pending !== undefined && pending.base.number === target.number) {

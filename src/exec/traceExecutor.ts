@@ -57,6 +57,8 @@ export class TraceExecutor {
   constructor(
     private readonly spec: ChainSpec,
     private readonly chain: TraceChain,
+    /** --rpc-gascap (0: none, then geth's half of 2^64). */
+    private readonly gasCap: bigint = RPC_GAS_CAP,
   ) {}
 
   trace(request: TraceRequest, options: TraceOptions): Promise<string> {
@@ -192,7 +194,8 @@ export class TraceExecutor {
       blockHash: (n) => this.chain.blockHash(n),
     };
     // geth: the RPC gas cap is the default and the most (no block or EIP-7825 limit here).
-    const gas = req.gas !== undefined && req.gas < RPC_GAS_CAP ? req.gas : RPC_GAS_CAP;
+    const cap = this.gasCap > 0n ? this.gasCap : 2n ** 63n - 1n;
+    const gas = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     const from = new Address(req.from ?? new Uint8Array(20));
     const nonce = req.nonce ?? (await vm.stateManager.getAccount(from))?.nonce ?? 0n;
     // geth skips the transaction checks here, EIP-7825's gas cap among them; the library
