@@ -9,6 +9,7 @@
 // the same order: pre-value i is what the slot held before block shard[length - count + i]
 // changed it (the same bytes as that block's entry in storageChanges).
 
+import { copyBytes } from "../util/hex.ts";
 import { shardLength } from "./historyShard.ts";
 
 /** Pre-values kept in the row: a full row (8 × 33 + 1,536 + 34 bytes) stays under LMDB's ~2 KB
@@ -21,17 +22,9 @@ function valueLength(row: Uint8Array): number {
   return row[0]! & LENGTH;
 }
 
-/**
- * A copy of bytes `start..end` of the row as a plain Uint8Array. Not `row.slice()`: LMDB hands
- * out Buffers, whose slice() is a view into its reused read buffer.
- */
-function copyOf(row: Uint8Array, start: number, end: number): Uint8Array {
-  return Uint8Array.prototype.slice.call(row, start, end);
-}
-
-/** The current value: a copy (the row may be LMDB's reused read buffer). */
+/** The current value: a copy (the row may be LMDB's reused read buffer, see copyBytes). */
 export function slotRowValue(row: Uint8Array): Uint8Array {
-  return copyOf(row, 1, 1 + valueLength(row));
+  return copyBytes(row, 1, 1 + valueLength(row));
 }
 
 /** Whether the current value is zero (the row stays for its history). */
@@ -66,7 +59,7 @@ export function slotRowShard(row: Uint8Array): Uint8Array {
 export function slotRowRecent(row: Uint8Array, i: number): Uint8Array {
   let o = 2 + valueLength(row);
   for (let k = 0; k < i; k++) o += 1 + row[o]!;
-  return copyOf(row, o + 1, o + 1 + row[o]!);
+  return copyBytes(row, o + 1, o + 1 + row[o]!);
 }
 
 /** Every kept pre-value, oldest first, as views into the row. */
