@@ -4,19 +4,21 @@
 // the envelope scanner, so it is read in one pass without either. Anything else (escapes, control
 // characters, numbers or objects in params, other keys, duplicates, odd ids, trailing bytes) is
 // left to the general path, which handles every case the way geth does.
-import type { Envelope } from "./wire.ts";
+import {
+  BACKSLASH,
+  COLON,
+  COMMA,
+  type Envelope,
+  LBRACE,
+  LBRACKET,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+} from "./wire.ts";
 
 /** One request read by the fast path: its envelope and its parameters (undefined: none given). */
 export type SimpleMessage = { readonly env: Envelope; readonly params: unknown[] | undefined };
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
 /** More digits than this and the id is left to the general path (precision and raw echo). */
 const MAX_ID_DIGITS = 15;
 
