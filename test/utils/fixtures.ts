@@ -96,6 +96,18 @@ export async function rpc(url: string, body: unknown): Promise<unknown> {
   return JSON.parse(await res.text());
 }
 
+/** One call expected to fail: its JSON-RPC error (undefined when it succeeded). */
+export async function callError(
+  url: string,
+  method: string,
+  params: unknown[],
+): Promise<{ code: number; message: string }> {
+  const r = (await rpc(url, { jsonrpc: "2.0", id: 1, method, params })) as {
+    error: { code: number; message: string };
+  };
+  return r.error;
+}
+
 /** One call; returns `result` or throws with the JSON-RPC error. */
 export async function call(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const res = (await rpc(url, { jsonrpc: "2.0", id: 1, method, params })) as {

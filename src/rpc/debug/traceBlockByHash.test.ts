@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
-import { call, rpc } from "../../../test/utils/fixtures.ts";
+import { call, callError } from "../../../test/utils/fixtures.ts";
 import {
   CALLEE,
   CALLER,
@@ -20,15 +20,8 @@ after(async () => {
   await node?.close();
 });
 
-async function traceError(params: unknown[]) {
-  const r = (await rpc(node.dedicatedUrl, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "debug_traceBlockByHash",
-    params,
-  })) as { error: { code: number; message: string } };
-  return r.error;
-}
+const traceError = (params: unknown[]) =>
+  callError(node.dedicatedUrl, "debug_traceBlockByHash", params);
 
 test("debug_traceBlockByHash: the block's traces in order, as by number; geth's errors", async () => {
   const sender = devSender(node, 1);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { startTestDevNode } from "../../../test/utils/devChain.ts";
-import { call, rpc } from "../../../test/utils/fixtures.ts";
+import { call, callError } from "../../../test/utils/fixtures.ts";
 import { CALLEE, CALLER, calleeWord, devSender } from "../../../test/utils/traceContracts.ts";
 import type { RunningServer } from "../../node/archiveServer.ts";
 
@@ -31,11 +31,7 @@ after(async () => {
   await server?.close();
 });
 
-async function traceError(params: unknown[]) {
-  const body = { jsonrpc: "2.0", id: 1, method: "debug_traceBlockByNumber", params };
-  const r = (await rpc(url, body)) as { error: { code: number; message: string } };
-  return r.error;
-}
+const traceError = (params: unknown[]) => callError(url, "debug_traceBlockByNumber", params);
 
 describe("debug_traceBlockByNumber on the fixture chain (served by `serve`)", () => {
   test("every block: each transaction's gas, failure and logs as its receipt has them", async () => {

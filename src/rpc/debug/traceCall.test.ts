@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
 import { asm } from "../../../test/utils/evmAsm.ts";
-import { call, rpc } from "../../../test/utils/fixtures.ts";
+import { call, callError } from "../../../test/utils/fixtures.ts";
 import {
   CALLEE,
   CALLER,
@@ -20,15 +20,7 @@ let mined: Receipt;
 let loop: string;
 type Frame = { gas: string; gasUsed: string; type: string; error?: string; calls?: Frame[] };
 
-async function traceError(params: unknown[]) {
-  const r = (await rpc(node.dedicatedUrl, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "debug_traceCall",
-    params,
-  })) as { error: { code: number; message: string } };
-  return r.error;
-}
+const traceError = (params: unknown[]) => callError(node.dedicatedUrl, "debug_traceCall", params);
 
 before(async () => {
   node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
-import { call, rpc } from "../../../test/utils/fixtures.ts";
+import { call, callError } from "../../../test/utils/fixtures.ts";
 import {
   CALLEE,
   CALLER,
@@ -22,15 +22,8 @@ type Trace = { gas: number; failed: boolean; returnValue: string; structLogs: St
 const trace = (config?: unknown) =>
   call(node.dedicatedUrl, "debug_traceTransaction", [receipt.transactionHash, config]);
 
-async function traceError(params: unknown[]) {
-  const r = (await rpc(node.dedicatedUrl, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "debug_traceTransaction",
-    params,
-  })) as { error: { code: number; message: string } };
-  return r.error;
-}
+const traceError = (params: unknown[]) =>
+  callError(node.dedicatedUrl, "debug_traceTransaction", params);
 
 before(async () => {
   node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });
