@@ -22,7 +22,7 @@ const bodies = Array.from({ length: 64 }, (_, b) => {
     (_, i) =>
       `{"jsonrpc":"2.0","id":${i + 1},"method":"eth_getStorageAt","params":["${CONTRACT}","0x${((b * 37 + i * 11) % 200).toString(16)}","latest"]}`,
   );
-  return `[${calls.join(",")}]`;
+  return Buffer.from(`[${calls.join(",")}]`).toString();
 });
 const BATCHES = 4000;
 for (let round = 0; round < 7; round++) {
