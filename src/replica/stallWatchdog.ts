@@ -11,7 +11,7 @@ export type StallWatchdog = {
 
 /**
  * Every `stallMs`, if nothing was seen for that long and `behind` says the stream holds newer
- * messages, calls `restart` (once per stall).
+ * messages (or cannot tell), calls `restart` (once per stall).
  */
 export function watchForStall(opts: {
   readonly link: NatsLink;
@@ -20,16 +20,20 @@ export function watchForStall(opts: {
   readonly restart: () => void;
 }): StallWatchdog {
   let lastSeenAt = Date.now();
+  const restart = () => {
+    lastSeenAt = Date.now();
+    opts.restart();
+  };
   const timer = setInterval(() => {
     const c = opts.link.current();
     if (c === undefined || Date.now() - lastSeenAt < opts.stallMs) return;
+    // A stream that cannot even say where it ends (no leader yet, a request lost with a dead
+    // server) is no reason to trust a silent consumer: restart then too.
     opts.behind(c).then(
       (behind) => {
-        if (!behind) return;
-        lastSeenAt = Date.now();
-        opts.restart();
+        if (behind) restart();
       },
-      () => {},
+      () => restart(),
     );
   }, opts.stallMs);
   return {
