@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { bytesToHex, hexToBytes } from "../../src/util/hex.ts";
-import { startTestDevNode } from "../utils/devChain.ts";
+import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { fixtureTransactions } from "../utils/fixturePool.ts";
 import { call, GENESIS, importFixtureChain, runCli, tempDatadir } from "../utils/fixtures.ts";
 
@@ -34,10 +34,15 @@ test("the node continues the imported chain: its chain id, its head, no test acc
   assert.equal(node.resumedAt, 54);
   assert.deepEqual(node.accounts, []);
   assert.equal(await call(node.dedicatedUrl, "eth_blockNumber"), "0x36");
-  const pending = (await call(node.dedicatedUrl, "eth_getBlockByNumber", ["pending", false])) as {
-    number: string;
-    gasLimit: string;
-  };
+  // Until the sequencer's first flashblock, pending is latest (as designed): wait for it.
+  const pending = await pollUntil(
+    async () =>
+      (await call(node.dedicatedUrl, "eth_getBlockByNumber", ["pending", false])) as {
+        number: string;
+        gasLimit: string;
+      },
+    (b) => b.number !== "0x36",
+  );
   assert.equal(pending.number, "0x37");
   // One bounded step from the head's 200M towards --gas-limit (60M), as geth's miner.
   assert.equal(pending.gasLimit, "0xbe8c711");
