@@ -1,4 +1,4 @@
-// `node --import tsx bench/compare/profile.ts [--workload batch|latest] [--cpu-prof]`: one
+// `node --import tsx bench/compare/profile.ts [--workload batch|latest|historical|pending|receipts10|receipts200] [--cpu-prof]`: one
 // flashnode dev node (as `npm run bench` runs it, one RPC reader) pinned to CPU 1 under wrk on
 // CPU 0, for profiling a workload alone. With --cpu-prof, every process writes a .cpuprofile
 // to --dir on exit (the reader's is the one with the RPC work).
@@ -75,10 +75,14 @@ try {
     await rpc("evm_mine");
   }
   pin(child.pid!, "1");
+  // Blocks: 1 deploys, 2..21 hold 10 transactions, 22 and 23 hold 200.
+  const receiptsBlock = { receipts10: 2, receipts200: 22 }[values.workload];
   const body =
-    values.workload === "batch"
-      ? `(function() local t = {} for i = 1, 100 do t[i] = string.format('{"jsonrpc":"2.0","id":%d,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","latest"]}', i, math.random(1, ${seed.slots})) end return "[" .. table.concat(t, ",") .. "]" end)()`
-      : `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","${values.workload}"]}', math.random(1, ${seed.slots}))`;
+    receiptsBlock !== undefined
+      ? `'{"jsonrpc":"2.0","id":1,"method":"eth_getBlockReceipts","params":["0x${receiptsBlock.toString(16)}"]}'`
+      : values.workload === "batch"
+        ? `(function() local t = {} for i = 1, 100 do t[i] = string.format('{"jsonrpc":"2.0","id":%d,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","latest"]}', i, math.random(1, ${seed.slots})) end return "[" .. table.concat(t, ",") .. "]" end)()`
+        : `string.format('{"jsonrpc":"2.0","id":1,"method":"eth_getStorageAt","params":["${seed.contract}","0x%x","${values.workload}"]}', math.random(1, ${seed.slots}))`;
   const script = luaScript(`/rpc/${KEY}`, body);
   await runWrk(rpcUrl, script, 3, 32, { threads: 1, cpus: "0" });
   const calls = values.workload === "batch" ? 100 : 1;
