@@ -38,6 +38,8 @@ const { values } = parseArgs({
     datadir: { type: "string" },
     reuse: { type: "string" },
     "measure-only": { type: "boolean", default: false },
+    /** The store's slot-row cache (src/store/slotRowCache.ts); 0 measures LMDB's B-tree alone. */
+    "row-cache-bytes": { type: "string" },
   },
 });
 
@@ -86,7 +88,11 @@ console.log(
   `params: ${sidecar.params.changesPerBlock} storage changes and ${sidecar.params.txsPerBlock} txs per block, seed ${sidecar.params.seed}; ${values["measure-only"] ? "measure only" : `target ${BLOCKS.toLocaleString("en-US")} blocks`}, checkpoint ${CHECKPOINT.toLocaleString("en-US")}`,
 );
 
-const store = createChainStore(openKvEnv(datadir, { noSync: true }));
+const rowCacheBytes = values["row-cache-bytes"];
+const store = createChainStore(
+  openKvEnv(datadir, { noSync: true }),
+  rowCacheBytes === undefined ? {} : { slotRowCacheBytes: Number(rowCacheBytes) },
+);
 const model = new ScaleModel(sidecar.params);
 const startHead = store.headNumber();
 if (startHead !== undefined) replay(store, startHead);
