@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDevChild, transferSigner } from "../lib/devChain.ts";
 import { type BarGroup, barChartSvg, writeChart } from "../lib/svgChart.ts";
-import { pin, startAnvil, startBare } from "./peers.ts";
+import { pin, runQueueWaitMs, startAnvil, startBare } from "./peers.ts";
 import { buildSeed } from "./seed.ts";
 import { ensureWrk, luaScript, runWrk, type WrkPlacement, type WrkResult } from "./wrk.ts";
 
@@ -254,6 +254,8 @@ try {
     const rps = new Map<string, number>();
     let ceilingRatio = 0;
     let ceiling = 0;
+    /** flashnode's run-queue wait and wall time in its own windows (ms). */
+    const waited = { ms: 0, wallMs: 0 };
     try {
       for (const w of modeWorkloads) {
         const latest = w.name === "eth_getStorageAt latest";
@@ -265,7 +267,14 @@ try {
           for (const node of targets) {
             const script = luaScript(node.path, w.body);
             const base = node.url.replace(node.path, "/");
+            const mine = node.name === "flashnode";
+            const before = mine ? runQueueWaitMs(flash.pid!) : 0;
+            const started = performance.now();
             const r = await measure(() => runWrk(base, script, SECONDS, CONNECTIONS, mode.wrk));
+            if (mine) {
+              waited.ms += runQueueWaitMs(flash.pid!) - before;
+              waited.wallMs += performance.now() - started;
+            }
             if (!perNode.has(node.name)) perNode.set(node.name, []);
             perNode.get(node.name)!.push(r);
           }
@@ -325,7 +334,13 @@ try {
       `ceiling (bare node:http, ${processes} process${processes > 1 ? "es" : ""}, fixed ${Buffer.byteLength(sample)} B response, in the latest workload's rounds): ${ceiling.toFixed(0)} req/s`,
       `flashnode latest / ceiling = ${(latest / ceiling).toFixed(2)} (median of round ratios ${ceilingRatio.toFixed(2)}); historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}; windows re-run for steal: ${rerunsForSteal}`,
     );
-    if (workers) report.push(await visibility(workersUrl!));
+    if (workers) {
+      report.push(await visibility(workersUrl!));
+      // Why a relay can take longer than 5 ms under this load: a reader waiting for a CPU.
+      report.push(
+        `under its own load, flashnode's processes (every thread) were runnable but waiting for a CPU ${((1000 * waited.ms) / waited.wallMs).toFixed(0)} ms per second (/proc schedstat; wrk's 2 threads share the two cores)`,
+      );
+    }
     const placement = `servers on CPU ${mode.serverCpus}, wrk -t${mode.wrk.threads} -c${CONNECTIONS}${mode.wrk.cpus === undefined ? "" : ` on CPU ${mode.wrk.cpus}`}, medians of ${ROUNDS} rounds of ${SECONDS} s`;
     writeChart(
       join(values.charts, `bench-${mode.name}-throughput.svg`),
