@@ -37,9 +37,11 @@ export type FlashblockSummary = {
 
 export type BlockSummary = {
   readonly number: number;
+  /** The newest ones (at most `flashblocksPerBlock`: a long block time makes thousands). */
   readonly flashblocks: FlashblockSummary[];
-  /** 0x-hex transaction hashes, in block order. */
-  readonly transactions: string[];
+  /** Flashblocks and transactions seen, all of them. */
+  flashblockCount: number;
+  transactionCount: number;
   hash: string | undefined;
   sealedAt: number | undefined;
 };
@@ -54,6 +56,8 @@ export type TimelineLimits = {
   readonly transactions: number;
   /** Blocks whose flashblocks are kept (the newest, the pending one included). */
   readonly blocks: number;
+  /** Flashblocks kept per block (the newest). */
+  readonly flashblocksPerBlock: number;
   /** How far back latency and interval samples go. */
   readonly windowMs: number;
   /** At most this many latency samples within the window (the newest). */
@@ -63,6 +67,7 @@ export type TimelineLimits = {
 export const DEFAULT_TIMELINE_LIMITS: TimelineLimits = {
   transactions: 10_000,
   blocks: 12,
+  flashblocksPerBlock: 64,
   windowMs: 60_000,
   samples: 20_000,
 };
@@ -99,7 +104,8 @@ export class TxTimeline implements TimelineReader {
       block = {
         number: u.base.number,
         flashblocks: [],
-        transactions: [],
+        flashblockCount: 0,
+        transactionCount: 0,
         hash: undefined,
         sealedAt: undefined,
       };
@@ -107,7 +113,7 @@ export class TxTimeline implements TimelineReader {
       if (this.blockList.length > this.limits.blocks) this.blockList.pop();
     }
     let deposits = 0;
-    let position = firstIndex ?? block.transactions.length;
+    let position = firstIndex ?? block.transactionCount;
     for (const t of u.transactions) {
       const hash = bytesToHex(t.hash);
       const deposit = t.raw[0] === DEPOSIT_TX_TYPE;
@@ -123,9 +129,10 @@ export class TxTimeline implements TimelineReader {
         sealedAt: undefined,
         blockHash: undefined,
       });
-      block.transactions.push(hash);
       if (t.receivedAt !== undefined) this.latencies.push([at, at - t.receivedAt, hash]);
     }
+    block.transactionCount += u.transactions.length;
+    block.flashblockCount++;
     block.flashblocks.push({
       index: u.index,
       transactions: u.transactions.length,
@@ -133,6 +140,7 @@ export class TxTimeline implements TimelineReader {
       gasUsed: u.gasUsed,
       publishedAt: at,
     });
+    if (block.flashblocks.length > this.limits.flashblocksPerBlock) block.flashblocks.shift();
     if (u.index > 0) {
       if (this.lastSlotAt !== undefined) this.intervalList.push([at, at - this.lastSlotAt]);
       this.lastSlotAt = at;
@@ -141,15 +149,17 @@ export class TxTimeline implements TimelineReader {
   }
 
   sealed(number: number, hash: Uint8Array, sealedAt: number): void {
+    const blockHash = bytesToHex(hash);
     const block = this.blockList.find((b) => b.number === number);
-    if (block === undefined) return;
-    block.hash = bytesToHex(hash);
-    block.sealedAt = sealedAt;
-    for (const h of block.transactions) {
-      const t = this.txs.get(h);
-      if (t === undefined) continue;
+    if (block !== undefined) {
+      block.hash = blockHash;
+      block.sealedAt = sealedAt;
+    }
+    // The kept transactions of that block: bounded by what is kept, not by the block's size.
+    for (const t of this.txs.values()) {
+      if (t.blockNumber !== number) continue;
       t.sealedAt = sealedAt;
-      t.blockHash = block.hash;
+      t.blockHash = blockHash;
     }
   }
 

@@ -31,7 +31,8 @@ export function blockSummaryJson(b: BlockSummary) {
     number: quantity(b.number),
     hash: b.hash ?? null,
     sealedAt: msOrNull(b.sealedAt),
-    transactions: b.transactions.length,
+    transactions: b.transactionCount,
+    flashblockCount: b.flashblockCount,
     flashblocks: b.flashblocks.map((f) => ({
       index: f.index,
       transactions: f.transactions,

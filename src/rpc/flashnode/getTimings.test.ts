@@ -20,6 +20,7 @@ test("flashnode_getTimings: latency and interval samples, blocks with their flas
         hash: null,
         sealedAt: null,
         transactions: 2,
+        flashblockCount: 3,
         flashblocks: [
           { index: 0, transactions: 1, deposits: 1, gasUsed: "0x9c40", publishedAt: 10_000 },
           { index: 1, transactions: 1, deposits: 0, gasUsed: "0xee48", publishedAt: 10_200 },
