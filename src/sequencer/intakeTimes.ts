@@ -1,6 +1,7 @@
 // When each pooled transaction entered the sequencer's intake, kept until it runs into a
-// flashblock: the start of its send → pre-confirmed latency (docs/rpc.md, flashnode_getTransactionTimes).
-// Bounded by the pool: what the pool no longer holds (replaced, dropped) is forgotten at the seal.
+// flashblock: the start of its send → pre-confirmed latency (docs/rpc.md,
+// flashnode_getTransactionTimes). Bounded by the pool: what the pool no longer holds (replaced,
+// dropped) is forgotten at the seal.
 
 export class IntakeTimes {
   private readonly times = new Map<string, number>();
