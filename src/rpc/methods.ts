@@ -51,6 +51,8 @@ import { simulateV1 } from "./eth/simulateV1.ts";
 import { syncing } from "./eth/syncing.ts";
 import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
+import { getTimings } from "./flashnode/getTimings.ts";
+import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { buildBlockV1 } from "./testing/buildBlockV1.ts";
@@ -120,5 +122,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     txpool_contentFrom: contentFrom(backend),
     txpool_inspect: inspect(backend),
     txpool_status: status(backend),
+    flashnode_getTransactionTimes: getTransactionTimes(backend),
+    flashnode_getTimings: getTimings(backend),
   };
 }

@@ -25,6 +25,7 @@ import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { addTransaction, builderTransactions } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
@@ -54,6 +55,8 @@ const ZERO32 = new Uint8Array(32);
 
 export class Sequencer {
   readonly pool = new TxPool();
+  /** When each pooled transaction was submitted (the start of its pre-confirmation latency). */
+  private readonly intake = new IntakeTimes();
   private building: Building | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -134,6 +137,8 @@ export class Sequencer {
   }
 
   submit(raw: Uint8Array): Promise<SubmitResult> {
+    // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
+    const receivedAt = epochNow();
     return this.serial(async () => {
       const tx = decodeRawTransaction(raw, this.common);
       const building = this.building;
@@ -154,6 +159,7 @@ export class Sequencer {
         account: () => account,
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
       });
+      this.intake.set(hash, receivedAt);
       this.executeSoon();
       return {
         hash,
@@ -308,7 +314,13 @@ export class Sequencer {
         previousCumulative,
       }),
     );
-    const pending = { hash: included.hash(), raw: included.serialize() };
+    const hash = included.hash();
+    const receivedAt = this.intake.take(bytesToHex(hash));
+    const pending: PendingTransaction = {
+      hash,
+      raw: included.serialize(),
+      ...(receivedAt === undefined ? {} : { receivedAt }),
+    };
     // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
     if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
       b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
@@ -394,8 +406,11 @@ export class Sequencer {
     const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock(write);
+    const sealedAt = epochNow();
     const number = Number(block.header.number);
     this.onBlockCommitted?.(number);
-    return { kind: "sealed", number, hash: block.hash() };
+    // Intake times of what the pool dropped or replaced meanwhile.
+    this.intake.prune((hash) => this.pool.has(hash));
+    return { kind: "sealed", number, hash: block.hash(), sealedAt };
   }
 }
