@@ -78,7 +78,7 @@ test("slot row cache: the value is derived once per entry; rows past the byte bu
   const cache = new SlotRowCache(10);
   cache.atHead(1, new Uint8Array(32));
   let derived = 0;
-  const valueOf = (row: Uint8Array) => {
+  const deriveValue = (row: Uint8Array) => {
     derived++;
     return row.length === 0 ? new Uint8Array(0) : row.subarray(0, 1);
   };
@@ -87,8 +87,8 @@ test("slot row cache: the value is derived once per entry; rows past the byte bu
     reads++;
     return bytes === 0 ? NO_ROW : new Uint8Array(bytes).fill(7);
   };
-  assert.deepEqual(cache.value(key(1, 1), read(6), valueOf), new Uint8Array([7]));
-  assert.deepEqual(cache.value(key(1, 1), read(6), valueOf), new Uint8Array([7]));
+  assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
+  assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
   assert.deepEqual([reads, derived], [1, 1]);
   // 6 + 6 > 10: answered, not kept.
   assert.equal(cache.row(key(1, 2), read(6)).length, 6);
@@ -100,6 +100,6 @@ test("slot row cache: the value is derived once per entry; rows past the byte bu
   assert.equal(reads, 4);
   // A new head: the old entries miss; the value is derived again from the new row.
   cache.atHead(2, new Uint8Array(32).fill(1));
-  assert.deepEqual(cache.value(key(1, 1), read(3), valueOf), new Uint8Array([7]));
+  assert.deepEqual(cache.value(key(1, 1), read(3), deriveValue), new Uint8Array([7]));
   assert.deepEqual([reads, derived], [5, 2]);
 });

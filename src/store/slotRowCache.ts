@@ -72,14 +72,14 @@ export class SlotRowCache {
     return this.entry(key, read).row;
   }
 
-  /** The slot's current value, derived from its row with `valueOf` once per entry. */
+  /** The slot's current value, derived from its row with `deriveValue` once per entry. */
   value(
     key: Uint8Array,
     read: (key: Uint8Array) => Uint8Array,
-    valueOf: (row: Uint8Array) => Uint8Array,
+    deriveValue: (row: Uint8Array) => Uint8Array,
   ): Uint8Array {
     const e = this.entry(key, read);
-    if (e.value === undefined) e.value = valueOf(e.row);
+    if (e.value === undefined) e.value = deriveValue(e.row);
     return e.value;
   }
 
