@@ -9,6 +9,7 @@ import type { PendingBlock } from "../../src/pending/pendingBlock.ts";
 import type { CallService, RpcBackend } from "../../src/rpc/backend.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
+import { SplicedBody } from "../../src/rpc/splicedBody.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../../src/util/hex.ts";
@@ -106,6 +107,7 @@ export function callerFor(backend: RpcBackend): Caller {
   return async (method, params) => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params });
     const out = await dispatcher.handle(body, { tier: "dedicated" });
+    if (out instanceof SplicedBody) return JSON.parse(out.toBuffer().toString()) as RpcReply;
     if (typeof out !== "string") throw new Error(`no JSON-RPC answer to ${method}`);
     return JSON.parse(out) as RpcReply;
   };
