@@ -71,3 +71,16 @@ export type BlockWrite = {
   /** New trie nodes (and other state-root bookkeeping), keyed by their DB key. */
   readonly trieNodes: ReadonlyMap<string, Uint8Array>;
 };
+
+/** A dev method's write straight into the state (anvil_setBalance & co., src/exec/devWrites.ts). */
+export type StateWrite =
+  | { readonly kind: "balance"; readonly address: Uint8Array; readonly value: bigint }
+  | { readonly kind: "nonce"; readonly address: Uint8Array; readonly value: bigint }
+  | { readonly kind: "code"; readonly address: Uint8Array; readonly code: Uint8Array }
+  | {
+      readonly kind: "storage";
+      readonly address: Uint8Array;
+      readonly slot: Uint8Array;
+      /** 32 bytes. */
+      readonly value: Uint8Array;
+    };

@@ -22,7 +22,7 @@ import { createProofService } from "../exec/proofs.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
+import type { CallService, DevSigner, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
@@ -34,6 +34,7 @@ export function createBackend(
   services: {
     readonly pending?: () => PendingBlock | undefined;
     readonly transactions?: TransactionSink;
+    readonly signer?: DevSigner;
     readonly calls?: CallService;
     readonly forkchoice?: (head: number) => SafeAndFinalized;
     readonly preconfirmedReceipts?: boolean;
@@ -68,6 +69,7 @@ export function createBackend(
     pending: services.pending ?? (() => undefined),
     forkchoice: services.forkchoice ?? storedForkchoice(() => store.forkchoice()),
     transactions: services.transactions,
+    signer: services.signer,
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,

@@ -11,6 +11,7 @@ import {
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
+import { createDevSigner } from "../exec/devSigner.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
@@ -292,12 +293,14 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
         poolContent: () => sequencerClient.poolContent(),
+        control: (request) => sequencerClient.control(request),
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
             ? chain.waitUntilSealed(hash, ms)
             : chain.waitForInclusion(hash, ms),
       },
       ...(callClient === undefined ? {} : { calls: callClient }),
+      signer: createDevSigner(spec, funded),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     });
