@@ -37,7 +37,12 @@ function txData(tx: UnsignedTransaction): TypedTxData {
       : { maxPriorityFeePerGas: tx.maxPriorityFeePerGas }),
     ...(tx.accessList === undefined
       ? {}
-      : { accessList: tx.accessList.map((e) => ({ address: e.address, storageKeys: e.storageKeys })) }),
+      : {
+          accessList: tx.accessList.map((e) => ({
+            address: e.address,
+            storageKeys: e.storageKeys,
+          })),
+        }),
     ...(tx.authorizationList === undefined
       ? {}
       : {

@@ -3,8 +3,8 @@
 // block carries them in its state change like any other write. Encoded for the flashblock
 // record, so a restart (or an evm_revert) replays them in place.
 import { RLP } from "@ethereumjs/rlp";
-import { Account, Address, bigIntToBytes, bytesToBigInt } from "@ethereumjs/util";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import { Account, Address, bigIntToBytes, bytesToBigInt } from "@ethereumjs/util";
 import type { StateWrite } from "../chain/types.ts";
 
 const KINDS = ["balance", "nonce", "code", "storage"] as const;

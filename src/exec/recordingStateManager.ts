@@ -70,7 +70,11 @@ export class RecordingStateManager extends MerkleStateManager {
     if (this.disguised !== undefined && this.disguised === bytesToUnprefixedHex(address.bytes)) {
       this.disguised = undefined;
       const real = await super.getAccount(address);
-      if (account !== undefined && real !== undefined && equalsBytes(account.codeHash, KECCAK256_NULL))
+      if (
+        account !== undefined &&
+        real !== undefined &&
+        equalsBytes(account.codeHash, KECCAK256_NULL)
+      )
         account.codeHash = real.codeHash;
     }
     this.touch(address);

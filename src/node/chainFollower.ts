@@ -136,8 +136,10 @@ export function createChainFollower(deps: {
     if (reverted !== undefined) {
       // evm_revert: the dropped blocks' logs (the oldest block's first, as geth's reorg sends
       // them) and the dropped pre-confirmed ones, each `removed`; then the new head.
-      const removed = [...reverted.blocks, ...(reverted.pending === undefined ? [] : [reverted.pending])]
-        .flatMap((b) => logEvents(b, 0, true));
+      const removed = [
+        ...reverted.blocks,
+        ...(reverted.pending === undefined ? [] : [reverted.pending]),
+      ].flatMap((b) => logEvents(b, 0, true));
       if (removed.length > 0) feed.emitLogs(removed);
     }
     const headerRlp = store.headerRlp(u.number, u.hash);

@@ -11,8 +11,8 @@ import {
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
-import { createDevSigner } from "../exec/devSigner.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";

@@ -4,12 +4,12 @@
 // (dev's sequencer, or a replica's forwarder to the sequencer). Every reader serves HTTP,
 // WebSocket subscriptions and /flashblocks alike.
 import { decodeHeader } from "../chain/blockView.ts";
+import type { DevAccount } from "../chain/devGenesis.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import type { DevAccount } from "../chain/devGenesis.ts";
 import { CallClient } from "../exec/callClient.ts";
-import { createDevSigner } from "../exec/devSigner.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import { RpcError } from "../rpc/errors.ts";

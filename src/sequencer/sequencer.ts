@@ -301,7 +301,11 @@ export class Sequencer {
   }
 
   /** Executes one transaction onto the block being built; throws if it cannot be included. */
-  async include(b: Building, tx: TypedTransaction, allowNoBlobs = false): Promise<PendingTransaction> {
+  async include(
+    b: Building,
+    tx: TypedTransaction,
+    allowNoBlobs = false,
+  ): Promise<PendingTransaction> {
     const previousCumulative = b.builder.gasUsed;
     // An impersonated sender may be a contract (anvil lets it send).
     const impersonated = placeholderSender(tx);

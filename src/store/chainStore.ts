@@ -457,7 +457,8 @@ export function createChainStore(env: KvEnv): ChainStore {
     revertTo(target, pending) {
       return env.writeAtomically(() => {
         const head = headNumber() ?? 0;
-        if (target > head) throw new Error(`cannot revert to block ${target} above the head ${head}`);
+        if (target > head)
+          throw new Error(`cannot revert to block ${target} above the head ${head}`);
         const removed = unwindBlocks(t, head, target);
         const records = [
           ...t.preconfirmations.range(flashblockKey(target + 1, 0), UNSEALED_END),

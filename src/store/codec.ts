@@ -122,7 +122,9 @@ export function encodeFlashblockRecord(
   ops: readonly Uint8Array[] = [],
 ): Uint8Array {
   return RLP.encode(
-    ops.length === 0 ? [num(timestamp), [...transactions]] : [num(timestamp), [...transactions], [...ops]],
+    ops.length === 0
+      ? [num(timestamp), [...transactions]]
+      : [num(timestamp), [...transactions], [...ops]],
   );
 }
 

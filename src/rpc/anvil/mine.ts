@@ -12,10 +12,7 @@ export const MAX_MINE_BLOCKS = 10_000n;
  */
 export function mineBlocks(backend: RpcBackend) {
   return defineMethod({
-    params: [
-      optional(devNumberUpTo(MAX_MINE_BLOCKS, "block count")),
-      optional(parseDevNumber),
-    ],
+    params: [optional(devNumberUpTo(MAX_MINE_BLOCKS, "block count")), optional(parseDevNumber)],
     handler: async ([blocks, interval]) => {
       const count = blocks ?? 1n;
       if (count > 0n)

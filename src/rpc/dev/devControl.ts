@@ -84,5 +84,7 @@ export function parseDevBytes(raw: unknown): Uint8Array {
 /** A bool (anvil_autoImpersonateAccount). */
 export function parseDevBool(raw: unknown): boolean {
   if (typeof raw === "boolean") return raw;
-  throw new InvalidParamsError(`invalid bool ${JSON.stringify(raw) ?? String(raw)}: want true or false`);
+  throw new InvalidParamsError(
+    `invalid bool ${JSON.stringify(raw) ?? String(raw)}: want true or false`,
+  );
 }

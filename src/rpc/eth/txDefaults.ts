@@ -45,7 +45,9 @@ function txType(args: TransactionArgs): 0 | 1 | 2 | 4 {
   if (args.type !== undefined) {
     const t = Number(args.type);
     if (t === 0 || t === 1 || t === 2 || t === 4) return t;
-    throw new InvalidParamsError(`transaction type ${args.type} is not made by eth_sendTransaction`);
+    throw new InvalidParamsError(
+      `transaction type ${args.type} is not made by eth_sendTransaction`,
+    );
   }
   if (args.authorizationList !== undefined) return 4;
   if (args.gasPrice !== undefined) return args.accessList === undefined ? 0 : 1;
@@ -56,7 +58,11 @@ function txType(args: TransactionArgs): 0 | 1 | 2 | 4 {
 export function nextBlock(backend: RpcBackend): BlockAt & { gasLimit: bigint | undefined } {
   const p = livePending(backend);
   if (p !== undefined)
-    return { number: BigInt(p.base.number), timestamp: p.base.timestamp, gasLimit: p.base.gasLimit };
+    return {
+      number: BigInt(p.base.number),
+      timestamp: p.base.timestamp,
+      gasLimit: p.base.gasLimit,
+    };
   return {
     number: BigInt((backend.chain.headNumber() ?? 0) + 1),
     timestamp: BigInt(Math.floor(Date.now() / 1000)),
@@ -89,7 +95,14 @@ export async function fillTransaction(
   const maxPriorityFeePerGas = legacy ? undefined : (args.maxPriorityFeePerGas ?? SUGGESTED_TIP);
   let gasLimit = args.gas;
   if (gasLimit === undefined) {
-    const request: CallRequest = { ...args, from, nonce, gasPrice, maxFeePerGas, maxPriorityFeePerGas };
+    const request: CallRequest = {
+      ...args,
+      from,
+      nonce,
+      gasPrice,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    };
     try {
       const block = nextBlock(backend);
       gasLimit = await callService(backend).estimateGas(request, {

@@ -1,9 +1,9 @@
+import { MAX_MINE_BLOCKS } from "../anvil/mine.ts";
 import type { RpcBackend } from "../backend.ts";
 import { devControl, parseDevNumber } from "../dev/devControl.ts";
 import { InvalidParamsError } from "../errors.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
 import { defineMethod, optional } from "../method.ts";
-import { MAX_MINE_BLOCKS } from "../anvil/mine.ts";
 
 /** anvil's MineOptions: a timestamp, or `{timestamp?, blocks?}`. */
 export type MineOptions = { readonly timestamp?: bigint; readonly blocks?: bigint };
@@ -32,7 +32,10 @@ export function mine(backend: RpcBackend) {
   return defineMethod({
     params: [optional(parseMineOptions)],
     handler: async ([options]) => {
-      if (options === undefined || (options.timestamp === undefined && options.blocks === undefined))
+      if (
+        options === undefined ||
+        (options.timestamp === undefined && options.blocks === undefined)
+      )
         await transactionSink(backend).mine();
       else
         await devControl(backend, {
