@@ -7,7 +7,7 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { type Blob4844Tx, createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
 import { encodeReceipt } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";

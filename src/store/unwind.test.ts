@@ -42,13 +42,16 @@ function dump(env: ReturnType<typeof openKvEnv>): Record<string, string[]> {
  * the row's pre-values wrap), other slots appear and are cleared, accounts are created, changed
  * and deleted, and blocks carry transactions and logs.
  */
-function block(n: number, current: { a?: AccountRecord; b?: AccountRecord }): BlockWrite {
+function block(
+  n: number,
+  current: { a?: AccountRecord | undefined; b?: AccountRecord | undefined },
+): BlockWrite {
   const hash = new Uint8Array(32).fill(0);
   hash[0] = n >> 8;
   hash[1] = n & 0xff;
   hash[31] = 0x42;
   const storage: StorageChange[] = [
-    { address: A, slot: busy, before: v(n - 1 < 0 ? 0 : n - 1), after: v(n) },
+    { address: A, slot: busy, before: v(Math.max(0, n - 1)), after: v(n) },
   ];
   if (n % 7 === 3)
     storage.push({
@@ -113,7 +116,7 @@ function block(n: number, current: { a?: AccountRecord; b?: AccountRecord }): Bl
 test("revertTo leaves every table as it was at the target block, and later blocks write as before", async () => {
   const env = openKvEnv(dir, { noSync: true });
   const store = createChainStore(env);
-  const current: { a?: AccountRecord; b?: AccountRecord } = {};
+  const current: { a?: AccountRecord | undefined; b?: AccountRecord | undefined } = {};
   // Just below a full shard of the busy slot: the later blocks fill it and start another, so the
   // unwind moves the full shard back into the slot's row and refills its pre-values.
   const target = SHARD_CAPACITY - 5;
@@ -151,7 +154,7 @@ test("revertTo is one write: a failure inside it leaves the archive untouched", 
   const sub = mkdtempSync(join(dir, "atomic-"));
   const env = openKvEnv(sub, { noSync: true });
   const store = createChainStore(env);
-  const current: { a?: AccountRecord; b?: AccountRecord } = {};
+  const current: { a?: AccountRecord | undefined; b?: AccountRecord | undefined } = {};
   for (let n = 0; n <= 12; n++) store.writeBlock(block(n, current));
   const before = dump(env);
   // The 4th removal in the unwind throws, as a crash mid-way would stop it.

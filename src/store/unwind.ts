@@ -18,13 +18,7 @@ import {
   u64Key,
 } from "./keys.ts";
 import type { KvTable } from "./lmdb.ts";
-import {
-  encodeSlotRow,
-  RECENT,
-  slotRowHasOlderShards,
-  slotRowShard,
-  slotRowValue,
-} from "./slotRow.ts";
+import { encodeSlotRow, RECENT, slotRowHasOlderShards, slotRowShard } from "./slotRow.ts";
 
 export type UnwindTables = {
   readonly canonical: KvTable;
