@@ -183,7 +183,10 @@ async function mine(
   if (timestamp !== undefined) await setNextTimestamp(seq, timestamp);
   for (let i = 0n; i < blocks; i++) {
     if (interval !== undefined) {
-      seq.dev.clock.offset += interval;
+      // The first block `interval` later than the clock (as anvil), each next one exactly
+      // `interval` after it (the wall clock may pass a second meanwhile).
+      if (i === 0n) seq.dev.clock.offset += interval;
+      else seq.dev.clock.next = seq.executor.headBlock().header.timestamp + interval;
       await reopenIfEmpty(seq);
     }
     await seq.tick(true);

@@ -45,11 +45,13 @@ const U256_MAX = (1n << 256n) - 1n;
 
 /**
  * A number as anvil takes one: a JSON number, a 0x-hex string or a decimal string (cast rpc
- * sends bare numbers, Hardhat hex strings), at most 2^256 - 1.
+ * sends bare numbers, Hardhat hex strings), at most 2^256 - 1. A JSON number is read as
+ * JavaScript reads it: above 2^53 only those a double holds exactly (1e18 is one) keep every
+ * digit; strings are exact.
  */
 export function parseDevNumber(raw: unknown): bigint {
   let n: bigint | undefined;
-  if (typeof raw === "number" && Number.isSafeInteger(raw) && raw >= 0) n = BigInt(raw);
+  if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) n = BigInt(raw);
   else if (typeof raw === "string" && /^0[xX][0-9a-fA-F]{1,64}$/.test(raw)) n = BigInt(raw);
   else if (typeof raw === "string" && /^[0-9]{1,78}$/.test(raw)) n = BigInt(raw);
   if (n === undefined || n > U256_MAX)
