@@ -157,7 +157,12 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   };
   let logSealed: (u: SealedUpdate) => void = () => {};
   // Updates only arrive after the sequencer is ready, and the store is open by then.
+  // The sequencer publishes as soon as it is ready, before the follower exists: a block rebuilt
+  // from its record (after a restart) would otherwise reach the readers without its flashblocks.
+  const early: ChainUpdate[] = [];
   const onUpdate = (u: ChainUpdate) => {
+    if (follower === undefined || (opts.readers !== undefined && relay === undefined))
+      early.push(u);
     follower?.apply(u);
     relay?.publish(u);
     const fb = u.kind === "flashblock" ? u : u.next;
@@ -236,6 +241,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
+    for (const u of early) chain.apply(u);
     follower = chain;
     const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {
@@ -263,6 +269,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         onExit: updates.onExit,
       });
       relay = updates;
+      for (const u of early) updates.publish(u);
+      early.length = 0;
       opts.logger.info(
         { url: cluster.url, readers: readers.count, pids: cluster.pids() },
         "serving JSON-RPC",

@@ -9,6 +9,7 @@ import { JsonRpcProvider, verifyMessage, verifyTypedData } from "ethers";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { CAST, cast } from "../utils/cast.ts";
 import { pollUntil, startTestDevNode, word } from "../utils/devChain.ts";
+import { tempDatadir } from "../utils/fixtures.ts";
 
 let node: DevNode;
 let provider: JsonRpcProvider;
@@ -245,4 +246,49 @@ test("anvil_mine(blocks, interval) seals that many blocks, interval seconds apar
   assert.equal((await ts(head + 2)) - (await ts(head + 1)), 60n);
   assert.equal(await rpc("hardhat_mine", []), null);
   assert.equal(Number(await rpc<string>("eth_blockNumber")), head + 4);
+});
+
+test("a restart after evm_revert rebuilds the block from the snapshot's record", async () => {
+  const datadir = tempDatadir("dev-revert-restart");
+  const opts = { datadir, blockTimeMs: 3_600_000, flashblockIntervalMs: 50 };
+  let n = await startTestDevNode(opts);
+  const call = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(n.dedicatedUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: T }).result;
+  };
+  try {
+    await pollUntil(
+      () => call<{ hash: string }>("eth_getBlockByNumber", ["pending", false]),
+      (b) => /^0x0+$/.test(b.hash),
+    );
+    const a = "0x3000000000000000000000000000000000000003";
+    const from = n.accounts[0]!.address;
+    const kept = await call<string>("eth_sendTransaction", [{ from, to: a, value: "0x11" }]);
+    await pollUntil(() => call("eth_getTransactionReceipt", [kept]), (r) => r !== null);
+    await call("anvil_setBalance", [a, "0x500"]);
+    const id = await call<string>("evm_snapshot");
+    const dropped = await call<string>("eth_sendTransaction", [{ from, to: a, value: "0x22" }]);
+    await call("evm_mine");
+    await call("anvil_mine", [2]);
+    assert.equal(await call("evm_revert", [id]), true);
+    assert.equal(await call("eth_blockNumber"), "0x0");
+    await n.close();
+    n = await startTestDevNode(opts);
+    // The pre-confirmed transaction and the write after it are back, in that order; the
+    // transaction sent after the snapshot is not.
+    const pending = await pollUntil(
+      () => call<{ transactions: string[] }>("eth_getBlockByNumber", ["pending", false]),
+      (b) => b.transactions.length > 0,
+    );
+    assert.deepEqual(pending.transactions, [kept]);
+    assert.equal(await call("eth_getBalance", [a, "pending"]), "0x500");
+    assert.equal(await call("eth_getTransactionReceipt", [dropped]), null);
+    assert.equal(await call("eth_blockNumber"), "0x0");
+  } finally {
+    await n.close();
+  }
 });
