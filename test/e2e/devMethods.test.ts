@@ -101,7 +101,7 @@ test("a key the node does not hold: No Signer available (-32602), as anvil", asy
         { from: "0x0000000000000000000000000000000000000009", to: node.accounts[0]!.address },
       ],
     }),
-  }).then((r) => r.json());
+  }).then((r) => r.json() as Promise<{ error?: unknown }>);
   assert.deepEqual(body.error, { code: -32602, message: "No Signer available" });
 });
 
@@ -268,7 +268,10 @@ test("a restart after evm_revert rebuilds the block from the snapshot's record",
     const a = "0x3000000000000000000000000000000000000003";
     const from = n.accounts[0]!.address;
     const kept = await call<string>("eth_sendTransaction", [{ from, to: a, value: "0x11" }]);
-    await pollUntil(() => call("eth_getTransactionReceipt", [kept]), (r) => r !== null);
+    await pollUntil(
+      () => call("eth_getTransactionReceipt", [kept]),
+      (r) => r !== null,
+    );
     await call("anvil_setBalance", [a, "0x500"]);
     const id = await call<string>("evm_snapshot");
     const dropped = await call<string>("eth_sendTransaction", [{ from, to: a, value: "0x22" }]);
