@@ -70,6 +70,11 @@ export type BlockWrite = {
   readonly code: ReadonlyMap<string, Uint8Array>;
   /** New trie nodes (and other state-root bookkeeping), keyed by their DB key. */
   readonly trieNodes: ReadonlyMap<string, Uint8Array>;
+  /**
+   * Dev blocks: the dev methods' writes (src/exec/devWrites.ts encodings), each with the number
+   * of the block's transactions that ran before it.
+   */
+  readonly devWrites?: ReadonlyArray<readonly [before: number, write: Uint8Array]>;
 };
 
 /** A dev method's write straight into the state (anvil_setBalance & co., src/exec/devWrites.ts). */

@@ -2,8 +2,9 @@
 // anvil_setNonce, anvil_setCode, anvil_setStorageAt): no transaction, like anvil's. The sealed
 // block carries them in its state change like any other write. Encoded for the flashblock
 // record, so a restart (or an evm_revert) replays them in place.
+
+import type { StateManagerInterface } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, Address, bigIntToBytes, bytesToBigInt } from "@ethereumjs/util";
 import type { StateWrite } from "../chain/types.ts";
 
@@ -42,7 +43,7 @@ export function decodeStateWrite(bytes: Uint8Array): StateWrite {
 }
 
 /** Applies the write to the state the block is being built on. */
-export async function applyStateWrite(state: MerkleStateManager, w: StateWrite): Promise<void> {
+export async function applyStateWrite(state: StateManagerInterface, w: StateWrite): Promise<void> {
   const address = new Address(w.address);
   const account = (await state.getAccount(address)) ?? new Account();
   switch (w.kind) {

@@ -91,6 +91,19 @@ export async function rebuildBlock(
   b.openedAt = performance.now() - b.index * seq.opts.flashblockIntervalMs;
 }
 
+/** A block's dev writes from its flashblock record, each after the transactions before it. */
+export function devWritesOf(
+  records: readonly FlashblockRecord[],
+): Array<readonly [number, Uint8Array]> {
+  const out: Array<readonly [number, Uint8Array]> = [];
+  let transactions = 0;
+  for (const r of records) {
+    transactions += r.transactions.length;
+    for (const op of r.ops) out.push([transactions, op]);
+  }
+  return out;
+}
+
 /** The block being built, dropped: its builder reverted and the executor back on the head. */
 async function dropBlock(seq: Sequencer): Promise<void> {
   await building(seq).builder.revert();

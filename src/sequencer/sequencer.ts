@@ -26,7 +26,7 @@ import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { addTransaction, builderTransactions } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
-import { control, rebuildBlock } from "./devControl.ts";
+import { control, devWritesOf, rebuildBlock } from "./devControl.ts";
 import { DevState } from "./devState.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
@@ -409,7 +409,10 @@ export class Sequencer {
     });
     const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
-    this.store.writeBlock(write);
+    this.store.writeBlock({
+      ...write,
+      devWrites: devWritesOf(this.store.recordedFlashblocks(b.base.number)),
+    });
     const number = Number(block.header.number);
     this.onBlockCommitted?.(number);
     return { kind: "sealed", number, hash: block.hash() };

@@ -10,9 +10,11 @@ import { copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
 import {
   decodeAccount,
+  decodeDevWrites,
   decodeFlashblockRecord,
   decodeReceipts,
   encodeAccount,
+  encodeDevWrites,
   encodeFlashblockRecord,
   encodeReceipts,
 } from "./codec.ts";
@@ -137,6 +139,8 @@ export type ChainStore = ChainReader &
     currentAccount(address: Uint8Array): AccountRecord | undefined;
     currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
     trieNode(key: Uint8Array): Uint8Array | undefined;
+    /** A dev block's state writes, each after that many of its transactions (BlockWrite). */
+    devWrites(number: number): Array<readonly [number, Uint8Array]>;
     /** What block `number` changed (its change sets), each value before and after the block. */
     blockChanges(number: number): { accounts: AccountChange[]; storage: StorageChange[] };
     writeBlock(block: BlockWrite): void;
@@ -200,6 +204,7 @@ export function createChainStore(env: KvEnv): ChainStore {
     storageHistoryIndex: env.table("storageHistoryIndex"),
     logAddresses: env.table("logAddresses"),
     logTopics: env.table("logTopics"),
+    devWrites: env.table("devWrites"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -377,6 +382,10 @@ export function createChainStore(env: KvEnv): ChainStore {
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),
+    devWrites(number) {
+      const v = t.devWrites.get(u64Key(number));
+      return v === undefined ? [] : decodeDevWrites(v);
+    },
     blockChanges(number) {
       const head = headNumber();
       const accounts: AccountChange[] = [];
@@ -435,6 +444,8 @@ export function createChainStore(env: KvEnv): ChainStore {
           writeSlot(c.address, c.slot, c.before, c.after, b.number);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
+        if (b.devWrites !== undefined && b.devWrites.length > 0)
+          t.devWrites.put(numberKey, encodeDevWrites(b.devWrites));
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
         // The block's pre-confirmation record ends with it, in the same write.
         for (const { key } of t.preconfirmations.range(

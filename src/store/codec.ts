@@ -112,6 +112,18 @@ export function decodeReceipts(
   };
 }
 
+/** A dev block's state writes, each with the number of transactions before it. */
+export function encodeDevWrites(writes: ReadonlyArray<readonly [number, Uint8Array]>): Uint8Array {
+  return RLP.encode(writes.map(([before, w]) => [num(before), w]));
+}
+
+export function decodeDevWrites(bytes: Uint8Array): Array<readonly [number, Uint8Array]> {
+  return asList(RLP.decode(bytes) as Nested).map((item) => {
+    const [before, w] = asList(item);
+    return [Number(bytesToBigInt(asBytes(before))), copyBytes(asBytes(w))] as const;
+  });
+}
+
 /**
  * A published flashblock: the block's timestamp, the flashblock's transactions (2718 bytes) and,
  * after them, the dev state changes it carried (src/sequencer/devOps.ts; absent when none).

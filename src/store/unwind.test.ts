@@ -110,6 +110,7 @@ function block(
     storageChanges: storage,
     code: new Map(),
     trieNodes: new Map(),
+    ...(n % 4 === 0 ? { devWrites: [[1, Uint8Array.of(n & 0xff)] as const] } : {}),
   };
 }
 
@@ -125,7 +126,14 @@ test("revertTo leaves every table as it was at the target block, and later block
   store.recordFlashblock(target + 1, 0, 9n, []);
   const atTarget = dump(env);
   // What the comparison covers: a full history shard, slot rows, history, logs, lookups.
-  for (const name of ["slots", "accountHistory", "logTopics", "txLookup", "preconfirmations"])
+  for (const name of [
+    "slots",
+    "accountHistory",
+    "logTopics",
+    "txLookup",
+    "preconfirmations",
+    "devWrites",
+  ])
     assert.ok((atTarget[name]?.length ?? 0) > 0, `${name} has entries`);
   assert.equal(atTarget.storageHistoryIndex?.length, 0);
   const saved = { ...current };

@@ -35,6 +35,7 @@ export type UnwindTables = {
   readonly storageHistoryIndex: KvTable;
   readonly logAddresses: KvTable;
   readonly logTopics: KvTable;
+  readonly devWrites: KvTable;
 };
 
 const NO_ADDRESS = new Uint8Array(20);
@@ -139,6 +140,7 @@ function unwindBlock(t: UnwindTables, number: number): BlockReceipts | undefined
     t.storageChanges.remove(changeKey);
     unwindSlot(t, address, slot, number, value);
   }
+  t.devWrites.remove(numberKey);
   t.headers.remove(key);
   t.bodies.remove(key);
   t.receipts.remove(key);

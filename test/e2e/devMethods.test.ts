@@ -188,9 +188,17 @@ test("cast send --unlocked, for a test account and for an impersonated one", {
   await cast("rpc", ...url, "anvil_impersonateAccount", whale);
   const imp = JSON.parse(
     await cast("send", ...url, "--unlocked", "--from", whale, "--json", to, "--value", "333"),
-  ) as { status: string; from: string };
+  ) as { status: string; from: string; transactionHash: string };
   assert.equal(imp.status, "0x1");
   assert.equal(imp.from, whale);
+  // Sealed, it replays as its sender's (debug_trace*).
+  await rpc("evm_mine");
+  const trace = await rpc<{ from: string; value: string }>("debug_traceTransaction", [
+    imp.transactionHash,
+    { tracer: "callTracer" },
+  ]);
+  assert.equal(trace.from, whale);
+  assert.equal(trace.value, "0x14d");
   assert.equal(await balance(to, "pending"), toBefore + 777n + 333n);
 });
 
