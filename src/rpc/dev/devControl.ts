@@ -1,6 +1,6 @@
 // What the dev methods (anvil_*, evm_*, hardhat_*, eth_accounts, the signing methods) share: the
 // sequencer's control channel, the keys, and anvil's lenient parameters.
-import type { DevAnswer, DevRequest, DevSigner, RpcBackend } from "../backend.ts";
+import type { DevAnswer, DevRequest, RpcBackend } from "../backend.ts";
 import { InvalidParamsError, ServerError } from "../errors.ts";
 
 export const DEV_METHODS_UNAVAILABLE =
@@ -18,10 +18,6 @@ export class NoSignerAvailableError extends InvalidParamsError {
   constructor() {
     super("No Signer available");
   }
-}
-
-export function devSigner(backend: RpcBackend): DevSigner | undefined {
-  return backend.signer;
 }
 
 /** The accounts eth_accounts lists: the test accounts, then the impersonated ones (anvil's order). */
