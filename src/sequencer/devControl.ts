@@ -110,10 +110,21 @@ async function dropBlock(seq: Sequencer): Promise<void> {
   await seq.executor.resetToHead();
 }
 
-/** Reopens the block being built at the clock's time, if it has no transactions yet. */
+/**
+ * Whether the block being built has run a transaction sent to it: one published after its
+ * flashblock 0 (which holds only what opening the block put there), or one not published yet.
+ */
+function hasSentTransactions(seq: Sequencer, b: Building): boolean {
+  if (b.unpublished.length > 0) return true;
+  return seq.store
+    .recordedFlashblocks(b.base.number)
+    .some((r) => r.index > 0 && r.transactions.length > 0);
+}
+
+/** Reopens the block being built at the clock's time, if no transaction was sent to it yet. */
 async function reopenIfEmpty(seq: Sequencer): Promise<void> {
   const b = building(seq);
-  if (b.transactions.length > 0 || b.unpublished.length > 0) return;
+  if (hasSentTransactions(seq, b)) return;
   const records = seq.store.recordedFlashblocks(b.base.number);
   await dropBlock(seq);
   const timestamp = seq.dev.clock.take(seq.executor.headBlock().header.timestamp);
@@ -167,9 +178,7 @@ async function revert(seq: Sequencer, id: bigint): Promise<boolean> {
 /** The timestamp the next block opened must be above (anvil: at least). */
 function previousTimestamp(seq: Sequencer): bigint {
   const b = building(seq);
-  return b.transactions.length > 0 || b.unpublished.length > 0
-    ? b.base.timestamp
-    : seq.executor.headBlock().header.timestamp;
+  return hasSentTransactions(seq, b) ? b.base.timestamp : seq.executor.headBlock().header.timestamp;
 }
 
 async function setNextTimestamp(seq: Sequencer, timestamp: bigint): Promise<void> {

@@ -208,3 +208,13 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
   await sleep(50);
   assert.doesNotMatch(output, /error|reader exited/i, output);
 });
+
+test("a state write through one reader is in pending through the other when it answers", async () => {
+  const a = "0x4000000000000000000000000000000000000004";
+  for (const [i, agent] of agents.entries()) {
+    const value = `0x${(1000 + i).toString(16)}`;
+    assert.equal(await rpc("anvil_setBalance", [a, value], agent), null);
+    // No polling: the other reader waits for the update its client may have seen (the fence).
+    assert.equal(await rpc("eth_getBalance", [a, "pending"], agents[1 - i]), value);
+  }
+});
