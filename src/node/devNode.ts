@@ -311,6 +311,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       signer: createDevSigner(spec, funded),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+      timeline: chain.timeline,
     });
     const methods = createMethods(backend);
     const frontend = await startFrontend({

@@ -166,6 +166,7 @@ export async function startStreamReader(opts: {
         }),
     preconfirmedReceipts: opts.receipts === "preconfirmed",
     forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+    timeline: follower.timeline,
   });
   const methods = fenced(createMethods(backend), fence, follower);
   const health = followerHealth(kv, store, follower, opts.flashblockIntervalMs);

@@ -67,6 +67,8 @@ import { mine } from "./evm/mine.ts";
 import { revert } from "./evm/revert.ts";
 import { setNextBlockTimestamp } from "./evm/setNextBlockTimestamp.ts";
 import { snapshot } from "./evm/snapshot.ts";
+import { getTimings } from "./flashnode/getTimings.ts";
+import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { personalSign } from "./personal/sign.ts";
@@ -194,5 +196,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     txpool_contentFrom: contentFrom(backend),
     txpool_inspect: inspect(backend),
     txpool_status: status(backend),
+    flashnode_getTransactionTimes: getTransactionTimes(backend),
+    flashnode_getTimings: getTimings(backend),
   };
 }

@@ -28,6 +28,7 @@ import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { control, devWritesOf, rebuildBlock } from "./devControl.ts";
 import { DevState } from "./devState.ts";
+import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
@@ -59,6 +60,8 @@ export class Sequencer {
   readonly pool = new TxPool();
   /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devControl.ts). */
   readonly dev = new DevState();
+  /** When each pooled transaction was submitted (the start of its pre-confirmation latency). */
+  private readonly intake = new IntakeTimes();
   /** The block being built (devControl.ts replaces it on evm_revert and reopens). */
   building: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
@@ -93,14 +96,17 @@ export class Sequencer {
    * A pre-confirmation is a promise: the flashblock's transactions are durably recorded before
    * anyone (RPC readers, the stream) sees them, so a restart seals the same block.
    */
-  publishFlashblock(b: Building, update: FlashblockUpdate, ops?: readonly Uint8Array[]): void {
-    this.store.recordFlashblock(
-      b.base.number,
-      update.index,
-      b.base.timestamp,
-      update.transactions.map((t) => t.raw),
-      ops,
-    );
+  publishFlashblock(b: Building, update: FlashblockUpdate, ops: readonly Uint8Array[] = []): void {
+    // An empty flashblock promises nothing: not recorded (a durable write five times a second on
+    // an idle chain). After a crash the block goes on from the last recorded index.
+    if (update.index === 0 || update.transactions.length > 0 || ops.length > 0)
+      this.store.recordFlashblock(
+        b.base.number,
+        update.index,
+        b.base.timestamp,
+        update.transactions.map((t) => t.raw),
+        ops,
+      );
     this.publish(update);
   }
 
@@ -139,6 +145,8 @@ export class Sequencer {
   }
 
   submit(raw: Uint8Array): Promise<SubmitResult> {
+    // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
+    const receivedAt = epochNow();
     return this.serial(async () => {
       let tx = decodeRawTransaction(raw, this.common);
       // A placeholder signature (src/exec/impersonation.ts) stands for its sender only while
@@ -164,6 +172,7 @@ export class Sequencer {
         account: () => account,
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
       });
+      this.intake.set(hash, receivedAt);
       this.executeSoon();
       return {
         hash,
@@ -326,7 +335,13 @@ export class Sequencer {
         previousCumulative,
       }),
     );
-    const pending = { hash: included.hash(), raw: included.serialize() };
+    const hash = included.hash();
+    const receivedAt = this.intake.take(bytesToHex(hash));
+    const pending: PendingTransaction = {
+      hash,
+      raw: included.serialize(),
+      ...(receivedAt === undefined ? {} : { receivedAt }),
+    };
     // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
     if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
       b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
@@ -413,8 +428,11 @@ export class Sequencer {
       ...write,
       devWrites: devWritesOf(this.store.recordedFlashblocks(b.base.number)),
     });
+    const sealedAt = epochNow();
     const number = Number(block.header.number);
     this.onBlockCommitted?.(number);
-    return { kind: "sealed", number, hash: block.hash() };
+    // Intake times of what the pool dropped or replaced meanwhile.
+    this.intake.prune((hash) => this.pool.has(hash));
+    return { kind: "sealed", number, hash: block.hash(), sealedAt };
   }
 }
