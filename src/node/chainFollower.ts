@@ -194,7 +194,8 @@ export function createChainFollower(deps: {
         pending = applyFlashblock(pending, u);
         feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
       } else {
-        timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
+        if (u.reverted === undefined) timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
+        else timeline.reverted(u.number);
         onSealed(u);
         feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }

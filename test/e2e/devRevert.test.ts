@@ -144,7 +144,10 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
     assert.equal(Number(await rpc<string>("eth_blockNumber", [], agent)), base);
     assert.equal(await rpc("eth_getStorageAt", [contract, "0x0", "latest"], agent), word(42n));
     assert.equal(await rpc("eth_getStorageAt", [contract, "0x0", "pending"], agent), word(42n));
-    for (const h of hashes) assert.equal(await rpc("eth_getTransactionReceipt", [h], agent), null);
+    for (const h of hashes) {
+      assert.equal(await rpc("eth_getTransactionReceipt", [h], agent), null);
+      assert.equal(await rpc("flashnode_getTransactionTimes", [h], agent), null);
+    }
     assert.equal(
       await rpc("eth_getBlockByNumber", [`0x${(base + 1).toString(16)}`, false], agent),
       null,
