@@ -172,6 +172,7 @@ async function revert(seq: Sequencer, id: bigint): Promise<boolean> {
   seq.dev.clock.offset = s.offset;
   seq.dev.clock.next = s.next;
   await rebuildBlock(seq, s.records, { record: false, reverted: { blocks, pending } });
+  seq.log("info", "reverted", { block: s.head, dropped: blocks.length, snapshot: Number(id) });
   return true;
 }
 

@@ -79,7 +79,7 @@ export class Sequencer {
     readonly common: Common,
     readonly opts: SequencerOptions,
     private readonly out: (update: FlashblockUpdate | SealedUpdate) => void,
-    private readonly log: SequencerLog = () => {},
+    readonly log: SequencerLog = () => {},
   ) {}
 
   /**
