@@ -33,8 +33,8 @@ import {
   txFailure,
 } from "./callExecutor.ts";
 import { applyStateWrite, decodeStateWrite } from "./devWrites.ts";
-import type { StateSource } from "./flatStateManager.ts";
-import { withPlaceholderSender } from "./impersonation.ts";
+import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
+import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";
 import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
 import { createTracer, TraceSetupError, traceDeadline } from "./trace/tracers.ts";
 
@@ -53,6 +53,18 @@ export type TraceChain = {
 const BEACON_ROOTS = hexToBytes("0x000f3df6d732807ef1319fb7b8bb8522d0beac02");
 
 const failure = (message: string) => new CallFailedError(message, -32000, undefined);
+
+/**
+ * A transaction as the block ran it: an impersonated sender's (src/exec/impersonation.ts) runs
+ * as that sender, a contract one included (the sequencer let it send).
+ */
+function asSent(vm: VM, tx: TypedTransaction): TypedTransaction {
+  const sender = placeholderSender(tx);
+  if (sender === undefined) return tx;
+  const sent = withPlaceholderSender(tx, vm.common);
+  (vm.stateManager as FlatStateManager).hideSenderCode(sent.getSenderAddress());
+  return sent;
+}
 
 /** A block to replay, with its transactions' hashes (a pre-confirmed block has no hash itself). */
 type Replay = { readonly block: Block; readonly hashes: readonly Uint8Array[] };
@@ -155,8 +167,7 @@ export class TraceExecutor {
     let logs = 0;
     for (let i = 0; i < block.transactions.length; i++) {
       await writes(vm, i);
-      // An impersonated sender's transaction runs as its sender (src/exec/impersonation.ts).
-      const tx = withPlaceholderSender(block.transactions[i]!, vm.common);
+      const tx = asSent(vm, block.transactions[i]!);
       const opts: RunTxOpts = { tx, block, skipBlockGasLimitValidation: true };
       if (only !== undefined && i < only) {
         logs += (await runTx(vm, opts)).receipt.logs.length;
@@ -201,7 +212,7 @@ export class TraceExecutor {
       const writes = this.writesOf(replay.block);
       for (const [i, tx] of txs.slice(0, txIndex).entries()) {
         await writes(vm, i);
-        const run = { tx: withPlaceholderSender(tx, vm.common), block: replay.block };
+        const run = { tx: asSent(vm, tx), block: replay.block };
         logs += (await runTx(vm, { ...run, skipBlockGasLimitValidation: true })).receipt.logs
           .length;
       }

@@ -177,6 +177,15 @@ test("impersonation: an unsigned transaction from any account, a contract includ
   const sealed = await rpc<{ blockHash: string; from: string }>("eth_getTransactionByHash", [hash]);
   assert.notEqual(sealed.blockHash, `0x${"0".repeat(64)}`);
   assert.equal(sealed.from, a);
+  // Replayed as it ran: sent by the contract, with the block's dev writes before it.
+  const trace = await rpc<{ from: string; value: string }>("debug_traceTransaction", [
+    hash,
+    { tracer: "callTracer" },
+  ]);
+  assert.equal(trace.from, a);
+  assert.equal(trace.value, "0x1000");
+  // Calls from a contract run too (geth skips the EIP-3607 sender check for calls).
+  assert.equal(await rpc("eth_estimateGas", [{ from: a, to, value: "0x1" }]), "0x5208");
 });
 
 test("cast send --unlocked, for a test account and for an impersonated one", {
