@@ -33,6 +33,7 @@ const GETH_TEXT = "geth's argument text";
 const A0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const A1 = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const X = "0x1000000000000000000000000000000000000001";
+const Y = "0x2000000000000000000000000000000000000002";
 const NOBODY = "0x0000000000000000000000000000000000000009";
 const WORD5 = `0x${"0".repeat(63)}5`;
 const FAR = 4_000_000_000;
@@ -137,6 +138,18 @@ const ROWS: readonly Row[] = [
     compare: "type",
     why: "a hash: the filled fees follow each chain's base fee",
   },
+  // An impersonated account: no key signs for it, eth_sendTransaction sends without one.
+  { method: "anvil_setBalance", params: [Y, "1000000000000000000"] },
+  { method: "anvil_impersonateAccount", params: [Y] },
+  { method: "eth_sign", params: [Y, "0xdeadbeef"] },
+  { method: "eth_signTransaction", params: [{ ...FULL_1559, from: Y }] },
+  {
+    method: "eth_sendTransaction",
+    params: [{ ...FULL_1559, from: Y }],
+    compare: "type",
+    why: "a hash: anvil hashes an impersonated transaction with its sender appended, flashnode the placeholder-signed encoding (one encoding everywhere)",
+  },
+  { method: "anvil_stopImpersonatingAccount", params: [Y] },
   { method: "evm_snapshot" },
   { method: "evm_snapshot", params: [1], compare: "code", why: GETH_TEXT },
   { method: "anvil_snapshot" },
@@ -161,6 +174,7 @@ const ROWS: readonly Row[] = [
   { method: "evm_mine", params: [FAR + 10] },
   { method: "evm_mine", params: [{ timestamp: FAR + 20, blocks: 2 }] },
   { method: "evm_mine", params: ["0x10"] },
+  { method: "evm_mine", params: [{ timestamp: null, blocks: 2 }] },
   { method: "evm_mine", params: [true], compare: "code", why: GETH_TEXT },
   {
     method: "anvil_setNextBlockTimestamp",
@@ -175,6 +189,13 @@ const ROWS: readonly Row[] = [
   { method: "anvil_mine", params: ["abc"], compare: "code", why: GETH_TEXT },
   { method: "anvil_mine", params: [1, 2, 3], compare: "code", why: GETH_TEXT },
   { method: "eth_blockNumber" },
+  {
+    method: "evm_mine",
+    params: [{ blocks: 2 }],
+    compare: "differs",
+    why: "an absent timestamp is no timestamp, as a null one is; anvil's parser wants the key",
+    ours: { result: "0x0" },
+  },
   {
     method: "anvil_mine",
     compare: "differs",
