@@ -11,7 +11,6 @@ import {
   accountChangeKey,
   accountHistoryKey,
   blockKey,
-  readU64,
   storageChangeKey,
   storageKey,
   storageShardKey,
@@ -160,9 +159,4 @@ export function unwindBlocks(t: UnwindTables, head: number, target: number): Blo
     if (receipts !== undefined) removed.unshift(receipts);
   }
   return removed;
-}
-
-/** The head number stored as a meta value. */
-export function readHead(value: Uint8Array | undefined): number | undefined {
-  return value === undefined ? undefined : readU64(value);
 }
