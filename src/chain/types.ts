@@ -70,4 +70,22 @@ export type BlockWrite = {
   readonly code: ReadonlyMap<string, Uint8Array>;
   /** New trie nodes (and other state-root bookkeeping), keyed by their DB key. */
   readonly trieNodes: ReadonlyMap<string, Uint8Array>;
+  /**
+   * Dev blocks: the dev methods' writes (src/exec/devWrites.ts encodings), each with the number
+   * of the block's transactions that ran before it.
+   */
+  readonly devWrites?: ReadonlyArray<readonly [before: number, write: Uint8Array]>;
 };
+
+/** A dev method's write straight into the state (anvil_setBalance & co., src/exec/devWrites.ts). */
+export type StateWrite =
+  | { readonly kind: "balance"; readonly address: Uint8Array; readonly value: bigint }
+  | { readonly kind: "nonce"; readonly address: Uint8Array; readonly value: bigint }
+  | { readonly kind: "code"; readonly address: Uint8Array; readonly code: Uint8Array }
+  | {
+      readonly kind: "storage";
+      readonly address: Uint8Array;
+      readonly slot: Uint8Array;
+      /** 32 bytes. */
+      readonly value: Uint8Array;
+    };

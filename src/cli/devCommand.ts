@@ -2,7 +2,7 @@
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { DEV_FORKS, DEV_MNEMONIC, type DevFork } from "../chain/devGenesis.ts";
+import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { frontendOptions } from "../node/frontend.ts";
@@ -98,6 +98,7 @@ export async function devCommand(argv: string[]): Promise<void> {
       receipts,
       callLimits,
       gasCeil: BigInt(values.get("gas-limit") as number),
+      accounts: devAccounts(values.get("accounts") as number),
     });
     closeOnSignals(() => reader.close());
     return;

@@ -25,12 +25,14 @@ import type {
   AccountRecord,
   BlockWrite,
   ReceiptRecord,
+  StateWrite,
   StorageChange,
 } from "../chain/types.ts";
 import type { StateDiff } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { keccak256 } from "./crypto.ts";
+import { applyStateWrite } from "./devWrites.ts";
 import { buildReceipts } from "./receipts.ts";
 import { RecordingStateManager } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
@@ -155,6 +157,29 @@ export class BlockExecutor {
   /** The account as the newest sealed block left it (`latest`). */
   sealedAccount(address: Uint8Array): AccountRecord | undefined {
     return this.store.currentAccount(address);
+  }
+
+  /** A dev method's write into the block being built (src/exec/devWrites.ts). */
+  applyStateWrite(w: StateWrite): Promise<void> {
+    return applyStateWrite(this.state, w);
+  }
+
+  /**
+   * Back on the archive head's state, forgetting the block being built (its builder reverted
+   * first): after evm_revert has unwound the archive, or to reopen a block at another time.
+   */
+  async resetToHead(): Promise<void> {
+    const head = this.store.headNumber();
+    if (head === undefined) throw new Error("archive has no genesis");
+    await this.resetState(BlockExecutor.storedHeader(this.spec, this.store, head).stateRoot);
+  }
+
+  /**
+   * The sender's code is hidden from the next transaction's EIP-3607 check (an impersonated
+   * contract sends); undefined ends it.
+   */
+  disguise(address: Uint8Array | undefined): void {
+    this.state.disguise(address);
   }
 
   /** Values of everything touched since the previous call (one flashblock's state diff). */

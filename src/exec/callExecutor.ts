@@ -239,6 +239,8 @@ export class CallExecutor {
     const account = await state.getAccount(new Address(req.from ?? ZERO_ADDRESS));
     const tx = this.buildTx(req, gasLimit, req.nonce ?? account?.nonce ?? 0n, vm.common);
     await state.checkpoint();
+    // geth's calls skip the EIP-3607 sender check: a contract may be `from`.
+    state.hideSenderCode(tx.getSenderAddress());
     try {
       const r = await runTx(vm, {
         tx,
@@ -276,6 +278,7 @@ export class CallExecutor {
       if (e instanceof EvmTimeoutError) throw e;
       throw new CallFailedError(txFailure((e as Error).message, req), -32000, undefined);
     } finally {
+      state.hideSenderCode(undefined);
       await state.revert();
     }
   }

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
       },
       state: sealedView,
       blockHash,
+      devWrites: (number) => store.devWrites(number),
     },
     (limits ?? DEFAULT_CALL_LIMITS).gasCap,
   );

@@ -2,7 +2,7 @@
 // pending overlay) through a BlockState-like reader; writes stay in memory and vanish with the
 // call. No trie is touched.
 import { SimpleStateManager } from "@ethereumjs/statemanager";
-import { Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
+import { Account, type Address, equalsBytes, KECCAK256_NULL } from "@ethereumjs/util";
 import type { AccountRecord } from "../chain/types.ts";
 import { bytesToHex } from "../util/hex.ts";
 
@@ -15,6 +15,9 @@ export type StateSource = {
 const CLEARED = "cleared";
 
 export class FlatStateManager extends SimpleStateManager {
+  /** A sender whose code the EVM library's EIP-3607 check must not see (hideSenderCode()). */
+  private codeHiddenFor: string | undefined;
+
   constructor(
     private readonly source: StateSource,
     opts: ConstructorParameters<typeof SimpleStateManager>[0],
@@ -23,6 +26,12 @@ export class FlatStateManager extends SimpleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
+    const account = await this.storedAccount(address);
+    if (account === undefined || this.codeHiddenFor !== address.toString()) return account;
+    return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+  }
+
+  private async storedAccount(address: Address): Promise<Account | undefined> {
     const top = this.topAccountStack();
     const key = address.toString();
     if (top.has(key)) return top.get(key);
@@ -33,6 +42,29 @@ export class FlatStateManager extends SimpleStateManager {
         : new Account(record.nonce, record.balance, undefined, record.codeHash ?? KECCAK256_NULL);
     top.set(key, account);
     return account;
+  }
+
+  /**
+   * Until the sender's account is next written (the transaction's nonce and fee, before it
+   * runs), reads of it see no code: geth's calls skip the EIP-3607 sender check, and anvil's
+   * impersonated contracts send. That write keeps the real code hash.
+   */
+  hideSenderCode(address: Address | undefined): void {
+    this.codeHiddenFor = address?.toString();
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (this.codeHiddenFor !== undefined && this.codeHiddenFor === address.toString()) {
+      this.codeHiddenFor = undefined;
+      const real = await this.storedAccount(address);
+      if (
+        account !== undefined &&
+        real !== undefined &&
+        equalsBytes(account.codeHash, KECCAK256_NULL)
+      )
+        account.codeHash = real.codeHash;
+    }
+    return super.putAccount(address, account);
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {

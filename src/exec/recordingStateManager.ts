@@ -3,7 +3,7 @@
 // walking the trie.
 
 import { MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
-import type { Account, Address } from "@ethereumjs/util";
+import { Account, type Address, equalsBytes, KECCAK256_NULL } from "@ethereumjs/util";
 import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
@@ -27,6 +27,8 @@ export class RecordingStateManager extends MerkleStateManager {
   readonly newCode = new Map<string, Uint8Array>();
   /** What changed since the last drainRecent(): a flashblock's worth. */
   private recent = emptyTouches();
+  /** An impersonated contract sending a transaction: its code hidden until it is written. */
+  private disguised: string | undefined;
 
   constructor(
     opts: MerkleStateManagerOpts,
@@ -48,7 +50,33 @@ export class RecordingStateManager extends MerkleStateManager {
     this.recent.wiped.set(hex, address.bytes);
   }
 
+  /**
+   * The EVM library refuses a sender with code (EIP-3607); anvil lets an impersonated contract
+   * send. Until the sender's account is next written (the transaction's nonce and fee, before it
+   * runs), reads of it see no code; that write keeps the real code hash.
+   */
+  disguise(address: Uint8Array | undefined): void {
+    this.disguised = address === undefined ? undefined : bytesToUnprefixedHex(address);
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const account = await super.getAccount(address);
+    if (this.disguised === undefined || account === undefined) return account;
+    if (this.disguised !== bytesToUnprefixedHex(address.bytes)) return account;
+    return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+  }
+
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (this.disguised !== undefined && this.disguised === bytesToUnprefixedHex(address.bytes)) {
+      this.disguised = undefined;
+      const real = await super.getAccount(address);
+      if (
+        account !== undefined &&
+        real !== undefined &&
+        equalsBytes(account.codeHash, KECCAK256_NULL)
+      )
+        account.codeHash = real.codeHash;
+    }
     this.touch(address);
     if (account === undefined) this.wipe(address);
     return super.putAccount(address, account);

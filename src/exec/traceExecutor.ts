@@ -32,7 +32,9 @@ import {
   TX_GAS_CAP_7825,
   txFailure,
 } from "./callExecutor.ts";
-import type { StateSource } from "./flatStateManager.ts";
+import { applyStateWrite, decodeStateWrite } from "./devWrites.ts";
+import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
+import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";
 import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
 import { createTracer, TraceSetupError, traceDeadline } from "./trace/tracers.ts";
 
@@ -43,12 +45,26 @@ export type TraceChain = {
   /** State after block `number`. */
   state(number: number): StateSource;
   blockHash(number: number): Uint8Array | undefined;
+  /** A dev block's state writes, each after that many transactions (absent: none). */
+  devWrites?(number: number): ReadonlyArray<readonly [number, Uint8Array]>;
 };
 
 /** EIP-4788's beacon roots contract. */
 const BEACON_ROOTS = hexToBytes("0x000f3df6d732807ef1319fb7b8bb8522d0beac02");
 
 const failure = (message: string) => new CallFailedError(message, -32000, undefined);
+
+/**
+ * A transaction as the block ran it: an impersonated sender's (src/exec/impersonation.ts) runs
+ * as that sender, a contract one included (the sequencer let it send).
+ */
+function asSent(vm: VM, tx: TypedTransaction): TypedTransaction {
+  const sender = placeholderSender(tx);
+  if (sender === undefined) return tx;
+  const sent = withPlaceholderSender(tx, vm.common);
+  (vm.stateManager as FlatStateManager).hideSenderCode(sent.getSenderAddress());
+  return sent;
+}
 
 /** A block to replay, with its transactions' hashes (a pre-confirmed block has no hash itself). */
 type Replay = { readonly block: Block; readonly hashes: readonly Uint8Array[] };
@@ -114,6 +130,19 @@ export class TraceExecutor {
     return { block, hashes: transactions.map((t) => t.hash) };
   }
 
+  /**
+   * Applies a dev block's state writes due before transaction `i` (anvil_setBalance & co. ran
+   * between its transactions, src/exec/devWrites.ts); each runs once, in order.
+   */
+  private writesOf(block: Block): (vm: VM, i: number) => Promise<void> {
+    const list = this.chain.devWrites?.(Number(block.header.number)) ?? [];
+    let next = 0;
+    return async (vm, i) => {
+      for (; next < list.length && list[next]![0] <= i; next++)
+        await applyStateWrite(vm.stateManager, decodeStateWrite(list[next]![1]));
+    };
+  }
+
   /** A VM on the state before `block`'s transactions (its parent's, plus the system writes). */
   private async before(block: Block): Promise<VM> {
     const h = block.header;
@@ -133,10 +162,12 @@ export class TraceExecutor {
     const { block, hashes } = replay;
     if (block.header.number === 0n) throw failure("genesis is not traceable");
     const vm = await this.before(block);
+    const writes = this.writesOf(block);
     const out: string[] = [];
     let logs = 0;
     for (let i = 0; i < block.transactions.length; i++) {
-      const tx = block.transactions[i]!;
+      await writes(vm, i);
+      const tx = asSent(vm, block.transactions[i]!);
       const opts: RunTxOpts = { tx, block, skipBlockGasLimitValidation: true };
       if (only !== undefined && i < only) {
         logs += (await runTx(vm, opts)).receipt.logs.length;
@@ -178,10 +209,14 @@ export class TraceExecutor {
           `transaction index ${txIndex} out of range for block ${bytesToHex(replay.block.hash())}`,
         );
       vm = await this.before(replay.block);
-      for (const tx of txs.slice(0, txIndex)) {
-        logs += (await runTx(vm, { tx, block: replay.block, skipBlockGasLimitValidation: true }))
-          .receipt.logs.length;
+      const writes = this.writesOf(replay.block);
+      for (const [i, tx] of txs.slice(0, txIndex).entries()) {
+        await writes(vm, i);
+        const run = { tx: asSent(vm, tx), block: replay.block };
+        logs += (await runTx(vm, { ...run, skipBlockGasLimitValidation: true })).receipt.logs
+          .length;
       }
+      await writes(vm, txIndex);
     }
     const env: CallBlockEnv = {
       number: h.number,

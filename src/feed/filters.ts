@@ -84,8 +84,9 @@ export function createFilterManager(
         for (const f of filters.values()) {
           if (f.kind !== "logs") continue;
           // Logs already reported pre-confirmed are the same logs (a block seals exactly what its
-          // flashblocks published): not reported twice.
-          push(f, matching(f, logs, f.preconfirmed?.transactions));
+          // flashblocks published): not reported twice. Removed ones are all reported.
+          const removed = logs[0]?.removed === true;
+          push(f, matching(f, logs, removed ? undefined : f.preconfirmed?.transactions));
           f.preconfirmed = undefined;
         }
       }),

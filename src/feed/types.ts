@@ -27,6 +27,8 @@ export type LogEvent = {
   /** The emitting transaction's hash, 0x-hex. */
   readonly transactionHash: string;
   readonly json: string;
+  /** A log of a block the chain dropped (evm_revert), rendered with `removed: true`. */
+  readonly removed?: boolean;
 };
 
 export type ChainFeed = {

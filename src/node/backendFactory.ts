@@ -23,7 +23,7 @@ import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { TimelineReader } from "../pending/txTimeline.ts";
-import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
+import type { CallService, DevSigner, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
@@ -35,6 +35,7 @@ export function createBackend(
   services: {
     readonly pending?: () => PendingBlock | undefined;
     readonly transactions?: TransactionSink;
+    readonly signer?: DevSigner;
     readonly calls?: CallService;
     readonly forkchoice?: (head: number) => SafeAndFinalized;
     readonly preconfirmedReceipts?: boolean;
@@ -70,6 +71,7 @@ export function createBackend(
     pending: services.pending ?? (() => undefined),
     forkchoice: services.forkchoice ?? storedForkchoice(() => store.forkchoice()),
     transactions: services.transactions,
+    signer: services.signer,
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,

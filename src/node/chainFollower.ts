@@ -31,7 +31,7 @@ export type ChainUpdate = FlashblockUpdate | SealedUpdate;
  */
 export function updatePosition(u: ChainUpdate): number {
   const fb = u.kind === "flashblock" ? u : u.next;
-  return fb.base.number * 1024 + fb.index;
+  return fb.position ?? fb.base.number * 1024 + fb.index;
 }
 
 export type ChainFollower = {
@@ -89,8 +89,11 @@ export function followerHealth(
 
 const ZERO32 = new Uint8Array(32);
 
-/** A block's logs (from receipt `fromReceipt` on) as the feed carries them, rendered once. */
-function logEvents(block: BlockReceipts, fromReceipt = 0): LogEvent[] {
+/**
+ * A block's logs (from receipt `fromReceipt` on) as the feed carries them, rendered once;
+ * `removed` for those of a block the chain dropped.
+ */
+function logEvents(block: BlockReceipts, fromReceipt = 0, removed = false): LogEvent[] {
   const logs: LogEvent[] = [];
   forEachLog(
     block,
@@ -99,7 +102,8 @@ function logEvents(block: BlockReceipts, fromReceipt = 0): LogEvent[] {
         address: log.address,
         topics: log.topics,
         transactionHash: bytesToHex(r.transactionHash),
-        json: logJson(log, r, ctx, j),
+        json: logJson(log, r, ctx, j, removed),
+        ...(removed ? { removed } : {}),
       }),
     fromReceipt,
   );
@@ -132,6 +136,16 @@ export function createChainFollower(deps: {
     kv.refresh();
     pending = applyFlashblock(undefined, u.next);
     seals.sealed(u.number);
+    const reverted = u.reverted;
+    if (reverted !== undefined) {
+      // evm_revert: the dropped blocks' logs (the oldest block's first, as geth's reorg sends
+      // them) and the dropped pre-confirmed ones, each `removed`; then the new head.
+      const removed = [
+        ...reverted.blocks,
+        ...(reverted.pending === undefined ? [] : [reverted.pending]),
+      ].flatMap((b) => logEvents(b, 0, true));
+      if (removed.length > 0) feed.emitLogs(removed);
+    }
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
@@ -140,6 +154,7 @@ export function createChainFollower(deps: {
       hash: bytesToHex(u.hash),
       json: headerJson(deps.decodeHeader(headerRlp)),
     });
+    if (reverted !== undefined) return;
     const logs = logEvents(receipts);
     if (logs.length > 0) feed.emitLogs(logs);
   };
@@ -179,7 +194,8 @@ export function createChainFollower(deps: {
         pending = applyFlashblock(pending, u);
         feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
       } else {
-        timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
+        if (u.reverted === undefined) timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
+        else timeline.reverted(u.number);
         onSealed(u);
         feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }

@@ -12,6 +12,7 @@ import {
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
@@ -156,7 +157,12 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   };
   let logSealed: (u: SealedUpdate) => void = () => {};
   // Updates only arrive after the sequencer is ready, and the store is open by then.
+  // The sequencer publishes as soon as it is ready, before the follower exists: a block rebuilt
+  // from its record (after a restart) would otherwise reach the readers without its flashblocks.
+  const early: ChainUpdate[] = [];
   const onUpdate = (u: ChainUpdate) => {
+    if (follower === undefined || (opts.readers !== undefined && relay === undefined))
+      early.push(u);
     follower?.apply(u);
     relay?.publish(u);
     const fb = u.kind === "flashblock" ? u : u.next;
@@ -235,6 +241,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
+    for (const u of early) chain.apply(u);
     follower = chain;
     const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {
@@ -262,6 +269,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         onExit: updates.onExit,
       });
       relay = updates;
+      for (const u of early) updates.publish(u);
+      early.length = 0;
       opts.logger.info(
         { url: cluster.url, readers: readers.count, pids: cluster.pids() },
         "serving JSON-RPC",
@@ -292,12 +301,14 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         poolNonce: (address) => sequencerClient.poolNonce(address),
         mine: () => sequencerClient.mine(),
         poolContent: () => sequencerClient.poolContent(),
+        control: (request) => sequencerClient.control(request),
         waitForReceipt: (hash, ms) =>
           opts.receipts === "sealed"
             ? chain.waitUntilSealed(hash, ms)
             : chain.waitForInclusion(hash, ms),
       },
       ...(callClient === undefined ? {} : { calls: callClient }),
+      signer: createDevSigner(spec, funded),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
       timeline: chain.timeline,

@@ -4,7 +4,7 @@
 // replica's lag) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
-import type { PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../rpc/errors.ts";
 import type { ChainUpdate } from "./chainFollower.ts";
 
@@ -21,6 +21,8 @@ export type ReaderMessage =
   | { readonly type: "flashnode:mine"; readonly id: number }
   /** A stream reader asks what the sequencer's pool holds (txpool_*, testing_buildBlockV1). */
   | { readonly type: "flashnode:pool"; readonly id: number }
+  /** A stream reader's dev method (anvil_setBalance, evm_revert…) for the sequencer. */
+  | { readonly type: "flashnode:control"; readonly id: number; readonly request: DevRequest }
   /** A filter poll for the filter another reader holds: routed by the primary to `slot`. */
   | FilterCall
   | FilterReply;
@@ -66,6 +68,8 @@ export type PrimaryMessage =
       readonly value?: string;
       /** The answer to `flashnode:pool`. */
       readonly pool?: PoolContent;
+      /** The answer to `flashnode:control`. */
+      readonly dev?: DevAnswer;
       readonly error?: RpcErrorObject;
     }
   | FilterCall

@@ -123,6 +123,8 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Replic
         onBlock();
         snapshots.blockStored(m.number);
       },
+      // A revert update waiting on the flashblock stream may apply now.
+      onUnwound: () => onBlock(),
     });
     if (store.chainConfig() === undefined)
       log.info({ nats: opts.nats }, "waiting for the block stream's genesis");

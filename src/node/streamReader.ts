@@ -4,10 +4,12 @@
 // (dev's sequencer, or a replica's forwarder to the sequencer). Every reader serves HTTP,
 // WebSocket subscriptions and /flashblocks alike.
 import { decodeHeader } from "../chain/blockView.ts";
+import type { DevAccount } from "../chain/devGenesis.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import { RpcError } from "../rpc/errors.ts";
@@ -58,6 +60,8 @@ export async function startStreamReader(opts: {
   readonly replica?: ReplicaReaderOptions;
   /** --rpc-gascap, --rpc-evmtimeout (geth's defaults when absent). */
   readonly callLimits?: CallLimits;
+  /** dev: the test accounts (those the chain's genesis funds sign eth_sendTransaction & co.). */
+  readonly accounts?: readonly DevAccount[];
 }): Promise<RunningServer> {
   // Opened as the call worker opens it (lmdb shares one environment per process, and its
   // threads must agree on the mode); nothing here writes.
@@ -103,7 +107,11 @@ export async function startStreamReader(opts: {
   });
   const onMessage = (m: PrimaryMessage) => {
     if (m.type === "flashnode:updates") {
-      for (const u of m.updates) follower.apply(u);
+      for (const u of m.updates) {
+        // evm_revert: the pool's next nonces are the state's again (sequencerClient.ts).
+        if (u.kind === "sealed" && u.reverted !== undefined) poolNonces.clear();
+        follower.apply(u);
+      }
       if (m.sentAt !== undefined) {
         const lagMs = performance.timeOrigin + performance.now() - m.sentAt;
         for (const l of relayListeners) l(lagMs);
@@ -140,12 +148,22 @@ export async function startStreamReader(opts: {
         ask((id) => ({ type: "flashnode:pool", id })).then(
           (r) => r.pool ?? { pending: [], queued: [] },
         ),
+      control: (request) =>
+        ask((id) => ({ type: "flashnode:control", id, request })).then((r) => r.dev ?? {}),
       waitForReceipt: (hash, ms) =>
         opts.receipts === "sealed"
           ? follower.waitUntilSealed(hash, ms)
           : follower.waitForInclusion(hash, ms),
     },
     calls,
+    ...(opts.accounts === undefined
+      ? {}
+      : {
+          signer: createDevSigner(
+            spec,
+            opts.accounts.filter((a) => spec.alloc.has(a.address.slice(2).toLowerCase())),
+          ),
+        }),
     preconfirmedReceipts: opts.receipts === "preconfirmed",
     forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
     timeline: follower.timeline,

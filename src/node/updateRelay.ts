@@ -5,7 +5,8 @@
 import type { Worker } from "node:cluster";
 import type { Logger } from "../log/logger.ts";
 import type { TransactionTarget } from "../replica/txForwarding.ts";
-import type { PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import { DEV_METHODS_UNAVAILABLE } from "../rpc/dev/devControl.ts";
 import { ServerError, toRpcError } from "../rpc/errors.ts";
 import { NO_POOL_MESSAGE } from "../rpc/txpool/pool.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
@@ -25,6 +26,7 @@ export type UpdateRelay = {
 export type RelayTarget = TransactionTarget & {
   poolNonceEntries?(): Array<readonly [string, bigint]>;
   poolContent?(): Promise<PoolContent>;
+  control?(request: DevRequest): Promise<DevAnswer>;
   onPoolNonce?: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
 };
 
@@ -86,6 +88,17 @@ export function createUpdateRelay(
             sequencer.poolContent?.() ?? Promise.reject(new ServerError(NO_POOL_MESSAGE));
           content.then(
             (pool) => post(from, { type: "flashnode:reply", id, pool }),
+            (e: unknown) => post(from, { type: "flashnode:reply", id, error: toRpcError(e) }),
+          );
+          break;
+        }
+        case "flashnode:control": {
+          const id = m.id;
+          const answer =
+            sequencer.control?.(m.request) ??
+            Promise.reject(new ServerError(DEV_METHODS_UNAVAILABLE));
+          answer.then(
+            (dev) => post(from, { type: "flashnode:reply", id, dev }),
             (e: unknown) => post(from, { type: "flashnode:reply", id, error: toRpcError(e) }),
           );
           break;

@@ -138,3 +138,33 @@ test("bounded: the newest transactions, blocks, flashblocks and samples only", (
   );
   assert.equal(block?.flashblockCount, 6);
 });
+
+test("evm_revert: the blocks above the head it went back to, and their transactions, are forgotten", () => {
+  const timeline = new TxTimeline();
+  const base = {
+    kind: "flashblock" as const,
+    receipts: [],
+    diff: { accounts: [], storage: [], wiped: [], code: [] },
+    gasUsed: 0n,
+    blobGasUsed: 0n,
+    logsBloom: new Uint8Array(256),
+    receiptsRoot: new Uint8Array(32),
+    transactionsRoot: new Uint8Array(32),
+    wireJson: "{}",
+    buildMs: 0,
+  };
+  const block = (number: number) => ({ number }) as unknown as FlashblockUpdate["base"];
+  const tx = (n: number) => ({ hash: new Uint8Array(32).fill(n), raw: Uint8Array.of(2) });
+  for (let n = 1; n <= 3; n++)
+    timeline.flashblock({
+      ...base,
+      base: block(n),
+      index: 1,
+      transactions: [tx(n)],
+      publishedAt: n,
+    });
+  timeline.reverted(1);
+  assert.notEqual(timeline.transaction(bytesToHex(new Uint8Array(32).fill(1))), undefined);
+  assert.equal(timeline.transaction(bytesToHex(new Uint8Array(32).fill(2))), undefined);
+  assert.equal(timeline.transaction(bytesToHex(new Uint8Array(32).fill(3))), undefined);
+});

@@ -163,6 +163,13 @@ export class TxTimeline implements TimelineReader {
     }
   }
 
+  /** evm_revert: the chain went back to block `to`; what later blocks held is forgotten. */
+  reverted(to: number): void {
+    for (let i = this.blockList.length - 1; i >= 0; i--)
+      if (this.blockList[i]!.number > to) this.blockList.splice(i, 1);
+    for (const [hash, t] of this.txs) if (t.blockNumber > to) this.txs.delete(hash);
+  }
+
   transaction(hash: string): TxTimes | undefined {
     return this.txs.get(hash.toLowerCase());
   }

@@ -1,6 +1,6 @@
 // The pre-confirmed block as it crosses from the sequencer (worker thread) to the RPC thread:
 // plain data only (structured-clone friendly), one update per flashblock.
-import type { AccountRecord, ReceiptRecord } from "../chain/types.ts";
+import type { AccountRecord, BlockReceipts, ReceiptRecord } from "../chain/types.ts";
 
 /** Values written since the previous flashblock, read after its transactions executed. */
 export type StateDiff = {
@@ -61,6 +61,11 @@ export type FlashblockUpdate = {
   /** Time the sequencer took to build it (ms), and when it was published (epoch ms, sub-ms precision). */
   readonly buildMs: number;
   readonly publishedAt: number;
+  /**
+   * Where it stands in the stream (chainFollower.ts's updatePosition): set by the sequencer, it
+   * keeps growing when the chain goes back (evm_revert) or a block is reopened.
+   */
+  readonly position?: number;
 };
 
 export type SealedUpdate = {
@@ -71,4 +76,17 @@ export type SealedUpdate = {
   readonly sealedAt?: number;
   /** The next block's flashblock 0, published in the same message so head and pending switch together. */
   readonly next: FlashblockUpdate;
+  /**
+   * evm_revert: no block was sealed; the chain went back to block `number` (already stored as
+   * the head), and `next` begins rebuilding the block on it.
+   */
+  readonly reverted?: RevertedChain;
+};
+
+/** What an evm_revert dropped: readers report these logs removed (geth's reorg). */
+export type RevertedChain = {
+  /** The sealed blocks removed, oldest first. */
+  readonly blocks: readonly BlockReceipts[];
+  /** The pre-confirmed transactions of the block being built then (zero block hash). */
+  readonly pending: BlockReceipts | undefined;
 };

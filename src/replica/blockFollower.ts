@@ -3,10 +3,14 @@
 // commit in the same write, so a replica killed at any moment resumes with no gap and no
 // duplicate, and a block delivered twice (a redelivery, a sequencer that republished after a
 // crash) is recognised by its number and skipped.
+
+import { RLP } from "@ethereumjs/rlp";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
 import { blockWriteOf } from "./blockMessage.ts";
+import { forkPoint, hashOfMessageId, REVERT_HEADER } from "./chainFork.ts";
 import { type BlockMessage, decodeBlockMessage } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { watchForStall } from "./stallWatchdog.ts";
@@ -25,6 +29,36 @@ export type BlockFollower = {
   lag(): { readonly blocks: number; readonly seconds: number };
   close(): Promise<void>;
 };
+
+/** A block that does not extend the archive's chain: the follower finds where they part. */
+class ChainMismatchError extends Error {}
+
+/** A header's parent hash (the first field of its RLP). */
+function parentHashOf(headerRlp: Uint8Array): Uint8Array {
+  return (RLP.decode(headerRlp) as Uint8Array[])[0]!;
+}
+
+/**
+ * Where to read from: after the newest message of the head's block when the stream's chain
+ * still has it; else (an evm_revert the archive missed) after the last block both share, the
+ * archive unwound to it first; else (nothing shared, retention) as for an empty archive's gap.
+ */
+async function resume(
+  c: NatsContext,
+  names: StreamNames,
+  store: ChainStore,
+  onUnwound: (to: number) => void,
+): Promise<number> {
+  const head = store.headNumber();
+  if (head === undefined) return startSequence(c, names, 0);
+  const fork = await forkPoint(c, names, store, head);
+  if (fork === undefined) return startSequence(c, names, head + 1);
+  if (fork.number < head) {
+    store.revertTo(fork.number, []);
+    onUnwound(fork.number);
+  }
+  return fork.seq + 1;
+}
 
 /** The stream sequence to start from for block `want`. */
 async function startSequence(c: NatsContext, names: StreamNames, want: number): Promise<number> {
@@ -49,6 +83,8 @@ export function followBlocks(opts: {
   readonly logger: Logger;
   /** After each block's commit. */
   readonly onBlock: (m: BlockMessage) => void;
+  /** After the archive went back to block `to` (the sequencer's evm_revert). */
+  readonly onUnwound?: (to: number) => void;
   /** `--verify`: each block executed and checked before it is stored. */
   readonly verifier?: BlockVerifier;
 }): BlockFollower {
@@ -58,6 +94,11 @@ export function followBlocks(opts: {
   let streamHead: number | undefined;
   let lagSeconds = 0;
   let failing = false;
+  const unwound = (to: number) => {
+    logger.info({ block: to }, "the sequencer's chain went back (evm_revert): so did this archive");
+    opts.verifier?.reset();
+    opts.onUnwound?.(to);
+  };
   // A consumer is server state: after a reconnection (a restarted server) or a silence while the
   // stream has grown, it is created anew from the archive's head rather than trusted to resume.
   link.onReconnect(() => stop());
@@ -71,9 +112,7 @@ export function followBlocks(opts: {
     while (!closed) {
       try {
         const c = await link.ready();
-        const head = store.headNumber();
-        const want = head === undefined ? 0 : head + 1;
-        const seq = await startSequence(c, names, want);
+        const seq = await resume(c, names, store, unwound);
         const consumer = await c.js.consumers.get(names.blocks, {
           deliver_policy: DeliverPolicy.StartSequence,
           opt_start_seq: seq,
@@ -87,10 +126,26 @@ export function followBlocks(opts: {
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
           const expected = at === undefined ? 0 : at + 1;
-          if (number < expected) continue;
+          if (number < expected) {
+            // The sequencer went back to this block (evm_revert): so does the archive.
+            if (m.headers?.get(REVERT_HEADER) !== "1" || at === undefined || number === at)
+              continue;
+            const hash = hashOfMessageId(m.headers?.get("Nats-Msg-Id"));
+            const ours = store.canonicalHash(number);
+            if (ours === undefined || hash !== bytesToUnprefixedHex(ours))
+              throw new ChainMismatchError(
+                `the stream went back to block ${number} of another chain`,
+              );
+            store.revertTo(number, []);
+            unwound(number);
+            continue;
+          }
           if (number !== expected)
             throw new Error(`block stream gap: block ${number} arrived, ${expected} expected`);
           const block = decodeBlockMessage(m.data, m.headers?.get(HEADER.format));
+          const parent = at === undefined ? undefined : store.canonicalHash(at);
+          if (parent !== undefined && !equalBytes(parentHashOf(block.headerRlp), parent))
+            throw new ChainMismatchError(`block ${number} does not extend this archive's chain`);
           if (block.chainConfig !== undefined && store.chainConfig() === undefined)
             store.setChainConfig(block.chainConfig);
           const write =

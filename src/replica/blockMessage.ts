@@ -27,6 +27,7 @@ export function blockMessageFromStore(store: ChainStore, number: number): BlockM
     if (bytecode !== undefined) code.push([bytesToUnprefixedHex(codeHash), bytecode]);
   }
   const config = number === 0 ? store.chainConfig() : undefined;
+  const devWrites = store.devWrites(number);
   return {
     number,
     hash,
@@ -39,6 +40,7 @@ export function blockMessageFromStore(store: ChainStore, number: number): BlockM
     storageChanges: storage,
     code,
     ...(config === undefined ? {} : { chainConfig: config }),
+    ...(devWrites.length === 0 ? {} : { devWrites }),
   };
 }
 

@@ -3,11 +3,13 @@
 // stream; replicas' transactions answered over request/reply. NATS never holds the sequencer
 // up: flashblocks are sent without waiting, and blocks by a loop that keeps only "the next block
 // to publish" (the archive holds the rest), so an outage costs nothing but a catch-up.
+
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
 import type { ChainStore } from "../store/chainStore.ts";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
+import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
 import { startSnapshotter } from "./snapshots.ts";
@@ -80,24 +82,60 @@ export function startPublisher(opts: {
   link.onReconnect(() => {
     ensuredOn = undefined;
   });
+  /** evm_revert: the block the chain went back to, each told to the stream once (an id each). */
+  const reverts: Array<{ number: number; id: string }> = [];
+  /** Publishes block `number` again as the chain's new head (chainFork.ts). */
+  async function publishRevert(c: NatsContext, number: number, id: string): Promise<void> {
+    const m = blockMessageFromStore(opts.store, number);
+    if (m === undefined) throw new Error(`block ${number} is the head but not stored`);
+    await c.js.publish(names.blockSubject(number), encodeMessage(m), {
+      msgID: blockMessageId(number, m.hash, id),
+      headers: c.headers({
+        [HEADER.format]: FORMAT,
+        [HEADER.block]: String(number),
+        [REVERT_HEADER]: "1",
+      }),
+    });
+    next = number + 1;
+    published = number;
+  }
   async function publishBlocks(): Promise<void> {
     const c = await link.ready();
     if (ensuredOn !== c) {
       await c.ensureStreams(names, opts.streams);
       ensuredOn = c;
     }
+    // Sealed by the sequencer's thread: this thread's read snapshot must see its commits.
+    opts.store.env.refresh();
     if (next === undefined) {
       const last = await c.lastBlock(names);
       next = last === undefined ? 0 : last + 1;
       published = last;
+      // The stream may hold blocks the archive dropped (a revert told to no one before a crash):
+      // it goes back to the last block both have.
+      const head = opts.store.headNumber();
+      if (last !== undefined && head !== undefined) {
+        const fork = await forkPoint(c, names, opts.store, Math.min(last, head));
+        if (fork !== undefined && fork.number < last) {
+          log.warn(
+            { block: fork.number, stream: last },
+            "the block stream goes back to this archive's chain",
+          );
+          await publishRevert(c, fork.number, randomUUID());
+        }
+      }
     }
-    // Sealed by the sequencer's thread: this thread's read snapshot must see its commits.
-    opts.store.env.refresh();
+    while (reverts.length > 0) {
+      const r = reverts[0]!;
+      // A later revert to a lower block has dropped this one's block: that one tells it all.
+      if (r.number <= (opts.store.headNumber() ?? -1)) await publishRevert(c, r.number, r.id);
+      reverts.shift();
+    }
     for (let head = opts.store.headNumber(); head !== undefined && next <= head && !closed; ) {
       const m = blockMessageFromStore(opts.store, next);
       if (m === undefined) throw new Error(`block ${next} is below the head but not stored`);
       await c.js.publish(names.blockSubject(next), encodeMessage(m), {
-        msgID: `${next}:${bytesToUnprefixedHex(m.hash)}`,
+        msgID: blockMessageId(next, m.hash),
         headers: c.headers({ [HEADER.format]: FORMAT, [HEADER.block]: String(next) }),
       });
       published = next;
@@ -133,6 +171,8 @@ export function startPublisher(opts: {
 
   return {
     onUpdate(u) {
+      if (u.kind === "sealed" && u.reverted !== undefined)
+        reverts.push({ number: u.number, id: randomUUID() });
       if (u.kind === "sealed") wake();
       const c = link.current();
       if (c === undefined || closed) {

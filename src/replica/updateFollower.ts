@@ -7,6 +7,7 @@ import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import { type ChainFollower, type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { equalBytes } from "../util/hex.ts";
 import { decodeChainUpdate } from "./codec.ts";
 import type { NatsLink } from "./natsLink.ts";
 import { watchForStall } from "./stallWatchdog.ts";
@@ -43,12 +44,19 @@ export function followUpdates(opts: {
       chain.pending()?.base.number === u.base.number && updatePosition(u) === chain.position() + 1
     );
   };
+  /** An evm_revert's update waits while the archive still holds a block it dropped. */
+  const holdsDropped = (u: ChainUpdate): boolean => {
+    if (u.kind !== "sealed" || u.reverted === undefined) return false;
+    const first = u.reverted.blocks[0];
+    const ours = first === undefined ? undefined : store.canonicalHash(first.blockNumber);
+    return ours !== undefined && first !== undefined && equalBytes(ours, first.blockHash);
+  };
   const drain = () => {
     const head = store.headNumber() ?? -1;
     while (waiting.length > 0) {
       const u = waiting[0]!;
       const builtOn = u.kind === "sealed" ? u.number : u.base.number - 1;
-      if (builtOn > head) return;
+      if (builtOn > head || holdsDropped(u)) return;
       waiting.shift();
       if (builtOn < head || !continues(u)) continue;
       chain.apply(u);

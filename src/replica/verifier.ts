@@ -19,6 +19,8 @@ export class BlockVerificationError extends Error {
 export type BlockVerifier = {
   /** The archive write of `m` once execution agrees with it; throws BlockVerificationError. */
   verify(m: BlockMessage): Promise<BlockWrite>;
+  /** The archive went back (evm_revert): the next block executes on its new head. */
+  reset(): void;
 };
 
 export function createBlockVerifier(store: ChainStore): BlockVerifier {
@@ -41,6 +43,9 @@ export function createBlockVerifier(store: ChainStore): BlockVerifier {
     );
   };
   return {
+    reset() {
+      executor = undefined;
+    },
     async verify(m) {
       const config = m.chainConfig ?? store.chainConfig();
       if (config === undefined) return refuse(m, "no genesis (chain config) to execute from");

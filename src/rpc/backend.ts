@@ -4,7 +4,7 @@
 import type { BlockView, FeeView, HeaderView, TransactionView } from "../chain/blockView.ts";
 import type { ForkSchedule } from "../chain/ethConfig.ts";
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
-import type { ReceiptRecord } from "../chain/types.ts";
+import type { ReceiptRecord, StateWrite } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { TimelineReader } from "../pending/txTimeline.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
@@ -53,6 +53,73 @@ export type PoolContent = {
   readonly queued: readonly PoolTransaction[];
 };
 
+/** What a dev method asks of the sequencer (src/sequencer/devControl.ts). */
+export type DevRequest =
+  | { readonly op: "write"; readonly write: StateWrite }
+  | { readonly op: "impersonate"; readonly address: Uint8Array; readonly on: boolean }
+  | { readonly op: "autoImpersonate"; readonly on: boolean }
+  | { readonly op: "impersonation" }
+  | { readonly op: "snapshot" }
+  | { readonly op: "revert"; readonly id: bigint }
+  | { readonly op: "increaseTime"; readonly seconds: bigint }
+  | { readonly op: "setNextTimestamp"; readonly timestamp: bigint }
+  | {
+      readonly op: "mine";
+      readonly blocks: bigint;
+      /** Seconds between the mined blocks' timestamps (anvil_mine); undefined: the clock's. */
+      readonly interval: bigint | undefined;
+      /** The first mined block's timestamp (evm_mine). */
+      readonly timestamp: bigint | undefined;
+    };
+
+/** The sequencer's answer; which fields are set depends on the request. */
+export type DevAnswer = {
+  /** `impersonation`: the impersonated accounts and whether every account is. */
+  readonly accounts?: readonly Uint8Array[];
+  readonly auto?: boolean;
+  /** `snapshot`: its id. */
+  readonly id?: bigint;
+  /** `revert`: whether the snapshot existed. */
+  readonly reverted?: boolean;
+  /** `increaseTime`: the clock's whole offset, in seconds. */
+  readonly offset?: bigint;
+};
+
+/** A transaction to sign (eth_sendTransaction, eth_signTransaction), every field filled. */
+export type UnsignedTransaction = {
+  /** 0 legacy (EIP-155), 1 access list, 2 dynamic fee, 4 set code. */
+  readonly type: 0 | 1 | 2 | 4;
+  readonly chainId: bigint;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  readonly to: Uint8Array | undefined;
+  readonly value: bigint;
+  readonly data: Uint8Array;
+  readonly gasPrice: bigint | undefined;
+  readonly maxFeePerGas: bigint | undefined;
+  readonly maxPriorityFeePerGas: bigint | undefined;
+  readonly accessList: CallRequest["accessList"];
+  readonly authorizationList: CallRequest["authorizationList"];
+};
+
+/** The keys of the dev chain's test accounts (eth_accounts, eth_sign…, eth_sendTransaction). */
+export type DevSigner = {
+  /** The accounts it holds keys for, in order. */
+  readonly accounts: readonly Uint8Array[];
+  canSign(address: Uint8Array): boolean;
+  /** The signed transaction's 2718 encoding; the block in view picks the rules. */
+  signTransaction(from: Uint8Array, tx: UnsignedTransaction, at: BlockAt): Uint8Array;
+  /** The encoding of an impersonated sender's transaction (src/exec/impersonation.ts). */
+  placeholderTransaction(from: Uint8Array, tx: UnsignedTransaction, at: BlockAt): Uint8Array;
+  /** EIP-191 (eth_sign, personal_sign): r ‖ s ‖ v, v 27 or 28. */
+  signMessage(address: Uint8Array, message: Uint8Array): Uint8Array;
+  /** EIP-712 (eth_signTypedData_v4), of typed data as JSON; r ‖ s ‖ v. */
+  signTypedData(address: Uint8Array, typedData: unknown): Uint8Array;
+};
+
+/** The block whose fork rules a transaction is made under. */
+export type BlockAt = { readonly number: bigint; readonly timestamp: bigint };
+
 /** Transaction intake (only `flashnode dev` has one). */
 export type TransactionSink = {
   submit(raw: Uint8Array): Promise<{ hash: string }>;
@@ -62,6 +129,8 @@ export type TransactionSink = {
   poolNonce(address: Uint8Array): bigint | undefined;
   /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */
   mine(): Promise<number>;
+  /** The dev methods' requests (absent where there is no sequencer here: a replica). */
+  control?(request: DevRequest): Promise<DevAnswer>;
   /**
    * Resolves when transaction lookups can see the transaction (pre-confirmed, or sealed when
    * lookups see only sealed blocks), or with false at the deadline.
@@ -246,6 +315,8 @@ export type RpcBackend = {
   /** Installed filters; absent: the filter methods answer as for an unknown filter. */
   readonly filters: FilterService | undefined;
   readonly transactions: TransactionSink | undefined;
+  /** The test accounts' keys (dev only; none on an imported chain's). */
+  readonly signer: DevSigner | undefined;
   readonly calls: CallService | undefined;
   /**
    * Whether transaction lookups (eth_getTransactionReceipt, eth_getTransactionByHash) answer for

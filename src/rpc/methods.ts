@@ -1,4 +1,11 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
+import { autoImpersonateAccount } from "./anvil/autoImpersonateAccount.ts";
+import { impersonateAccount, stopImpersonatingAccount } from "./anvil/impersonateAccount.ts";
+import { mineBlocks } from "./anvil/mine.ts";
+import { setBalance } from "./anvil/setBalance.ts";
+import { setCode } from "./anvil/setCode.ts";
+import { setNonce } from "./anvil/setNonce.ts";
+import { setStorageAt } from "./anvil/setStorageAt.ts";
 import type { RpcBackend } from "./backend.ts";
 import { getRawBlock } from "./debug/getRawBlock.ts";
 import { getRawHeader } from "./debug/getRawHeader.ts";
@@ -8,6 +15,7 @@ import { traceBlockByHash } from "./debug/traceBlockByHash.ts";
 import { traceBlockByNumber } from "./debug/traceBlockByNumber.ts";
 import { traceCall } from "./debug/traceCall.ts";
 import { traceTransaction } from "./debug/traceTransaction.ts";
+import { accounts } from "./eth/accounts.ts";
 import { baseFee } from "./eth/baseFee.ts";
 import { blobBaseFee } from "./eth/blobBaseFee.ts";
 import { blockNumber } from "./eth/blockNumber.ts";
@@ -47,14 +55,23 @@ import { newFilter } from "./eth/newFilter.ts";
 import { newPendingTransactionFilter } from "./eth/newPendingTransactionFilter.ts";
 import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
 import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
+import { sendTransaction } from "./eth/sendTransaction.ts";
+import { sign } from "./eth/sign.ts";
+import { signTransaction } from "./eth/signTransaction.ts";
+import { signTypedDataV4 } from "./eth/signTypedDataV4.ts";
 import { simulateV1 } from "./eth/simulateV1.ts";
 import { syncing } from "./eth/syncing.ts";
 import { uninstallFilter } from "./eth/uninstallFilter.ts";
+import { increaseTime } from "./evm/increaseTime.ts";
 import { mine } from "./evm/mine.ts";
+import { revert } from "./evm/revert.ts";
+import { setNextBlockTimestamp } from "./evm/setNextBlockTimestamp.ts";
+import { snapshot } from "./evm/snapshot.ts";
 import { getTimings } from "./flashnode/getTimings.ts";
 import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
+import { personalSign } from "./personal/sign.ts";
 import { buildBlockV1 } from "./testing/buildBlockV1.ts";
 import { content } from "./txpool/content.ts";
 import { contentFrom } from "./txpool/contentFrom.ts";
@@ -62,8 +79,65 @@ import { inspect } from "./txpool/inspect.ts";
 import { status } from "./txpool/status.ts";
 import { clientVersion } from "./web3/clientVersion.ts";
 
+/**
+ * The dev methods (anvil's, with the aliases anvil answers to: Hardhat's plugins call the
+ * hardhat_* names, Ganache-era scripts the evm_* ones).
+ */
+function devMethods(backend: RpcBackend): MethodRegistry {
+  const m = {
+    setBalance: setBalance(backend),
+    setCode: setCode(backend),
+    setNonce: setNonce(backend),
+    setStorageAt: setStorageAt(backend),
+    impersonate: impersonateAccount(backend),
+    stopImpersonating: stopImpersonatingAccount(backend),
+    autoImpersonate: autoImpersonateAccount(backend),
+    mine: mineBlocks(backend),
+    snapshot: snapshot(backend),
+    revert: revert(backend),
+    increaseTime: increaseTime(backend),
+    setNextBlockTimestamp: setNextBlockTimestamp(backend),
+    accounts: accounts(backend),
+  };
+  return {
+    eth_accounts: m.accounts,
+    eth_requestAccounts: m.accounts,
+    eth_sendTransaction: sendTransaction(backend),
+    eth_signTransaction: signTransaction(backend),
+    eth_sign: sign(backend),
+    personal_sign: personalSign(backend),
+    eth_signTypedData_v4: signTypedDataV4(backend),
+    anvil_setBalance: m.setBalance,
+    hardhat_setBalance: m.setBalance,
+    anvil_setCode: m.setCode,
+    hardhat_setCode: m.setCode,
+    anvil_setNonce: m.setNonce,
+    hardhat_setNonce: m.setNonce,
+    evm_setAccountNonce: m.setNonce,
+    anvil_setStorageAt: m.setStorageAt,
+    hardhat_setStorageAt: m.setStorageAt,
+    anvil_impersonateAccount: m.impersonate,
+    hardhat_impersonateAccount: m.impersonate,
+    anvil_stopImpersonatingAccount: m.stopImpersonating,
+    hardhat_stopImpersonatingAccount: m.stopImpersonating,
+    anvil_autoImpersonateAccount: m.autoImpersonate,
+    hardhat_autoImpersonateAccount: m.autoImpersonate,
+    anvil_mine: m.mine,
+    hardhat_mine: m.mine,
+    evm_snapshot: m.snapshot,
+    anvil_snapshot: m.snapshot,
+    evm_revert: m.revert,
+    anvil_revert: m.revert,
+    evm_increaseTime: m.increaseTime,
+    anvil_increaseTime: m.increaseTime,
+    evm_setNextBlockTimestamp: m.setNextBlockTimestamp,
+    anvil_setNextBlockTimestamp: m.setNextBlockTimestamp,
+  };
+}
+
 export function createMethods(backend: RpcBackend): MethodRegistry {
   return {
+    ...devMethods(backend),
     eth_getBlockReceipts: getBlockReceipts(backend),
     eth_getStorageAt: getStorageAt(backend),
     eth_getStorageValues: getStorageValues(backend),

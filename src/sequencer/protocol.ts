@@ -2,7 +2,7 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
-import type { PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
@@ -33,6 +33,7 @@ export type ToWorker =
   | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
   | { readonly type: "mine"; readonly id: number }
   | { readonly type: "pool"; readonly id: number }
+  | { readonly type: "control"; readonly id: number; readonly request: DevRequest }
   | { readonly type: "stop" };
 
 export type FromWorker =
@@ -48,7 +49,14 @@ export type FromWorker =
       readonly nonce: bigint;
       readonly nextNonce: bigint;
     }
-  | { readonly type: "rejected"; readonly id: number; readonly message: string }
+  /** `rpcCode`: the JSON-RPC code when not -32000 (a dev request's bad argument). */
+  | {
+      readonly type: "rejected";
+      readonly id: number;
+      readonly message: string;
+      readonly rpcCode?: number;
+    }
+  | { readonly type: "controlled"; readonly id: number; readonly answer: DevAnswer }
   | { readonly type: "mined"; readonly id: number; readonly number: number }
   | { readonly type: "pool"; readonly id: number; readonly content: PoolContent }
   | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }

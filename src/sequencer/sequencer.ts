@@ -7,11 +7,12 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { type Blob4844Tx, createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
 import { encodeReceipt } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
+import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
 import { receiptRecord } from "../exec/receipts.ts";
 import type {
   FlashblockUpdate,
@@ -19,12 +20,14 @@ import type {
   PendingTransaction,
   SealedUpdate,
 } from "../pending/types.ts";
-import type { PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { addTransaction, builderTransactions } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { control, devWritesOf, rebuildBlock } from "./devControl.ts";
+import { DevState } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
@@ -55,9 +58,14 @@ const ZERO32 = new Uint8Array(32);
 
 export class Sequencer {
   readonly pool = new TxPool();
+  /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devControl.ts). */
+  readonly dev = new DevState();
   /** When each pooled transaction was submitted (the start of its pre-confirmation latency). */
   private readonly intake = new IntakeTimes();
-  private building: Building | undefined;
+  /** The block being built (devControl.ts replaces it on evm_revert and reopens). */
+  building: Building | undefined;
+  /** The stream position of the last update (chainFollower.ts): it never goes back. */
+  private position = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -66,33 +74,44 @@ export class Sequencer {
   onBlockCommitted: ((number: number) => void) | undefined;
 
   constructor(
-    private readonly executor: BlockExecutor,
-    private readonly store: ChainStore,
-    private readonly common: Common,
-    private readonly opts: SequencerOptions,
-    private readonly publish: (update: FlashblockUpdate | SealedUpdate) => void,
-    private readonly log: SequencerLog = () => {},
+    readonly executor: BlockExecutor,
+    readonly store: ChainStore,
+    readonly common: Common,
+    readonly opts: SequencerOptions,
+    private readonly out: (update: FlashblockUpdate | SealedUpdate) => void,
+    readonly log: SequencerLog = () => {},
   ) {}
 
+  /**
+   * Sends an update stamped with its stream position: the block number and flashblock index
+   * order it, except after a revert or a reopened block, where it goes on from the last one.
+   */
+  publish(update: FlashblockUpdate | SealedUpdate): void {
+    const fb = update.kind === "flashblock" ? update : update.next;
+    this.position = Math.max(this.position + 1, fb.base.number * 1024 + fb.index);
+    const stamped = { ...fb, position: this.position };
+    this.out(update.kind === "flashblock" ? stamped : { ...update, next: stamped });
+  }
   /**
    * A pre-confirmation is a promise: the flashblock's transactions are durably recorded before
    * anyone (RPC readers, the stream) sees them, so a restart seals the same block.
    */
-  private publishFlashblock(b: Building, update: FlashblockUpdate): void {
+  publishFlashblock(b: Building, update: FlashblockUpdate, ops: readonly Uint8Array[] = []): void {
     // An empty flashblock promises nothing: not recorded (a durable write five times a second on
     // an idle chain). After a crash the block goes on from the last recorded index.
-    if (update.index === 0 || update.transactions.length > 0)
+    if (update.index === 0 || update.transactions.length > 0 || ops.length > 0)
       this.store.recordFlashblock(
         b.base.number,
         update.index,
         b.base.timestamp,
         update.transactions.map((t) => t.raw),
+        ops,
       );
     this.publish(update);
   }
 
   /** Runs `fn` after everything queued before it. */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
+  serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;
@@ -102,32 +121,21 @@ export class Sequencer {
     await this.serial(async () => {
       const next = (this.store.headNumber() ?? 0) + 1;
       const recorded = this.store.recordedFlashblocks(next);
-      const b = await this.open(recorded[0]?.timestamp);
-      this.building = b;
-      this.publishFlashblock(b, await this.flashblockOf(b, [], performance.now()));
       // After a crash: the same transactions, in the same order and flashblocks, before any new one.
-      for (const fb of recorded) {
-        if (fb.index === 0) continue;
-        const started = performance.now();
-        b.index = fb.index;
-        const added: PendingTransaction[] = [];
-        for (const raw of fb.transactions)
-          added.push(
-            await this.include(b, createTxFromBlockBodyData(raw, { common: this.common }), true),
-          );
-        this.publish(await this.flashblockOf(b, added, started));
-      }
-      if (recorded.length > 0) {
-        // The next flashblock is one interval away, not (index + 1) intervals.
-        b.openedAt = performance.now() - b.index * this.opts.flashblockIntervalMs;
+      await rebuildBlock(this, recorded, { record: true });
+      if (recorded.length > 1)
         this.log("info", "rebuilt the pre-confirmed block from its record", {
           block: next,
           flashblocks: recorded.length,
-          transactions: b.transactions.length,
+          transactions: this.building?.transactions.length ?? 0,
         });
-      }
     });
     this.schedule();
+  }
+
+  /** A dev method's request (src/sequencer/devControl.ts), between two executions. */
+  control(request: DevRequest): Promise<DevAnswer> {
+    return this.serial(() => control(this, request));
   }
 
   async stop(): Promise<void> {
@@ -140,7 +148,12 @@ export class Sequencer {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
     return this.serial(async () => {
-      const tx = decodeRawTransaction(raw, this.common);
+      let tx = decodeRawTransaction(raw, this.common);
+      // A placeholder signature (src/exec/impersonation.ts) stands for its sender only while
+      // that sender is impersonated; otherwise it is refused as any bad signature is.
+      const named = placeholderSender(tx);
+      if (named !== undefined && this.dev.isImpersonated(named))
+        tx = withPlaceholderSender(tx, this.common);
       const building = this.building;
       if (building === undefined) throw new TxRejectedError("sequencer is not running");
       let sender: Uint8Array;
@@ -235,7 +248,7 @@ export class Sequencer {
     });
   }
 
-  private async tick(forceSeal = false): Promise<void> {
+  async tick(forceSeal = false): Promise<void> {
     const b = this.building;
     if (b === undefined) return;
     const started = performance.now();
@@ -265,7 +278,7 @@ export class Sequencer {
     this.publish({ ...sealed, next });
   }
 
-  private async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
+  async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
     const nonces = new Map<string, bigint>();
     for (const sender of this.pool.senders()) {
       nonces.set(bytesToHex(sender), (await this.executor.currentAccount(sender))?.nonce ?? 0n);
@@ -297,13 +310,21 @@ export class Sequencer {
   }
 
   /** Executes one transaction onto the block being built; throws if it cannot be included. */
-  private async include(
+  async include(
     b: Building,
     tx: TypedTransaction,
     allowNoBlobs = false,
   ): Promise<PendingTransaction> {
     const previousCumulative = b.builder.gasUsed;
-    const result = await addTransaction(b.builder, tx, allowNoBlobs);
+    // An impersonated sender may be a contract (anvil lets it send).
+    const impersonated = placeholderSender(tx);
+    if (impersonated !== undefined) this.executor.disguise(impersonated);
+    let result: Awaited<ReturnType<typeof addTransaction>>;
+    try {
+      result = await addTransaction(b.builder, tx, allowNoBlobs);
+    } finally {
+      if (impersonated !== undefined) this.executor.disguise(undefined);
+    }
     // The block holds the tx without its blob sidecar; the builder keeps that form.
     const built = builderTransactions(b.builder);
     const included = built[built.length - 1]!;
@@ -332,11 +353,9 @@ export class Sequencer {
   }
 
   /** Opens the next block; `recordedTimestamp` rebuilds one whose flashblocks were recorded. */
-  private async open(recordedTimestamp?: bigint, openedAt = performance.now()): Promise<Building> {
+  async open(recordedTimestamp?: bigint, openedAt = performance.now()): Promise<Building> {
     const parent = this.executor.headBlock();
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    const timestamp =
-      recordedTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const timestamp = recordedTimestamp ?? this.dev.clock.take(parent.header.timestamp);
     const prevRandao = keccak256(parent.hash());
     const gasLimit = calcGasLimit(parent.header.gasLimit, this.opts.gasLimit);
     const builder = await this.executor.openBuilder({
@@ -389,7 +408,7 @@ export class Sequencer {
   }
 
   /** Flashblock `b.index` of what ran since the previous one (drains the state diff). */
-  private async flashblockOf(
+  async flashblockOf(
     b: Building,
     added: PendingTransaction[],
     started: number,
@@ -405,7 +424,10 @@ export class Sequencer {
     });
     const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
-    this.store.writeBlock(write);
+    this.store.writeBlock({
+      ...write,
+      devWrites: devWritesOf(this.store.recordedFlashblocks(b.base.number)),
+    });
     const sealedAt = epochNow();
     const number = Number(block.header.number);
     this.onBlockCommitted?.(number);

@@ -3,13 +3,17 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import { RpcError } from "../rpc/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { TxRejectedError } from "./txPool.ts";
 
-type Pending = { resolve: (value: string | PoolContent) => void; reject: (e: Error) => void };
+type Pending = {
+  resolve: (value: string | PoolContent | DevAnswer) => void;
+  reject: (e: Error) => void;
+};
 
 export class SequencerClient {
   private nextId = 1;
@@ -84,10 +88,21 @@ export class SequencerClient {
       case "log":
         this.logger[msg.level](msg.fields, msg.msg);
         break;
+      case "controlled":
+        this.settle(msg.id)?.resolve(msg.answer);
+        break;
       case "rejected":
-        this.settle(msg.id)?.reject(new TxRejectedError(msg.message));
+        this.settle(msg.id)?.reject(
+          msg.rpcCode === undefined
+            ? new TxRejectedError(msg.message)
+            : new RpcError(msg.rpcCode, msg.message),
+        );
         break;
       case "update": {
+        // After evm_revert the pool's next nonces are the state's again (what the dropped
+        // blocks ran is gone): the next submission tells them anew.
+        if (msg.update.kind === "sealed" && msg.update.reverted !== undefined)
+          this.poolNonces.clear();
         this.onUpdate(msg.update);
         break;
       }
@@ -125,6 +140,15 @@ export class SequencerClient {
     return new Promise((resolve, reject) => {
       this.inflight.set(id, { resolve: (c) => resolve(c as PoolContent), reject });
       this.worker.postMessage({ type: "pool", id } satisfies ToWorker);
+    });
+  }
+
+  /** A dev method's request (src/sequencer/devControl.ts). */
+  control(request: DevRequest): Promise<DevAnswer> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.inflight.set(id, { resolve: (a) => resolve(a as DevAnswer), reject });
+      this.worker.postMessage({ type: "control", id, request } satisfies ToWorker);
     });
   }
 

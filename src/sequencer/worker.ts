@@ -10,6 +10,7 @@ import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
+import { DevRequestError } from "./devControl.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 import { TxRejectedError } from "./txPool.ts";
@@ -92,6 +93,17 @@ async function main(): Promise<void> {
       sequencer.mine().then(
         (number) => send({ type: "mined", id: msg.id, number }),
         (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
+      );
+    } else if (msg.type === "control") {
+      sequencer.control(msg.request).then(
+        (answer) => send({ type: "controlled", id: msg.id, answer }),
+        (e: unknown) =>
+          send({
+            type: "rejected",
+            id: msg.id,
+            message: (e as Error).message,
+            ...(e instanceof DevRequestError ? { rpcCode: e.rpcCode } : {}),
+          }),
       );
     } else if (msg.type === "pool") {
       sequencer.poolContent().then(

@@ -10,9 +10,11 @@ import { copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
 import {
   decodeAccount,
+  decodeDevWrites,
   decodeFlashblockRecord,
   decodeReceipts,
   encodeAccount,
+  encodeDevWrites,
   encodeFlashblockRecord,
   encodeReceipts,
 } from "./codec.ts";
@@ -55,6 +57,16 @@ import {
 } from "./slotRow.ts";
 import { NO_ROW, SlotRowCache } from "./slotRowCache.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
+import { unwindBlocks } from "./unwind.ts";
+
+/** A recorded flashblock of an unsealed block (table 16). */
+export type FlashblockRecord = {
+  readonly index: number;
+  readonly timestamp: bigint;
+  readonly transactions: Uint8Array[];
+  /** Dev state changes applied after the transactions (src/sequencer/devOps.ts). */
+  readonly ops: Uint8Array[];
+};
 
 const EMPTY = new Uint8Array(0);
 const NO_ADDRESS = new Uint8Array(20);
@@ -68,6 +80,8 @@ const SLOT_KEY = new Uint8Array(52);
 /** address ‖ slot ‖ block + 1 and address ‖ slot ‖ 2^64-1: the seek for an older full shard. */
 const SHARD_SEEK = new Uint8Array(60);
 const SHARD_END = new Uint8Array(60).fill(0xff);
+/** Past every pre-confirmation key. */
+const UNSEALED_END = new Uint8Array(12).fill(0xff);
 /** number ‖ address ‖ slot: a change-set entry. */
 const CHANGE_KEY = new Uint8Array(60);
 /** address ‖ block, and address ‖ 2^64-1. */
@@ -125,6 +139,8 @@ export type ChainStore = ChainReader &
     currentAccount(address: Uint8Array): AccountRecord | undefined;
     currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
     trieNode(key: Uint8Array): Uint8Array | undefined;
+    /** A dev block's state writes, each after that many of its transactions (BlockWrite). */
+    devWrites(number: number): Array<readonly [number, Uint8Array]>;
     /** What block `number` changed (its change sets), each value before and after the block. */
     blockChanges(number: number): { accounts: AccountChange[]; storage: StorageChange[] };
     writeBlock(block: BlockWrite): void;
@@ -134,11 +150,16 @@ export type ChainStore = ChainReader &
       index: number,
       timestamp: bigint,
       transactions: readonly Uint8Array[],
+      ops?: readonly Uint8Array[],
     ): void;
     /** The recorded flashblocks of an unsealed block, in index order. */
-    recordedFlashblocks(
-      number: number,
-    ): Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }>;
+    recordedFlashblocks(number: number): FlashblockRecord[];
+    /**
+     * evm_revert, in one write: blocks above `target` removed and the state they changed
+     * restored, every unsealed block's record replaced by `pending` (block target + 1's), and
+     * the head set to `target`. Returns the removed blocks' receipts, oldest first.
+     */
+    revertTo(target: number, pending: readonly FlashblockRecord[]): BlockReceipts[];
     setForkchoice(fc: Forkchoice): void;
     setChainConfig(json: string): void;
   };
@@ -188,6 +209,7 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     storageHistoryIndex: env.table("storageHistoryIndex"),
     logAddresses: env.table("logAddresses"),
     logTopics: env.table("logTopics"),
+    devWrites: env.table("devWrites"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -374,6 +396,10 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),
+    devWrites(number) {
+      const v = t.devWrites.get(u64Key(number));
+      return v === undefined ? [] : decodeDevWrites(v);
+    },
     blockChanges(number) {
       const head = headNumber();
       const accounts: AccountChange[] = [];
@@ -432,6 +458,8 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
           writeSlot(c.address, c.slot, c.before, c.after, b.number);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
+        if (b.devWrites !== undefined && b.devWrites.length > 0)
+          t.devWrites.put(numberKey, encodeDevWrites(b.devWrites));
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
         // The block's pre-confirmation record ends with it, in the same write.
         for (const { key } of t.preconfirmations.range(
@@ -443,16 +471,40 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
         t.meta.put(META_KEY_BYTES.head, numberKey);
       });
     },
-    recordFlashblock(number, index, timestamp, transactions) {
+    recordFlashblock(number, index, timestamp, transactions, ops) {
       env.writeAtomically(() =>
         t.preconfirmations.put(
           flashblockKey(number, index),
-          encodeFlashblockRecord(timestamp, transactions),
+          encodeFlashblockRecord(timestamp, transactions, ops),
         ),
       );
     },
+    revertTo(target, pending) {
+      return env.writeAtomically(() => {
+        const head = headNumber() ?? 0;
+        if (target > head)
+          throw new Error(`cannot revert to block ${target} above the head ${head}`);
+        const removed = unwindBlocks(t, head, target);
+        const records = [
+          ...t.preconfirmations.range(flashblockKey(target + 1, 0), UNSEALED_END),
+        ].map((e) => copyBytes(e.key));
+        for (const key of records) t.preconfirmations.remove(key);
+        for (const r of pending)
+          t.preconfirmations.put(
+            flashblockKey(target + 1, r.index),
+            encodeFlashblockRecord(r.timestamp, r.transactions, r.ops),
+          );
+        const numberKey = u64Key(target);
+        t.meta.put(META_KEY_BYTES.head, numberKey);
+        for (const key of ["safe", "finalized"] as const) {
+          const at = metaNumber(t.meta, key);
+          if (at !== undefined && at > target) t.meta.put(META_KEY_BYTES[key], numberKey);
+        }
+        return removed;
+      });
+    },
     recordedFlashblocks(number) {
-      const out: Array<{ index: number; timestamp: bigint; transactions: Uint8Array[] }> = [];
+      const out: FlashblockRecord[] = [];
       for (const { key, value } of t.preconfirmations.range(
         flashblockKey(number, 0),
         flashblockKey(number + 1, 0),

@@ -112,21 +112,43 @@ export function decodeReceipts(
   };
 }
 
-/** A published flashblock: the block's timestamp and the flashblock's transactions (2718 bytes). */
+/** A dev block's state writes, each with the number of transactions before it. */
+export function encodeDevWrites(writes: ReadonlyArray<readonly [number, Uint8Array]>): Uint8Array {
+  return RLP.encode(writes.map(([before, w]) => [num(before), w]));
+}
+
+export function decodeDevWrites(bytes: Uint8Array): Array<readonly [number, Uint8Array]> {
+  return asList(RLP.decode(bytes) as Nested).map((item) => {
+    const [before, w] = asList(item);
+    return [Number(bytesToBigInt(asBytes(before))), copyBytes(asBytes(w))] as const;
+  });
+}
+
+/**
+ * A published flashblock: the block's timestamp, the flashblock's transactions (2718 bytes) and,
+ * after them, the dev state changes it carried (src/sequencer/devOps.ts; absent when none).
+ */
 export function encodeFlashblockRecord(
   timestamp: bigint,
   transactions: readonly Uint8Array[],
+  ops: readonly Uint8Array[] = [],
 ): Uint8Array {
-  return RLP.encode([num(timestamp), [...transactions]]);
+  return RLP.encode(
+    ops.length === 0
+      ? [num(timestamp), [...transactions]]
+      : [num(timestamp), [...transactions], [...ops]],
+  );
 }
 
 export function decodeFlashblockRecord(bytes: Uint8Array): {
   timestamp: bigint;
   transactions: Uint8Array[];
+  ops: Uint8Array[];
 } {
-  const [timestamp, txs] = asList(RLP.decode(bytes) as Nested);
+  const [timestamp, txs, ops] = asList(RLP.decode(bytes) as Nested);
   return {
     timestamp: bytesToBigInt(asBytes(timestamp)),
     transactions: asList(txs).map((t) => copyBytes(asBytes(t))),
+    ops: ops === undefined ? [] : asList(ops).map((o) => copyBytes(asBytes(o))),
   };
 }

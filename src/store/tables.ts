@@ -82,6 +82,12 @@ export const TABLES = {
     layout:
       "topic (32) ‖ number u64 → (empty): the blocks holding a log with the topic, in any position (logIndex.ts)",
   },
+  devWrites: {
+    id: 23,
+    name: "devWrites",
+    layout:
+      "number u64 → RLP [[transaction index u32, write]…]: the dev methods' state writes a dev block carries (anvil_setBalance & co., src/exec/devWrites.ts), each before the transaction of that index (= count: after the last); debug_trace* replays them",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;

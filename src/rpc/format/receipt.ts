@@ -11,7 +11,14 @@ export type ReceiptContext = {
   readonly firstLogIndex: number;
 };
 
-export function logJson(log: Log, r: ReceiptRecord, ctx: ReceiptContext, i: number): string {
+/** `removed`: a log of a block the chain dropped (geth's reorg notification). */
+export function logJson(
+  log: Log,
+  r: ReceiptRecord,
+  ctx: ReceiptContext,
+  i: number,
+  removed = false,
+): string {
   return object([
     ["address", data(log.address)],
     ["topics", array(log.topics, data)],
@@ -22,7 +29,7 @@ export function logJson(log: Log, r: ReceiptRecord, ctx: ReceiptContext, i: numb
     ["blockHash", data(ctx.blockHash)],
     ["blockTimestamp", qty(ctx.blockTimestamp)],
     ["logIndex", qty(ctx.firstLogIndex + i)],
-    ["removed", "false"],
+    ["removed", removed ? "true" : "false"],
   ]);
 }
 
