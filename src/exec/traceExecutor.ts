@@ -1,14 +1,9 @@
 // debug_trace*: re-executes a block's transactions on its parent's state (read from the
 // archive's flat tables, as eth_call reads any block) with a tracer watching the ones asked
 // for, or traces a call on a block's state, as geth does.
-import {
-  type Block,
-  createBlock,
-  createBlockFromRLP,
-  createBlockHeaderFromRLP,
-} from "@ethereumjs/block";
+import { Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import {
   Address,
   bigIntToAddressBytes,
@@ -18,6 +13,8 @@ import {
 } from "@ethereumjs/util";
 import { type RunTxOpts, runTx, type VM } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt } from "../chain/genesis.ts";
+import { blockFromRlp, decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { isDepositTx } from "../chain/op/depositTx.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { CallRequest, TraceOptions, TraceRequest } from "../rpc/backend.ts";
@@ -33,6 +30,7 @@ import {
   txFailure,
 } from "./callExecutor.ts";
 import type { StateSource } from "./flatStateManager.ts";
+import { OpExecution } from "./op/opExecution.ts";
 import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
 import { createTracer, TraceSetupError, traceDeadline } from "./trace/tracers.ts";
 
@@ -81,7 +79,7 @@ export class TraceExecutor {
   private sealedBlock(number: number): Replay {
     const raw = this.chain.block(number);
     if (raw === undefined) throw failure(`block #${number} not found`);
-    const block = createBlockFromRLP(blockRlp(raw.headerRlp, raw.bodyRlp), {
+    const block = blockFromRlp(blockRlp(raw.headerRlp, raw.bodyRlp), {
       common: this.spec.common,
       setHardfork: true,
     });
@@ -107,14 +105,21 @@ export class TraceExecutor {
             : {}),
           ...(common.isActivatedEIP(4844) ? { excessBlobGas: b.excessBlobGas } : {}),
         },
-        transactions: transactions.map((t) => createTxFromRLP(t.raw, { common })),
       },
       { common, skipConsensusFormatValidation: true },
     );
-    return { block, hashes: transactions.map((t) => t.hash) };
+    // Deposits cannot go through the library's block constructor: the block is assembled.
+    const txs = transactions.map((t) => decodeBlockTransaction(t.raw, common));
+    return {
+      block: new Block(block.header, txs as TypedTransaction[], [], block.withdrawals, { common }),
+      hashes: transactions.map((t) => t.hash),
+    };
   }
 
-  /** A VM on the state before `block`'s transactions (its parent's, plus the system writes). */
+  /**
+   * A VM on the state before `block`'s transactions (its parent's, plus the system writes); on
+   * an OP-stack chain with the L1 fee and deposits as the block ran them.
+   */
   private async before(block: Block): Promise<VM> {
     const h = block.header;
     const common = commonAt(this.spec, h.number, h.timestamp);
@@ -122,7 +127,30 @@ export class TraceExecutor {
       this.chain.blockHash(n),
     );
     await systemWrites(vm, block);
+    if (this.spec.op !== undefined) {
+      const op = OpExecution.install(vm, this.spec.op);
+      op.beginBlock(h.timestamp, h.baseFeePerGas);
+      this.ops.set(vm, op);
+    }
     return vm;
+  }
+
+  private readonly ops = new WeakMap<VM, OpExecution>();
+
+  /** Runs a block's transaction untraced (deposits by the OP deposit runner); its log count. */
+  private async replay(vm: VM, tx: Block["transactions"][number], block: Block, gasUsed: bigint) {
+    const op = this.ops.get(vm);
+    if (op !== undefined && isDepositTx(tx)) {
+      const r = await op.runDeposit(tx, block, gasUsed);
+      return { logs: r.receipt.logs.length, gas: r.totalGasSpent };
+    }
+    const r = await runTx(vm, {
+      tx,
+      block,
+      skipBlockGasLimitValidation: true,
+      blockGasUsed: gasUsed,
+    });
+    return { logs: r.receipt.logs.length, gas: r.totalGasSpent };
   }
 
   private async traceBlock(
@@ -135,14 +163,28 @@ export class TraceExecutor {
     const vm = await this.before(block);
     const out: string[] = [];
     let logs = 0;
+    let gasUsed = 0n;
     for (let i = 0; i < block.transactions.length; i++) {
       const tx = block.transactions[i]!;
-      const opts: RunTxOpts = { tx, block, skipBlockGasLimitValidation: true };
-      if (only !== undefined && i < only) {
-        logs += (await runTx(vm, opts)).receipt.logs.length;
+      const opts: RunTxOpts = {
+        tx,
+        block,
+        skipBlockGasLimitValidation: true,
+        blockGasUsed: gasUsed,
+      };
+      if ((only !== undefined && i < only) || isDepositTx(tx)) {
+        const r = await this.replay(vm, tx, block, gasUsed);
+        logs += r.logs;
+        gasUsed += r.gas;
+        if (only === undefined && isDepositTx(tx))
+          out.push(
+            `{"txHash":"${bytesToHex(hashes[i]!)}","error":"tracing OP-stack deposit transactions is not supported"}`,
+          );
+        if (only === i) throw failure("tracing OP-stack deposit transactions is not supported");
         continue;
       }
       const traced = await traceTx(vm, opts, block, options, logs);
+      if (traced.cumulative !== undefined) gasUsed = traced.cumulative;
       if (only !== undefined) return traced.json;
       logs += traced.logs;
       out.push(`{"txHash":"${bytesToHex(hashes[i]!)}","result":${traced.json}}`);
@@ -178,10 +220,15 @@ export class TraceExecutor {
           `transaction index ${txIndex} out of range for block ${bytesToHex(replay.block.hash())}`,
         );
       vm = await this.before(replay.block);
+      let gasUsed = 0n;
       for (const tx of txs.slice(0, txIndex)) {
-        logs += (await runTx(vm, { tx, block: replay.block, skipBlockGasLimitValidation: true }))
-          .receipt.logs.length;
+        const r = await this.replay(vm, tx, replay.block, gasUsed);
+        logs += r.logs;
+        gasUsed += r.gas;
       }
+      // A traced call carries no rollup cost data: no L1 fee (op-geth).
+      const op = this.ops.get(vm);
+      if (op !== undefined) op.charging = false;
     }
     const env: CallBlockEnv = {
       number: h.number,
@@ -276,7 +323,7 @@ async function traceTx(
   options: TraceOptions,
   logsBefore: number,
   call?: CallRequest,
-): Promise<{ json: string; logs: number }> {
+): Promise<{ json: string; logs: number; cumulative?: bigint }> {
   const common: Common = vm.common;
   let bridge: TraceBridge;
   let tracer: ReturnType<typeof createTracer>;
@@ -320,5 +367,9 @@ async function traceTx(
     throw failure((e as Error).message);
   }
   await tracer.txEnd?.({ gasUsed: result.totalGasSpent, state });
-  return { json: tracer.result(), logs: result.receipt.logs.length };
+  return {
+    json: tracer.result(),
+    logs: result.receipt.logs.length,
+    cumulative: result.receipt.cumulativeBlockGasUsed,
+  };
 }

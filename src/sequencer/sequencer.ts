@@ -7,12 +7,20 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { type Blob4844Tx, createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
-import { encodeReceipt } from "@ethereumjs/vm";
+import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
+import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "../chain/op/depositTx.ts";
+import {
+  DEFAULT_DEV_L1,
+  type DevL1Config,
+  devL1Values,
+  l1InfoDeposit,
+} from "../chain/op/l1Info.ts";
+import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
-import { receiptRecord } from "../exec/receipts.ts";
+import { includeTransaction } from "../exec/op/opBlock.ts";
 import type {
   FlashblockUpdate,
   PendingBase,
@@ -22,7 +30,7 @@ import type {
 import type { PoolContent } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
-import { addTransaction, builderTransactions } from "./builderAccess.ts";
+import { type BlockTransaction, builderTransactions, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { poolContent } from "./poolContent.ts";
@@ -34,6 +42,8 @@ export type SequencerOptions = {
   /** The gas limit blocks move towards (geth's gas ceiling), within what each header may change. */
   readonly gasLimit: bigint;
   readonly coinbase: Uint8Array;
+  /** OP-stack chains: the simulated L1 each block's L1-info deposit reports. */
+  readonly l1?: DevL1Config;
 };
 
 export type SequencerLog = (
@@ -59,6 +69,8 @@ export class Sequencer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private executeScheduled = false;
+  /** User deposits (flashnode_depositTransaction) waiting for the next block's start. */
+  private deposits: DepositTx[] = [];
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
 
@@ -96,9 +108,17 @@ export class Sequencer {
     await this.serial(async () => {
       const next = (this.store.headNumber() ?? 0) + 1;
       const recorded = this.store.recordedFlashblocks(next);
-      const b = await this.open(recorded[0]?.timestamp);
+      const first = recorded[0];
+      const b = await this.open(
+        first === undefined
+          ? undefined
+          : { timestamp: first.timestamp, deposits: first.transactions },
+      );
       this.building = b;
-      this.publishFlashblock(b, await this.flashblockOf(b, [], performance.now()));
+      this.publishFlashblock(
+        b,
+        await this.flashblockOf(b, b.transactions.slice(), performance.now()),
+      );
       // After a crash: the same transactions, in the same order and flashblocks, before any new one.
       for (const fb of recorded) {
         if (fb.index === 0) continue;
@@ -106,9 +126,7 @@ export class Sequencer {
         b.index = fb.index;
         const added: PendingTransaction[] = [];
         for (const raw of fb.transactions)
-          added.push(
-            await this.include(b, createTxFromBlockBodyData(raw, { common: this.common }), true),
-          );
+          added.push(await this.include(b, decodeBlockTransaction(raw, this.common), true));
         this.publish(await this.flashblockOf(b, added, started));
       }
       if (recorded.length > 0) {
@@ -132,6 +150,12 @@ export class Sequencer {
 
   submit(raw: Uint8Array): Promise<SubmitResult> {
     return this.serial(async () => {
+      if (this.executor.op !== undefined) {
+        // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.
+        if (raw[0] === DEPOSIT_TX_TYPE) return this.queueDeposit(raw);
+        // Blob transactions do not exist on an OP-stack chain (op-geth's pool refuses them).
+        if (raw[0] === 3) throw new TxRejectedError("transaction type not supported");
+      }
       const tx = decodeRawTransaction(raw, this.common);
       const building = this.building;
       if (building === undefined) throw new TxRejectedError("sequencer is not running");
@@ -159,6 +183,23 @@ export class Sequencer {
         nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n),
       };
     });
+  }
+
+  /** A user deposit runs at the start of the next block, after its L1-info deposit. */
+  private queueDeposit(raw: Uint8Array): SubmitResult {
+    let tx: DepositTx;
+    try {
+      tx = decodeDepositTx(raw, this.common);
+    } catch (e) {
+      throw new TxRejectedError(`invalid deposit: ${(e as Error).message}`);
+    }
+    this.deposits.push(tx);
+    return {
+      hash: bytesToHex(tx.hash()),
+      sender: tx.from.bytes,
+      nonce: 0n,
+      nextNonce: 0n,
+    };
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -251,8 +292,15 @@ export class Sequencer {
     const onGrid = !forceSeal && performance.now() - slot < interval;
     const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
     this.building = nextBlock;
-    const next = await this.flashblockOf(nextBlock, [], performance.now());
-    this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
+    // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
+    const opening = nextBlock.transactions.slice();
+    const next = await this.flashblockOf(nextBlock, opening, performance.now());
+    this.store.recordFlashblock(
+      nextBlock.base.number,
+      0,
+      nextBlock.base.timestamp,
+      opening.map((t) => t.raw),
+    );
     this.publish({ ...sealed, next });
   }
 
@@ -290,38 +338,43 @@ export class Sequencer {
   /** Executes one transaction onto the block being built; throws if it cannot be included. */
   private async include(
     b: Building,
-    tx: TypedTransaction,
+    tx: BlockTransaction,
     allowNoBlobs = false,
   ): Promise<PendingTransaction> {
-    const previousCumulative = b.builder.gasUsed;
-    const result = await addTransaction(b.builder, tx, allowNoBlobs);
+    const record = await includeTransaction(
+      b.builder,
+      this.executor.op,
+      tx,
+      { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
+      allowNoBlobs,
+    );
     // The block holds the tx without its blob sidecar; the builder keeps that form.
     const built = builderTransactions(b.builder);
     const included = built[built.length - 1]!;
-    b.receipts.push(
-      receiptRecord(included, result.receipt, {
-        baseFee: b.base.baseFeePerGas,
-        blobGasPrice: b.base.blobGasPrice,
-        previousCumulative,
-      }),
-    );
+    b.receipts.push(record);
     const pending = { hash: included.hash(), raw: included.serialize() };
     // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
     if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
       b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
     const key = RLP.encode(b.transactions.length);
     await b.txTrie.put(key, pending.raw);
-    await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
+    await b.receiptTrie.put(key, receiptRlp(record));
     b.transactions.push(pending);
     return pending;
   }
 
-  /** Opens the next block; `recordedTimestamp` rebuilds one whose flashblocks were recorded. */
-  private async open(recordedTimestamp?: bigint, openedAt = performance.now()): Promise<Building> {
+  /**
+   * Opens the next block; `recorded` rebuilds one whose flashblocks were recorded (its time and
+   * flashblock 0's deposits). On an OP-stack chain the block starts with its deposits.
+   */
+  private async open(
+    recorded?: { readonly timestamp: bigint; readonly deposits: readonly Uint8Array[] },
+    openedAt = performance.now(),
+  ): Promise<Building> {
     const parent = this.executor.headBlock();
     const now = BigInt(Math.floor(Date.now() / 1000));
     const timestamp =
-      recordedTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+      recorded?.timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     const prevRandao = keccak256(parent.hash());
     const gasLimit = calcGasLimit(parent.header.gasLimit, this.opts.gasLimit);
     const builder = await this.executor.openBuilder({
@@ -358,7 +411,7 @@ export class Sequencer {
         hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
       ).subarray(0, 8),
     );
-    return {
+    const b: Building = {
       builder,
       base,
       payloadId,
@@ -371,6 +424,17 @@ export class Sequencer {
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
     };
+    if (this.executor.op !== undefined) {
+      const deposits =
+        recorded !== undefined
+          ? recorded.deposits.map((raw) => decodeDepositTx(raw, this.common))
+          : [
+              l1InfoDeposit(devL1Values(this.opts.l1 ?? DEFAULT_DEV_L1, timestamp), this.common),
+              ...this.deposits.splice(0),
+            ];
+      for (const tx of deposits) await this.include(b, tx);
+    }
+    return b;
   }
 
   /** Flashblock `b.index` of what ran since the previous one (drains the state diff). */
@@ -384,11 +448,10 @@ export class Sequencer {
 
   private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
     // The builder would rebuild both tries from scratch; they are already complete here.
-    Object.assign(b.builder, {
-      transactionsTrie: async () => b.txTrie.root(),
-      receiptTrie: async () => b.receiptTrie.root(),
+    const block = await sealBuilder(b.builder, {
+      transactions: b.txTrie.root(),
+      receipts: b.receiptTrie.root(),
     });
-    const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock(write);
     const number = Number(block.header.number);
