@@ -10,6 +10,8 @@ import {
   trailingForkchoice,
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { DEFAULT_DEV_L1, type DevL1Config, devL1Values } from "../chain/op/l1Info.ts";
+import { opPredeploys } from "../chain/op/predeploys.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
@@ -23,7 +25,7 @@ import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
-import { bytesToHex } from "../util/hex.ts";
+import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
@@ -46,6 +48,10 @@ export type DevNodeOptions = {
   readonly fork: DevFork;
   /** A geth genesis (parsed JSON) instead of the generated one. */
   readonly genesis: Record<string, unknown> | undefined;
+  /** A new chain is plain Ethereum (`--ethereum`); by default it is an OP-stack chain. */
+  readonly ethereum?: boolean;
+  /** OP stack: the simulated L1 of the L1-info deposits (defaults: DEFAULT_DEV_L1). */
+  readonly l1?: DevL1Config;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
   readonly gasLimit: bigint;
@@ -115,6 +121,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   }
   const lock = lockDatadir(opts.datadir);
   const accounts = devAccounts(opts.accounts);
+  const l1 = opts.l1 ?? DEFAULT_DEV_L1;
+  const timestamp = BigInt(Math.floor(Date.now() / 1000));
   const genesis =
     opts.genesis !== undefined
       ? opts.genesis
@@ -124,7 +132,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
           accounts,
           balanceWei: opts.balanceEth * 10n ** 18n,
           gasLimit: opts.gasLimit,
-          timestamp: BigInt(Math.floor(Date.now() / 1000)),
+          timestamp,
+          ...(opts.ethereum === true
+            ? {}
+            : {
+                op: await opPredeploys(
+                  devL1Values(l1, timestamp),
+                  hexToBytes(accounts[0]?.address ?? `0x${"00".repeat(20)}`),
+                ),
+              }),
         });
 
   const feed = createFeedHub();
@@ -194,6 +210,12 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         flashblockIntervalMs: opts.flashblockIntervalMs,
         gasLimit: opts.gasLimit.toString(),
         coinbase: FEE_RECIPIENT,
+        l1: {
+          baseFee: l1.baseFee.toString(),
+          blobBaseFee: l1.blobBaseFee.toString(),
+          baseFeeScalar: l1.baseFeeScalar,
+          blobBaseFeeScalar: l1.blobBaseFeeScalar,
+        },
         ...(opts.nats === undefined
           ? {}
           : {
