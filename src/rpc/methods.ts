@@ -51,6 +51,7 @@ import { simulateV1 } from "./eth/simulateV1.ts";
 import { syncing } from "./eth/syncing.ts";
 import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
+import { depositTransaction } from "./flashnode/depositTransaction.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { buildBlockV1 } from "./testing/buildBlockV1.ts";
@@ -115,6 +116,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_traceBlockByHash: traceBlockByHash(backend),
     debug_traceCall: traceCall(backend),
     evm_mine: mine(backend),
+    flashnode_depositTransaction: depositTransaction(backend),
     testing_buildBlockV1: buildBlockV1(backend),
     txpool_content: content(backend),
     txpool_contentFrom: contentFrom(backend),

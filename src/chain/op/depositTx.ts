@@ -73,22 +73,7 @@ export class DepositTx {
 
   /** What the block body and tx trie hold: the EIP-2718 envelope. */
   serialize(): Uint8Array {
-    if (this.encoded === undefined) {
-      const payload = RLP.encode([
-        this.sourceHash,
-        this.from.bytes,
-        this.to?.bytes ?? EMPTY,
-        bigIntToBytes(this.mint),
-        bigIntToBytes(this.value),
-        bigIntToBytes(this.gasLimit),
-        this.isSystemTx ? Uint8Array.of(1) : EMPTY,
-        this.data,
-      ]);
-      const out = new Uint8Array(payload.length + 1);
-      out[0] = DEPOSIT_TX_TYPE;
-      out.set(payload, 1);
-      this.encoded = out;
-    }
+    this.encoded ??= encodeDeposit(this.fields());
     return this.encoded;
   }
 
@@ -142,6 +127,24 @@ export class DepositTx {
       data: this.data,
     };
   }
+}
+
+/** 0x7e ‖ rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data]) */
+export function encodeDeposit(f: DepositFields): Uint8Array {
+  const payload = RLP.encode([
+    f.sourceHash,
+    f.from,
+    f.to ?? EMPTY,
+    bigIntToBytes(f.mint),
+    bigIntToBytes(f.value),
+    bigIntToBytes(f.gasLimit),
+    f.isSystemTx ? Uint8Array.of(1) : EMPTY,
+    f.data,
+  ]);
+  const out = new Uint8Array(payload.length + 1);
+  out[0] = DEPOSIT_TX_TYPE;
+  out.set(payload, 1);
+  return out;
 }
 
 export function isDepositTx(tx: { readonly type: number }): tx is DepositTx {

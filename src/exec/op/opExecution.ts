@@ -249,7 +249,7 @@ export class OpExecution {
     if (common.isActivatedEIP(7623)) {
       let tokens = 0n;
       for (const b of tx.data) tokens += b === 0 ? 1n : 4n;
-      floor = common.param("txGas") + common.param("totalCostFloorPerToken") * tokens;
+      floor = tx.common.param("txGas") + tx.common.param("totalCostFloorPerToken") * tokens;
     }
     if (tx.gasLimit < intrinsic)
       throw new Error(`intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
@@ -262,7 +262,7 @@ export class OpExecution {
     if (
       tx.to === undefined &&
       common.isActivatedEIP(3860) &&
-      tx.data.length > Number(common.param("maxInitCodeSize"))
+      tx.data.length > Number(tx.common.param("maxInitCodeSize"))
     )
       throw new Error(`max initcode size exceeded: code size ${tx.data.length}`);
     if (common.isActivatedEIP(2929)) {
