@@ -15,8 +15,8 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import WebSocket from "ws";
-import { fjordL1Cost } from "../../src/exec/op/l1Cost.ts";
 import { flzCompressLen } from "../../src/exec/op/fastlz.ts";
+import { fjordL1Cost } from "../../src/exec/op/l1Cost.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { hexToBytes } from "../../src/util/hex.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
@@ -27,7 +27,12 @@ const L1_FEE_VAULT = "0x420000000000000000000000000000000000001a";
 const SEQUENCER_FEE_VAULT = "0x4200000000000000000000000000000000000011";
 const DEPOSITOR = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
 const L1_BLOCK = "0x4200000000000000000000000000000000000015";
-const L1 = { baseFee: 7_000_000_000n, blobBaseFee: 3n, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_762 };
+const L1 = {
+  baseFee: 7_000_000_000n,
+  blobBaseFee: 3n,
+  baseFeeScalar: 2269,
+  blobBaseFeeScalar: 1_055_762,
+};
 
 type Receipt = Record<string, string | null | unknown[]> & { type: string; status: string };
 type Block = { number: string; transactions: Record<string, string>[] };
@@ -70,7 +75,10 @@ const chain = () =>
   });
 
 test("every block opens with the L1-info deposit, rendered and receipted as op-geth does", async () => {
-  await pollUntil(() => rpc("eth_blockNumber"), (n) => BigInt(n as string) >= 2n);
+  await pollUntil(
+    () => rpc("eth_blockNumber"),
+    (n) => BigInt(n as string) >= 2n,
+  );
   for (const n of ["0x1", "0x2"]) {
     const block = (await rpc("eth_getBlockByNumber", [n, true])) as Block;
     const info = block.transactions[0]!;
@@ -116,7 +124,9 @@ test("the flashblocks stream's index 0 carries only the L1-info deposit", async 
 test("a transaction pays the L1 fee its receipt reports; the vaults get exactly the fees", async () => {
   const account = privateKeyToAccount(node.accounts[1]!.privateKey as `0x${string}`);
   const wallet = createWalletClient({ account, chain: chain(), transport: http(url) });
-  const client = createPublicClient({ chain: chain(), transport: http(url) }).extend(publicActionsL2());
+  const client = createPublicClient({ chain: chain(), transport: http(url) }).extend(
+    publicActionsL2(),
+  );
   const to = node.accounts[2]!.address as `0x${string}`;
   const hash = await wallet.sendTransaction({ to, value: parseEther("0.25") });
   const receipt = await client.waitForTransactionReceipt({ hash });
@@ -159,7 +169,8 @@ test("a transaction pays the L1 fee its receipt reports; the vaults get exactly 
     l1Fees += BigInt(r.l1Fee as string);
     tips += gas * (BigInt(r.effectiveGasPrice as string) - baseFee);
   }
-  const delta = async (a: string) => (await balance(a, blockNumber)) - (await balance(a, blockNumber - 1n));
+  const delta = async (a: string) =>
+    (await balance(a, blockNumber)) - (await balance(a, blockNumber - 1n));
   assert.equal(await delta(BASE_FEE_VAULT), baseFees);
   assert.equal(await delta(L1_FEE_VAULT), l1Fees);
   assert.equal(await delta(SEQUENCER_FEE_VAULT), tips);
@@ -172,8 +183,15 @@ test("a transaction pays the L1 fee its receipt reports; the vaults get exactly 
 
 test("viem's estimateL1Fee and estimateTotalFee price with the GasPriceOracle predeploy", async () => {
   const account = privateKeyToAccount(node.accounts[3]!.privateKey as `0x${string}`);
-  const client = createPublicClient({ chain: chain(), transport: http(url) }).extend(publicActionsL2());
-  const args = { account, to: node.accounts[4]!.address as `0x${string}`, value: 1n, chain: chain() };
+  const client = createPublicClient({ chain: chain(), transport: http(url) }).extend(
+    publicActionsL2(),
+  );
+  const args = {
+    account,
+    to: node.accounts[4]!.address as `0x${string}`,
+    value: 1n,
+    chain: chain(),
+  };
   const l1Fee = await client.estimateL1Fee(args);
   assert.ok(l1Fee > 0n);
   // GasPriceOracle.getL1Fee(unsigned tx) = Fjord's cost of FastLZ(unsigned) + 68 bytes: the
@@ -209,7 +227,10 @@ test("a deposit injected with flashnode_depositTransaction mints, transfers and 
   const tx = (await rpc("eth_getTransactionByHash", [hash])) as Record<string, string>;
   assert.equal(tx.mint, "0xde0b6b3a7640000");
   assert.equal(tx.from, from);
-  assert.equal(BigInt((await rpc("eth_getBalance", [from, "latest"])) as string), parseEther("0.5"));
+  assert.equal(
+    BigInt((await rpc("eth_getBalance", [from, "latest"])) as string),
+    parseEther("0.5"),
+  );
   assert.equal(BigInt((await rpc("eth_getBalance", [to, "latest"])) as string), parseEther("0.5"));
   // In flashblock 0 of its block, with the L1-info deposit.
   const fb = flashblocks.find((f) => f.index === 0 && f.block === Number(receipt.blockNumber));
@@ -233,8 +254,5 @@ test("a deposit that cannot pay its value is included, keeps its mint and bumps 
 });
 
 test("deposits are refused over eth_sendRawTransaction, as op-geth does", async () => {
-  await assert.rejects(
-    rpc("eth_sendRawTransaction", ["0x7ef8"]),
-    /transaction type not supported/,
-  );
+  await assert.rejects(rpc("eth_sendRawTransaction", ["0x7ef8"]), /transaction type not supported/);
 });

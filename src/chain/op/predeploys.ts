@@ -1,9 +1,13 @@
 // The OP-stack predeploys of a dev genesis, from the compiled artifacts Optimism publishes
 // (@eth-optimism/contracts-bedrock 0.17.3, MIT: L1Block 1.4.1-beta.1, GasPriceOracle 1.3.0,
 // the fee vaults, L2ToL1MessagePasser). On a real chain each sits behind a proxy; here the
-// implementation's runtime code is placed at the predeploy address itself, with the storage a
-// chain that went through Ecotone and Fjord holds (GasPriceOracle.isEcotone/isFjord), so
-// GasPriceOracle.getL1Fee — what viem's estimateL1Fee calls — prices with Fjord's formula.
+// implementation's runtime code is placed at the predeploy address itself, except for the
+// GasPriceOracle: its published implementation sits at its implementation address
+// (0xc0d3…000f) behind our GasPriceOracleProxy (contracts/), which delegates every call to it
+// and also answers Isthmus' getOperatorFee (zero: this chain, like Base, has no operator fee),
+// which viem's estimateTotalFee calls. Storage is what a chain that went through Ecotone and
+// Fjord holds (GasPriceOracle.isEcotone/isFjord), so GasPriceOracle.getL1Fee — what viem's
+// estimateL1Fee calls — prices with Fjord's formula, as the node charges.
 // The fee vaults have immutables (recipient, minimum, network): their creation code runs in an
 // EVM once, so their runtime code is exactly what the constructor makes.
 import { readFileSync } from "node:fs";
@@ -19,7 +23,13 @@ import {
   L2_TO_L1_MESSAGE_PASSER,
   SEQUENCER_FEE_VAULT,
 } from "./config.ts";
+import compiled from "./contracts/contracts.json" with { type: "json" };
 import type { L1Values } from "./l1Info.ts";
+
+/** Where OP chains keep predeploy implementations (0xc0d3…, plus the predeploy's suffix). */
+export const GAS_PRICE_ORACLE_IMPLEMENTATION = hexToBytes(
+  "0xc0d3c0d3c0d3c0d3c0d3c0d3c0d3c0d3c0d3000f",
+);
 
 export const CONTRACTS_PACKAGE = "@eth-optimism/contracts-bedrock";
 
@@ -95,9 +105,13 @@ export async function opPredeploys(
     },
     [unprefixed(GAS_PRICE_ORACLE)]: {
       balance: "0x0",
-      code: artifact("GasPriceOracle").deployedBytecode.object,
+      code: compiled.GasPriceOracleProxy.runtime,
       // slot 0: isEcotone (byte 0) and isFjord (byte 1), as setEcotone() and setFjord() leave it
       storage: { [hexKey(0)]: hexWord(Uint8Array.of(1, 1)) },
+    },
+    [unprefixed(GAS_PRICE_ORACLE_IMPLEMENTATION)]: {
+      balance: "0x0",
+      code: artifact("GasPriceOracle").deployedBytecode.object,
     },
     [unprefixed(L2_TO_L1_MESSAGE_PASSER)]: {
       balance: "0x0",
