@@ -172,18 +172,13 @@ export class TraceExecutor {
         skipBlockGasLimitValidation: true,
         blockGasUsed: gasUsed,
       };
-      if ((only !== undefined && i < only) || isDepositTx(tx)) {
+      if (only !== undefined && i < only) {
         const r = await this.replay(vm, tx, block, gasUsed);
         logs += r.logs;
         gasUsed += r.gas;
-        if (only === undefined && isDepositTx(tx))
-          out.push(
-            `{"txHash":"${bytesToHex(hashes[i]!)}","error":"tracing OP-stack deposit transactions is not supported"}`,
-          );
-        if (only === i) throw failure("tracing OP-stack deposit transactions is not supported");
         continue;
       }
-      const traced = await traceTx(vm, opts, block, options, logs);
+      const traced = await traceTx(vm, opts, block, options, logs, undefined, this.ops.get(vm));
       if (traced.cumulative !== undefined) gasUsed = traced.cumulative;
       if (only !== undefined) return traced.json;
       logs += traced.logs;
@@ -323,6 +318,7 @@ async function traceTx(
   options: TraceOptions,
   logsBefore: number,
   call?: CallRequest,
+  op?: OpExecution,
 ): Promise<{ json: string; logs: number; cumulative?: bigint }> {
   const common: Common = vm.common;
   let bridge: TraceBridge;
@@ -351,9 +347,16 @@ async function traceTx(
     state,
   });
   const detach = bridge.attach(vm.evm);
-  let result: Awaited<ReturnType<typeof runTx>>;
+  let result: {
+    totalGasSpent: bigint;
+    receipt: { logs: unknown[]; cumulativeBlockGasUsed: bigint };
+  };
   try {
-    result = await runTx(vm, opts);
+    // An OP-stack deposit runs by the deposit runner, watched by the same tracer.
+    result =
+      op !== undefined && isDepositTx(tx)
+        ? await op.runDeposit(tx, block, opts.blockGasUsed ?? 0n)
+        : await runTx(vm, opts);
   } catch (e) {
     if (e instanceof TraceStoppedError) throw failure(e.message);
     const message = (e as Error).message;

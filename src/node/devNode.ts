@@ -171,8 +171,19 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     }
   };
   let logSealed: (u: SealedUpdate) => void = () => {};
+  // The block being built so far, from its flashblock 0: the follower and the relay are created
+  // after the sequencer starts, and the first block's flashblock 0 (on an OP-stack chain, its
+  // L1-info deposit) is published at once; they are handed it when they start.
+  let current: ChainUpdate[] = [];
+  const currentBlock = (): ChainUpdate[] => {
+    const [first, ...rest] = current;
+    if (first === undefined) return [];
+    return first.kind === "sealed" ? [first.next, ...rest] : current;
+  };
   // Updates only arrive after the sequencer is ready, and the store is open by then.
   const onUpdate = (u: ChainUpdate) => {
+    if (u.kind === "sealed" || u.index === 0) current = [u];
+    else current.push(u);
     follower?.apply(u);
     relay?.publish(u);
     const fb = u.kind === "flashblock" ? u : u.next;
@@ -258,6 +269,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
     follower = chain;
+    for (const u of currentBlock()) chain.apply(u);
     const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {
       const receipts = store.receipts(u.number, u.hash);
@@ -284,6 +296,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         onExit: updates.onExit,
       });
       relay = updates;
+      for (const u of currentBlock()) updates.publish(u);
       opts.logger.info(
         { url: cluster.url, readers: readers.count, pids: cluster.pids() },
         "serving JSON-RPC",

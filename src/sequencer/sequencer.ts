@@ -166,6 +166,7 @@ export class Sequencer {
         throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
       }
       const account = await this.executor.currentAccount(sender);
+      const l1Cost = (await this.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
       // The size limit is on the transaction itself; a blob sidecar is carried beside it.
       const size = tx.type === 3 ? tx.serialize().length : raw.length;
       const { hash } = this.pool.add(tx, size, {
@@ -174,6 +175,7 @@ export class Sequencer {
         blockGasLimit: building.base.gasLimit,
         account: () => account,
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
+        ...(l1Cost === undefined ? {} : { l1Cost }),
       });
       this.executeSoon();
       return {
