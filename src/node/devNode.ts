@@ -10,8 +10,11 @@ import {
   trailingForkchoice,
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { DEPOSITOR_ACCOUNT } from "../chain/op/config.ts";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import { DEFAULT_DEV_L1, type DevL1Config, devL1Values } from "../chain/op/l1Info.ts";
 import { opPredeploys } from "../chain/op/predeploys.ts";
+import type { ReceiptRecord } from "../chain/types.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
@@ -25,7 +28,7 @@ import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
-import { bytesToHex, hexToBytes } from "../util/hex.ts";
+import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
@@ -113,6 +116,11 @@ export type DevNode = {
   close(): Promise<void>;
 };
 
+/** The L1-info deposit opening every OP-stack block (not a developer's transaction). */
+function isL1InfoReceipt(r: ReceiptRecord): boolean {
+  return r.type === DEPOSIT_TX_TYPE && equalBytes(r.from, DEPOSITOR_ACCOUNT);
+}
+
 export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   if (opts.fresh) {
     // Only a datadir no live process holds may be wiped.
@@ -152,9 +160,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
   // contract it created; the flashblock itself only at debug. A reverted deployment's receipt
   // still names an address (as geth's does), but nothing was created there: not logged.
+  // An OP-stack block's L1-info deposit is the chain's own bookkeeping: an idle chain stays quiet.
   const logPreconfirmed = (fb: FlashblockUpdate) => {
     if (fb.receipts.length === 0 || !flashblockLog.isLevelEnabled("info")) return;
     for (const r of fb.receipts) {
+      if (isL1InfoReceipt(r)) continue;
       const created = r.status === 0 ? undefined : r.contractAddress;
       flashblockLog.info(
         {
@@ -279,7 +289,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       const sealed = {
         block: u.number,
         hash: bytesToHex(u.hash),
-        transactions: receipts.receipts.length,
+        // The developer's transactions: an OP-stack block's L1-info deposit is not counted.
+        transactions: receipts.receipts.filter((r) => !isL1InfoReceipt(r)).length,
         gasUsed: Number(receipts.receipts.at(-1)?.cumulativeGasUsed ?? 0n),
       };
       if (sealed.transactions === 0) sealLog.debug(sealed, "sealed");
