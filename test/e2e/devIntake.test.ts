@@ -319,18 +319,19 @@ describe("transaction intake", () => {
       const receipt = (await pollUntil(
         () => fixtureCall(eth.dedicatedUrl, "eth_getTransactionReceipt", [hash]),
         (v) => v !== null,
-      )) as { type: string; status: string; blobGasUsed: string };
+      )) as { type: string; status: string; blobGasUsed: string; blockNumber: string };
       assert.equal(receipt.type, "0x3");
       assert.equal(receipt.status, "0x1");
       assert.equal(receipt.blobGasUsed, "0x20000", "one blob");
-      // No L1-info deposit on a plain Ethereum chain.
-      const block = (await fixtureCall(eth.dedicatedUrl, "eth_getBlockByNumber", [
-        "0x1",
-        true,
-      ])) as {
-        transactions: { type: string }[];
-      };
-      assert.ok(block.transactions.every((t) => t.type !== "0x7e"));
+      // No L1-info deposit on a plain Ethereum chain: the receipt's block holds no deposit.
+      const block = (await pollUntil(
+        () => fixtureCall(eth.dedicatedUrl, "eth_getBlockByNumber", [receipt.blockNumber, true]),
+        (b) => b !== null,
+      )) as { transactions: { type: string }[] };
+      assert.deepEqual(
+        block.transactions.map((t) => t.type),
+        ["0x3"],
+      );
     } finally {
       await eth.close();
     }
