@@ -11,7 +11,8 @@ import { parseArgs } from "node:util";
 import { type ChainStore, createChainStore } from "../src/store/chainStore.ts";
 import { openKvEnv } from "../src/store/lmdb.ts";
 import { equalBytes } from "../src/util/hex.ts";
-import { barChartSvg, writeChart } from "./lib/svgChart.ts";
+import { scaleReadsChart } from "./lib/benchCharts.ts";
+import { writeChart } from "./lib/svgChart.ts";
 import {
   diskUsage,
   formatDisk,
@@ -38,6 +39,8 @@ const { values } = parseArgs({
     datadir: { type: "string" },
     reuse: { type: "string" },
     "measure-only": { type: "boolean", default: false },
+    /** The store's slot-row cache (src/store/slotRowCache.ts); 0 measures LMDB's B-tree alone. */
+    "row-cache-bytes": { type: "string" },
   },
 });
 
@@ -86,7 +89,11 @@ console.log(
   `params: ${sidecar.params.changesPerBlock} storage changes and ${sidecar.params.txsPerBlock} txs per block, seed ${sidecar.params.seed}; ${values["measure-only"] ? "measure only" : `target ${BLOCKS.toLocaleString("en-US")} blocks`}, checkpoint ${CHECKPOINT.toLocaleString("en-US")}`,
 );
 
-const store = createChainStore(openKvEnv(datadir, { noSync: true }));
+const rowCacheBytes = values["row-cache-bytes"];
+const store = createChainStore(
+  openKvEnv(datadir, { noSync: true }),
+  rowCacheBytes === undefined ? {} : { slotRowCacheBytes: Number(rowCacheBytes) },
+);
 const model = new ScaleModel(sidecar.params);
 const startHead = store.headNumber();
 if (startHead !== undefined) replay(store, startHead);
@@ -195,26 +202,7 @@ function ratio(now: { near: Latency; latest: Latency }): void {
   console.log(
     `ratio p50(head ${now.near.head.toLocaleString("en-US")}) / p50(head ${at.near.head.toLocaleString("en-US")}), reads near head: ${(now.near.p50 / at.near.p50).toFixed(2)} (${now.near.p50.toFixed(1)} / ${at.near.p50.toFixed(1)} µs); p99 ${(now.near.p99 / at.near.p99).toFixed(2)}; latest p50 ${(now.latest.p50 / at.latest.p50).toFixed(2)}`,
   );
-  const bars = (l: Latency) => [
-    { series: "p50", value: l.p50, label: `${l.p50.toFixed(2)} µs` },
-    { series: "p99", value: l.p99, label: `${l.p99.toFixed(1)} µs` },
-  ];
-  const size = (h: number) => `${h.toLocaleString("en-US")} blocks`;
-  writeChart(
-    join(values.charts, "scale-storage-reads.svg"),
-    barChartSvg({
-      title: "npm run bench:scale: eth_getStorageAt's archive read by archive size",
-      unit: "µs per read (in-process, random slots)",
-      log: true,
-      groups: [
-        { label: `latest, ${size(at.latest.head)}`, bars: bars(at.latest) },
-        { label: `latest, ${size(now.latest.head)}`, bars: bars(now.latest) },
-        { label: `near head, ${size(at.near.head)}`, bars: bars(at.near) },
-        { label: `near head, ${size(now.near.head)}`, bars: bars(now.near) },
-      ],
-      note: "near head: a random block among the last ones; the figures of the smaller head were measured when the archive had that head",
-    }),
-  );
+  writeChart(join(values.charts, "scale-storage-reads.svg"), scaleReadsChart(at, now));
 }
 
 try {

@@ -125,3 +125,25 @@ export function pin(pid: number, cpus: string): void {
     execFileSync("taskset", ["-a", "-cp", cpus, String(p)], { stdio: "ignore" });
   }
 }
+
+/**
+ * Time the processes under `pid` (every thread) spent runnable but not running, in ms
+ * (/proc/…/schedstat, second field): a process waiting for a CPU cannot read its sockets or pipes.
+ */
+export function runQueueWaitMs(pid: number): number {
+  let ns = 0;
+  for (const p of processTree(pid)) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const t of tasks) {
+      try {
+        ns += Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, "utf8").split(" ")[1]);
+      } catch {}
+    }
+  }
+  return ns / 1e6;
+}

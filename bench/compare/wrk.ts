@@ -8,6 +8,9 @@ import { join } from "node:path";
 export type WrkResult = {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
+  /** wrk --latency's other percentiles (undefined if a wrk build does not print them). */
+  readonly p75Ms: number | undefined;
+  readonly p90Ms: number | undefined;
   readonly p99Ms: number;
   readonly errors: number;
   readonly requests: number;
@@ -110,6 +113,37 @@ function toMs(value: string, unit: string): number {
   return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : n;
 }
 
+/** What wrk --latency printed (stdout and stderr), as figures; throws if it cannot be read. */
+export function parseWrkOutput(out: string): Omit<WrkResult, "stealMs" | "stderr"> {
+  const percentile = (p: number) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return m === null ? undefined : toMs(m[1]!, m[2]!);
+  };
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p50 = percentile(50);
+  const p99 = percentile(99);
+  if (rps === null || p50 === undefined || p99 === undefined)
+    throw new Error(`cannot parse wrk output:\n${out}`);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors =
+    Number(non2xx?.[1] ?? 0) +
+    (sock === null ? 0 : sock.slice(1).reduce((n, x) => n + Number(x), 0));
+  const requests = /(\d+) requests in/.exec(out);
+  const bad = /^BAD (\d+)$/m.exec(out);
+  return {
+    requests: Number(requests?.[1] ?? 0),
+    badAnswers: Number(bad?.[1] ?? 0),
+    checked: bad !== null,
+    requestsPerSecond: Number(rps[1]),
+    p50Ms: p50,
+    p75Ms: percentile(75),
+    p90Ms: percentile(90),
+    p99Ms: p99,
+    errors,
+  };
+}
+
 /** wrk's threads, and the CPUs it is pinned to (taskset -c; none: not pinned). */
 export type WrkPlacement = { readonly threads: number; readonly cpus?: string };
 
@@ -144,29 +178,11 @@ export function runWrk(
     });
     child.on("error", reject);
     child.on("exit", () => {
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-      const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      if (rps === null || p50 === null || p99 === null)
-        return reject(new Error(`cannot parse wrk output:\n${out}`));
-      const errors =
-        Number(non2xx?.[1] ?? 0) +
-        (sock === null ? 0 : sock.slice(1).reduce((n, x) => n + Number(x), 0));
-      const requests = /(\d+) requests in/.exec(out);
-      const bad = /^BAD (\d+)$/m.exec(out);
-      resolve({
-        stealMs: stealMs() - steal0,
-        requests: Number(requests?.[1] ?? 0),
-        badAnswers: Number(bad?.[1] ?? 0),
-        checked: bad !== null,
-        stderr,
-        requestsPerSecond: Number(rps[1]),
-        p50Ms: toMs(p50[1]!, p50[2]!),
-        p99Ms: toMs(p99[1]!, p99[2]!),
-        errors,
-      });
+      try {
+        resolve({ ...parseWrkOutput(out), stealMs: stealMs() - steal0, stderr });
+      } catch (e) {
+        reject(e);
+      }
     });
   });
 }

@@ -47,20 +47,38 @@ function seriesNames(groups: readonly BarGroup[]): string[] {
   return names;
 }
 
+/** Roughly how wide a text is at `size` px in a sans-serif font (layout only). */
+function textWidth(text: string, size = 12): number {
+  return text.length * size * 0.55;
+}
+
+/** Entries side by side, each as wide as its name needs. */
 function legend(names: readonly string[], x: number, y: number): string {
+  let at = x;
   return names
-    .map(
-      (n, i) =>
-        `<rect x="${x + i * 130}" y="${y}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>` +
-        `<text x="${x + i * 130 + 18}" y="${y + 11}" ${FONT} font-size="12">${esc(n)}</text>`,
-    )
+    .map((n, i) => {
+      const entry =
+        `<rect x="${at}" y="${y}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/>` +
+        `<text x="${at + 18}" y="${y + 11}" ${FONT} font-size="12">${esc(n)}</text>`;
+      at += Math.max(130, 18 + textWidth(n) + 24);
+      return entry;
+    })
     .join("");
+}
+
+/** A round axis top at or above `max`: 1, 2, 2.5 or 5 × a power of ten. */
+function niceTop(max: number): number {
+  if (!(max > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(max));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= max) return m * p;
+  return 10 * p;
 }
 
 /** Horizontal grouped bars, one group per row (workload), one bar per series. */
 export function barChartSvg(c: BarChart): string {
   const names = seriesNames(c.groups);
-  const labelW = 250;
+  // Wide enough for the longest group label.
+  const labelW = Math.max(250, ...c.groups.map((g) => textWidth(g.label) + 16));
   const plotW = 520;
   const barH = 14;
   const groupH = names.length * barH + 14;
@@ -131,7 +149,7 @@ export function lineChartSvg(c: LineChart): string {
   const ys = c.series.flatMap((s) => s.points.map((p) => p[1]));
   const x0 = Math.min(...xs, 0);
   const x1 = Math.max(...xs, x0 + 1);
-  const y1 = Math.max(...ys, 1) * 1.1;
+  const y1 = niceTop(Math.max(...ys, 1) * 1.05);
   const sx = (x: number) => left + ((x - x0) / (x1 - x0)) * plotW;
   const sy = (y: number) => top + plotH - (y / y1) * plotH;
   const out: string[] = [

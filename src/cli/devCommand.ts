@@ -175,6 +175,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     `WebSocket:             ${node.wsUrl}`,
     `Flashblocks stream:    ${node.wsUrl}flashblocks`,
     `Metrics:               ${node.url}metrics`,
+    `Live page:             ${node.url}ui`,
     ...(node.nats === undefined ? [] : [`NATS JetStream:        ${node.nats}`]),
     "",
     "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",

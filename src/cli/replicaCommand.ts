@@ -82,6 +82,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
       `  JSON-RPC (public):     ${node.url}`,
       `  JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
       `  Metrics:               ${node.url}metrics`,
+      `  Live page:             ${node.url}ui`,
       "",
     ].join("\n"),
   );

@@ -55,6 +55,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       `  JSON-RPC (public):     ${url}`,
       `  JSON-RPC (dedicated):  ${dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
       `  Metrics:               ${url}metrics`,
+      `  Live page:             ${url}ui`,
       "",
     ].join("\n"),
   );

@@ -1,5 +1,6 @@
 // The one HTTP server of a node: routes public and dedicated JSON-RPC, applies the method
-// policy and rate limits before any call runs, and serves /metrics, /healthz and /readyz.
+// policy and rate limits before any call runs, and serves /metrics, /healthz, /readyz and the
+// live page under /ui.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
@@ -7,6 +8,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
 import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
 import { createRpcHandler } from "../rpc/server.ts";
+import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
 import { createFastHttpServer } from "./fastHttp.ts";
 import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
 import { type RateLimit, RateLimiter, type SharedLimit } from "./rateLimit.ts";
@@ -105,6 +107,7 @@ export function createEdge(opts: EdgeOptions): Edge {
   if (publicLimiter !== undefined) limiters.set("public", publicLimiter);
   for (const [key, l] of keyLimiters) limiters.set(`key:${key}`, l);
   const metrics = opts.metrics;
+  const ui = createUiHandler();
 
   const log = opts.logger?.child({ module: "edge" });
 
@@ -173,6 +176,7 @@ export function createEdge(opts: EdgeOptions): Edge {
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     const path = pathOf(req.url ?? "/");
     if (req.method === "GET" && path === "/metrics") return void serveMetrics(res);
+    if (isUiPath(path)) return ui(req, res, path);
     if (req.method === "GET" && path === "/healthz") {
       const h = opts.health();
       return send(

@@ -11,6 +11,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Dispatcher, DispatchResult } from "../rpc/dispatch.ts";
 import type { RequestContext } from "../rpc/method.ts";
 import { corsAllowOrigin, jsonContentType } from "../rpc/server.ts";
+import { SplicedBody } from "../rpc/splicedBody.ts";
 
 export type FastHttpOptions = {
   /** Gets every connection the fast path does not serve, with the bytes it has not answered. */
@@ -251,8 +252,9 @@ class FastHttp {
   write(c: Connection, head: Head, out: DispatchResult): void {
     const socket = c.socket;
     if (socket.destroyed) return;
-    const refused = typeof out === "object";
-    const text = refused ? out.body : (out ?? "");
+    const spliced = out instanceof SplicedBody;
+    const refused = typeof out === "object" && !spliced;
+    const text = refused ? out.body : spliced ? "" : (out ?? "");
     let status = "HTTP/1.1 200 OK\r\n";
     let extra = "";
     if (refused) {
@@ -266,9 +268,15 @@ class FastHttp {
       if (allowOrigin !== undefined) extra += `access-control-allow-origin: ${allowOrigin}\r\n`;
     }
     const close = head.close || this.closing;
-    socket.write(
-      `${status}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}Date: ${httpDate()}\r\n${close ? "Connection: close\r\n\r\n" : this.keepAlive}${text}`,
-    );
+    const length = spliced ? out.byteLength : Buffer.byteLength(text);
+    const header = `${status}content-type: application/json\r\ncontent-length: ${length}\r\n${extra}Date: ${httpDate()}\r\n${close ? "Connection: close\r\n\r\n" : this.keepAlive}`;
+    if (spliced) {
+      // One writev: the header and the pieces, cached bytes as they are.
+      socket.cork();
+      socket.write(header);
+      for (const part of out.parts) socket.write(part);
+      socket.uncork();
+    } else socket.write(`${header}${text}`);
     if (close) {
       c.buf = undefined;
       socket.end();

@@ -6,13 +6,13 @@ import { Outbox } from "./outbox.ts";
 /** A socket whose writes complete only when `flush()` is called. */
 function fakeSocket() {
   const callbacks: (() => void)[] = [];
-  const sent: string[] = [];
+  const sent: (string | Buffer)[] = [];
   const state = { bufferedAmount: 0, terminated: 0 };
   const socket: SendSocket = {
     get bufferedAmount() {
       return state.bufferedAmount;
     },
-    send(data, cb) {
+    send(data, _options, cb) {
       sent.push(data);
       state.bufferedAmount += data.length;
       callbacks.push(() => {

@@ -5,7 +5,8 @@
 /** What the outbox needs of a socket (the `ws` WebSocket satisfies it). */
 export type SendSocket = {
   readonly bufferedAmount: number;
-  send(data: string, cb: (err?: Error) => void): void;
+  /** Text frames always: bytes given are UTF-8 JSON (a spliced RPC answer), not binary data. */
+  send(data: string | Buffer, options: { readonly binary: false }, cb: (err?: Error) => void): void;
   terminate(): void;
 };
 
@@ -31,6 +32,8 @@ export const RPC_SEND_LIMITS: SendLimits = {
   maxQueuedMessages: 1024,
 };
 
+const TEXT_FRAME = { binary: false } as const;
+
 export class Outbox {
   readonly #socket: SendSocket;
   readonly #limits: SendLimits;
@@ -54,7 +57,7 @@ export class Outbox {
   }
 
   /** Sends, or drops the client if it is too far behind; false when nothing was sent. */
-  send(text: string): boolean {
+  send(text: string | Buffer): boolean {
     if (this.#dropped) return false;
     if (
       this.#queued >= this.#limits.maxQueuedMessages ||
@@ -64,7 +67,7 @@ export class Outbox {
       return false;
     }
     this.#queued++;
-    this.#socket.send(text, this.#written);
+    this.#socket.send(text, TEXT_FRAME, this.#written);
     return true;
   }
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientOptions } from "ws";
 import { WebSocket } from "ws";
 import type { MethodRegistry } from "../rpc/method.ts";
-import { defineMethod, required } from "../rpc/method.ts";
+import { defineMethod, RawJsonBytes, required } from "../rpc/method.ts";
 import { hexToBytes } from "../util/hex.ts";
 import type { FakeFeed } from "./fakeFeed.ts";
 import { createFakeFeed } from "./fakeFeed.ts";
@@ -19,6 +19,7 @@ let release: () => void = () => {};
 const methods: MethodRegistry = {
   test_echo: defineMethod({ params: [required((raw) => raw)], handler: ([v]) => v }),
   test_tier: defineMethod({ params: [], handler: (_args, ctx) => ctx.tier }),
+  test_bytes: defineMethod({ params: [], handler: () => new RawJsonBytes(Buffer.from('["é"]')) }),
   test_slow: defineMethod({
     params: [],
     handler: () =>
@@ -191,6 +192,16 @@ describe("JSON-RPC over WebSocket", () => {
     const d = await open(`${base}/rpc/k?x=1`);
     assert.equal((await d.call("test_tier")).result, "dedicated");
     await assert.rejects(open(`${base}/rpc/bad`), /status 401/);
+  });
+
+  it("sends a result kept as bytes in a text frame", async () => {
+    const { base } = await start();
+    const c = await open(`${base}/`);
+    const frame = new Promise<[string, boolean]>((resolve) =>
+      c.ws.once("message", (data, isBinary) => resolve([String(data), isBinary])),
+    );
+    c.ws.send('{"jsonrpc":"2.0","id":4,"method":"test_bytes"}');
+    assert.deepEqual(await frame, ['{"jsonrpc":"2.0","id":4,"result":["é"]}', false]);
   });
 
   it("stops reading a connection with too many requests in progress", async () => {

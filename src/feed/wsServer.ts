@@ -10,6 +10,7 @@ import { WebSocketServer } from "ws";
 import type { DispatcherOptions } from "../rpc/dispatch.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
 import type { MethodRegistry, RequestContext } from "../rpc/method.ts";
+import { SplicedBody } from "../rpc/splicedBody.ts";
 import type { SendLimits } from "./outbox.ts";
 import { Outbox, RPC_SEND_LIMITS, STREAM_SEND_LIMITS } from "./outbox.ts";
 import { SubscriptionSet, subscriptionMethods } from "./subscriptions.ts";
@@ -180,7 +181,8 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
         .catch(() => INTERNAL_ERROR)
         .then((out) => {
           // A refusal has no HTTP status to carry on a socket: its JSON-RPC error is the answer.
-          if (out !== undefined) conn.outbox.send(typeof out === "object" ? out.body : out);
+          if (out instanceof SplicedBody) conn.outbox.send(out.toBuffer());
+          else if (out !== undefined) conn.outbox.send(typeof out === "object" ? out.body : out);
           subs.activate(ctx);
           inflight--;
           if (conn.paused && inflight < maxInflight) {

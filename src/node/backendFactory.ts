@@ -22,6 +22,7 @@ import { createProofService } from "../exec/proofs.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { TimelineReader } from "../pending/txTimeline.ts";
 import type { CallService, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
 import type { ChainStore } from "../store/chainStore.ts";
@@ -40,6 +41,7 @@ export function createBackend(
     readonly logLimits?: LogQueryLimits;
     /** What installed filters follow (absent on a node whose chain does not move). */
     readonly feed?: ChainFeed;
+    readonly timeline?: TimelineReader;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -73,5 +75,6 @@ export function createBackend(
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
     filters: createFilterManager(services.feed, { slot: readerSlot() }),
     proofs: createProofService(common, store),
+    ...(services.timeline === undefined ? {} : { timeline: services.timeline }),
   };
 }

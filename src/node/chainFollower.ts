@@ -13,6 +13,7 @@ import { RateWindow } from "../metrics/rateWindow.ts";
 import { FlashblockStats } from "../pending/flashblockStats.ts";
 import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import { TxTimeline } from "../pending/txTimeline.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { headerJson } from "../rpc/format/block.ts";
 import { forEachLog, logJson } from "../rpc/format/receipt.ts";
@@ -46,6 +47,8 @@ export type ChainFollower = {
   waitUntilSealed(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
   readonly stats: FlashblockStats;
   readonly txRate: RateWindow;
+  /** Recent pre-confirmation and seal times (the live page, flashnode_* methods). */
+  readonly timeline: TxTimeline;
 };
 
 /** What /metrics reads of a node that follows the stream (the single process or a reader). */
@@ -116,6 +119,7 @@ export function createChainFollower(deps: {
   let position = 0;
   const stats = new FlashblockStats();
   const txRate = new RateWindow(10_000);
+  const timeline = new TxTimeline();
   const seals = new SealWaiters(() => store.headNumber());
   const included = new InclusionWaiters();
   // The same waiting as for seals, over stream positions.
@@ -166,6 +170,7 @@ export function createChainFollower(deps: {
     position: () => position,
     stats,
     txRate,
+    timeline,
     apply(u) {
       deps.forward?.(u);
       const fb = u.kind === "flashblock" ? u : u.next;
@@ -174,9 +179,11 @@ export function createChainFollower(deps: {
         pending = applyFlashblock(pending, u);
         feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
       } else {
+        timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
         onSealed(u);
         feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }
+      timeline.flashblock(fb, (pending?.transactions.length ?? 0) - fb.transactions.length);
       if (fb.transactions.length > 0) emitPreconfirmed(fb);
       position = updatePosition(u);
       stats.record(fb.buildMs, fb.publishedAt, now());

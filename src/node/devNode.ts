@@ -346,6 +346,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       ...(callClient === undefined ? {} : { calls: callClient }),
       preconfirmedReceipts: opts.receipts === "preconfirmed",
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+      timeline: chain.timeline,
     });
     const methods = createMethods(backend);
     const frontend = await startFrontend({

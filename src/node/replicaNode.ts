@@ -198,6 +198,7 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Replic
       ...(calls === undefined ? {} : { calls }),
       preconfirmedReceipts: true,
       forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+      timeline: chain.timeline,
     });
     const health = followerHealth(kv, store, chain, opts.flashblockIntervalMs);
     const frontend = await startFrontend({

@@ -148,6 +148,7 @@ export async function startStreamReader(opts: {
     calls,
     preconfirmedReceipts: opts.receipts === "preconfirmed",
     forkchoice: trailingForkchoice(opts.safeDepth, opts.finalizedDepth),
+    timeline: follower.timeline,
   });
   const methods = fenced(createMethods(backend), fence, follower);
   const health = followerHealth(kv, store, follower, opts.flashblockIntervalMs);

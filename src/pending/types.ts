@@ -35,6 +35,12 @@ export type PendingTransaction = {
   readonly hash: Uint8Array;
   /** EIP-2718 encoding, as it will appear in the block body. */
   readonly raw: Uint8Array;
+  /**
+   * When the sequencer's intake took it (epoch ms): send → pre-confirmed latency is
+   * `publishedAt - receivedAt`. Absent for what no client sent (a deposit) and for transactions
+   * re-executed from the record after a restart.
+   */
+  readonly receivedAt?: number;
 };
 
 export type FlashblockUpdate = {
@@ -61,6 +67,8 @@ export type SealedUpdate = {
   readonly kind: "sealed";
   readonly number: number;
   readonly hash: Uint8Array;
+  /** When the sequencer committed the block (epoch ms); absent from older streams. */
+  readonly sealedAt?: number;
   /** The next block's flashblock 0, published in the same message so head and pending switch together. */
   readonly next: FlashblockUpdate;
 };

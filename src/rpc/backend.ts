@@ -6,6 +6,7 @@ import type { ForkSchedule } from "../chain/ethConfig.ts";
 import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { TimelineReader } from "../pending/txTimeline.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { ChainReader, StateReader } from "../store/chainStore.ts";
 import type { LogQueryLimits } from "./eth/logQuery.ts";
@@ -252,4 +253,9 @@ export type RpcBackend = {
    * `--receipts sealed`, for tools that take a receipt to mean `latest` includes it).
    */
   readonly preconfirmedReceipts: boolean;
+  /**
+   * Recent pre-confirmation and seal times (flashnode_* methods, the live page); absent on a node
+   * that follows no flashblocks stream (`serve`).
+   */
+  readonly timeline?: TimelineReader;
 };

@@ -5,7 +5,7 @@ import type { DispatcherOptions } from "./dispatch.ts";
 import { createDispatcher } from "./dispatch.ts";
 import { InvalidParamsError, RpcError } from "./errors.ts";
 import type { MethodRegistry, RequestContext } from "./method.ts";
-import { defineMethod, optional, RawJson, required } from "./method.ts";
+import { defineMethod, optional, RawJson, RawJsonBytes, required } from "./method.ts";
 import {
   decodeStorageKey,
   parseAddress,
@@ -13,6 +13,7 @@ import {
   parseQuantity,
   parseStorageKeyString,
 } from "./params.ts";
+import { SplicedBody } from "./splicedBody.ts";
 
 const ctx: RequestContext = { tier: "public" };
 const identity = (raw: unknown): unknown => raw;
@@ -49,6 +50,10 @@ const methods: MethodRegistry = {
   }),
   test_bigint: defineMethod({ params: [], handler: () => 1n }),
   test_raw: defineMethod({ params: [], handler: () => new RawJson('{"b":[1,2]}') }),
+  test_rawBytes: defineMethod({
+    params: [],
+    handler: () => new RawJsonBytes(Buffer.from('{"b":["é",2]}')),
+  }),
   test_string: defineMethod({
     params: [required(identity)],
     handler: ([n]) => "x".repeat(Number(n)),
@@ -81,6 +86,7 @@ const dispatcher = createDispatcher(methods);
 /** The response text (these tests never refuse at admission). */
 const handle = async (body: string) => {
   const out = await dispatcher.handle(body, ctx);
+  if (out instanceof SplicedBody) return out.toBuffer().toString();
   if (typeof out === "object") throw new Error(`refused: ${out.body}`);
   return out;
 };
@@ -364,6 +370,35 @@ describe("results and errors", () => {
     assert.equal(await handle(call("1", "test_void")), result("1", "null"));
     const out = JSON.parse((await handle(call("1", "test_bigint")))!);
     assert.equal(out.error.code, -32603);
+  });
+
+  it("writes RawJsonBytes as pieces: the cached bytes themselves, alone or in a batch", async () => {
+    const single = await dispatcher.handle(call("7", "test_rawBytes"), ctx);
+    assert.ok(single instanceof SplicedBody);
+    const text = result("7", '{"b":["é",2]}');
+    assert.equal(single.toBuffer().toString(), text);
+    assert.equal(single.byteLength, Buffer.byteLength(text));
+    assert.ok(
+      single.parts.some((p) => Buffer.isBuffer(p)),
+      "the bytes are not re-encoded",
+    );
+    const batch = await handle(
+      `[${call("1", "test_raw")},${call("2", "test_rawBytes")},${call("3", "test_void")}]`,
+    );
+    assert.equal(
+      batch,
+      `[${result("1", '{"b":[1,2]}')},${result("2", '{"b":["é",2]}')},${result("3", "null")}]`,
+    );
+    // geth's batch response limit counts the spliced result's bytes (14 here: é is two).
+    const limited = await createDispatcher(methods, { batchResponseMaxSize: 16 }).handle(
+      `[${call("1", "test_rawBytes")},${call("2", "test_rawBytes")},${call("3", "test_raw")}]`,
+      ctx,
+    );
+    assert.ok(limited instanceof SplicedBody);
+    assert.equal(
+      limited.toBuffer().toString(),
+      `[${result("1", '{"b":["é",2]}')},${result("2", '{"b":["é",2]}')},${error("3", -32003, "response too large")}]`,
+    );
   });
 
   it("times out a slow call with -32002", async () => {

@@ -25,9 +25,10 @@ import type {
   Refusal,
   RequestContext,
 } from "./method.ts";
-import { RawJson } from "./method.ts";
+import { RawJson, RawJsonBytes } from "./method.ts";
 import { parseSubscriptionId } from "./params.ts";
 import { readSimpleBatch, readSimpleRequest } from "./simpleRequest.ts";
+import { joinParts, SplicedBody, splice } from "./splicedBody.ts";
 import type { Envelope } from "./wire.ts";
 import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
 
@@ -62,8 +63,14 @@ export type RefusedResponse = {
   readonly body: string;
 };
 
-/** The response body, or undefined when nothing is to be sent (notifications, empty body). */
-export type DispatchResult = string | undefined | RefusedResponse;
+/**
+ * The response body (a string, or pieces when a result is kept as bytes), or undefined when
+ * nothing is to be sent (notifications, empty body).
+ */
+export type DispatchResult = string | SplicedBody | undefined | RefusedResponse;
+
+/** One call's `"result":…` or `"error":…` member. */
+type Tail = string | SplicedBody;
 
 export type Dispatcher = {
   /** Synchronous when every call it holds is (no promise per request on the hot path). */
@@ -116,13 +123,24 @@ function wrap(id: string | undefined, tail: string): string {
   return id === undefined ? `{"jsonrpc":"2.0",${tail}}` : `{"jsonrpc":"2.0","id":${id},${tail}}`;
 }
 
+function wrapTail(id: string | undefined, tail: Tail): string | SplicedBody {
+  if (typeof tail === "string") return wrap(id, tail);
+  return splice(id === undefined ? '{"jsonrpc":"2.0",' : `{"jsonrpc":"2.0","id":${id},`, tail, "}");
+}
+
 function errorTail(e: unknown): string {
   return `"error":${encodeRpcError(toRpcError(e))}`;
 }
 
 /** Bytes geth counts towards the batch response limit: the result or error JSON. */
-function payloadSize(tail: string): number {
+function payloadSize(tail: Tail): number {
+  // A spliced tail is always a result: `"result":` is 9 bytes.
+  if (typeof tail !== "string") return tail.byteLength - 9;
   return Buffer.byteLength(tail) - (tail.charCodeAt(1) === 0x72 ? 9 : 8);
+}
+
+function tailLength(tail: Tail): number {
+  return typeof tail === "string" ? tail.length : tail.textLength();
 }
 
 /** geth parsePositionalArguments. */
@@ -162,10 +180,11 @@ function isPlainString(s: string): boolean {
   return true;
 }
 
-function resultTail(result: unknown): string {
+function resultTail(result: unknown): Tail {
   // Most results are hex strings: quoted as they are, without a trip through JSON.stringify.
   if (typeof result === "string" && isPlainString(result)) return `"result":"${result}"`;
   if (result instanceof RawJson) return `"result":${result.json}`;
+  if (result instanceof RawJsonBytes) return new SplicedBody(['"result":', result.bytes]);
   let json: string | undefined;
   try {
     json = JSON.stringify(result);
@@ -175,7 +194,7 @@ function resultTail(result: unknown): string {
   return `"result":${json ?? "null"}`;
 }
 
-function withTimeout(work: Promise<string>, ms: number): Promise<string | typeof TIMEOUT> {
+function withTimeout(work: Promise<Tail>, ms: number): Promise<Tail | typeof TIMEOUT> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(TIMEOUT), ms);
     work.then((tail) => {
@@ -216,11 +235,7 @@ export function createDispatcher(
    * geth handler.handleCall: the result or error of one call or notification. Never throws.
    * Synchronous handlers answer synchronously: no promise and no timeout timer per call.
    */
-  function callTail(
-    env: Envelope,
-    rawParams: unknown,
-    ctx: RequestContext,
-  ): string | Promise<string> {
+  function callTail(env: Envelope, rawParams: unknown, ctx: RequestContext): Tail | Promise<Tail> {
     const method = env.method;
     // A batch's calls mostly name one method: what the checks below found for it is reused.
     const def = method === lastMethod ? lastDef! : checkedMethod(method, rawParams);
@@ -282,7 +297,7 @@ export function createDispatcher(
     ctx: RequestContext,
     started: number,
     result: unknown,
-  ): string {
+  ): Tail {
     const tail = resultTail(result);
     observe?.(method, ctx, performance.now() - started, undefined);
     return tail;
@@ -293,9 +308,9 @@ export function createDispatcher(
     rawParams: unknown,
     ctx: RequestContext,
     ms: number,
-  ): string | Promise<string | typeof TIMEOUT> {
+  ): Tail | Promise<Tail | typeof TIMEOUT> {
     const work = callTail(env, rawParams, ctx);
-    if (typeof work === "string" || ms <= 0) return work;
+    if (!(work instanceof Promise) || ms <= 0) return work;
     return withTimeout(work, ms);
   }
 
@@ -320,17 +335,17 @@ export function createDispatcher(
       const refusal = ctx.admit?.([{ method: env.method, params }]);
       if (refusal !== undefined) return refused(env.id, refusal);
       const tail = run(env, params, ctx, timeoutMs);
-      return typeof tail === "string"
-        ? singleAnswer(env, tail)
-        : tail.then((t) => singleAnswer(env, t));
+      return tail instanceof Promise
+        ? tail.then((t) => singleAnswer(env, t))
+        : singleAnswer(env, tail);
     }
     return wrap(hasValidId(env) ? env.id : "null", INVALID_REQUEST);
   }
 
-  function singleAnswer(env: Envelope, tail: string | typeof TIMEOUT): string | undefined {
+  function singleAnswer(env: Envelope, tail: Tail | typeof TIMEOUT): DispatchResult {
     // geth writes the timeout error even for a notification (without an id).
     if (tail === TIMEOUT) return wrap(env.id, TIMED_OUT);
-    return isNotification(env) ? undefined : wrap(env.id, tail);
+    return isNotification(env) ? undefined : wrapTail(env.id, tail);
   }
 
   function handleBatch(body: string, start: number, msgs: unknown[], ctx: RequestContext) {
@@ -372,20 +387,21 @@ export function createDispatcher(
     }
 
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
-    const out: string[] = [];
+    const out: (string | SplicedBody)[] = [];
+    let spliced = false;
     let size = 0;
-    const unmeasured: string[] = [];
+    const unmeasured: Tail[] = [];
     for (let c = 0; c < calls.length; c++) {
       const k = calls[c]!;
       const env = envs[k]!;
-      let tail: string | typeof TIMEOUT = INVALID_REQUEST;
+      let tail: Tail | typeof TIMEOUT = INVALID_REQUEST;
       if (isCall(env) || isNotification(env)) {
         const left = deadline === 0 ? 0 : deadline - Date.now();
         if (deadline !== 0 && left <= 0) tail = TIMEOUT;
         else {
           // A synchronous answer is taken as it is: no promise settles per call of the batch.
           const r = run(env, params[k], ctx, left);
-          tail = typeof r === "string" ? r : await r;
+          tail = r instanceof Promise ? await r : r;
         }
       }
       if (tail === TIMEOUT) {
@@ -394,14 +410,15 @@ export function createDispatcher(
         break;
       }
       if (isNotification(env)) continue;
-      out.push(wrap(hasValidId(env) ? env.id : "null", tail));
+      if (typeof tail !== "string") spliced = true;
+      out.push(wrapTail(hasValidId(env) ? env.id : "null", tail));
       if (maxResponse > 0) {
         // An upper bound (3 bytes per UTF-16 unit) until it passes the limit; then the tails
         // not yet measured are measured exactly. Most batches never pay for a byte count.
-        size += 3 * tail.length;
+        size += 3 * tailLength(tail);
         unmeasured.push(tail);
         if (size > maxResponse) {
-          for (const t of unmeasured) size += payloadSize(t) - 3 * t.length;
+          for (const t of unmeasured) size += payloadSize(t) - 3 * tailLength(t);
           unmeasured.length = 0;
           if (size > maxResponse) {
             appendErrors(out, envs, calls, c + 1, TOO_LARGE);
@@ -410,7 +427,12 @@ export function createDispatcher(
         }
       }
     }
-    return out.length === 0 ? undefined : `[${out.join(",")}]`;
+    if (out.length === 0) return undefined;
+    if (!spliced) return `[${out.join(",")}]`;
+    const items: (string | SplicedBody)[] = ["["];
+    for (let i = 0; i < out.length; i++) items.push(i === 0 ? "" : ",", out[i]!);
+    items.push("]");
+    return joinParts(items);
   }
 
   return {
@@ -453,7 +475,7 @@ export function createDispatcher(
 
 /** geth batchCallBuffer.respondWithError: every remaining non-notification, raw id as is. */
 function appendErrors(
-  out: string[],
+  out: (string | SplicedBody)[],
   envs: readonly Envelope[],
   calls: readonly number[],
   from: number,

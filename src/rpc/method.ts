@@ -43,7 +43,7 @@ export type ParamValues<P extends readonly ParamSpec<unknown>[]> = {
 
 /**
  * A registered method. The handler returns a JSON-serializable value (hex strings, not
- * bigint) or a RawJson; it may throw RpcError subclasses or plain Errors (-32000).
+ * bigint), a RawJson or a RawJsonBytes; it may throw RpcError subclasses or plain Errors (-32000).
  */
 export type MethodDef = {
   readonly params: readonly ParamSpec<unknown>[];
@@ -65,5 +65,16 @@ export class RawJson {
   readonly json: string;
   constructor(json: string) {
     this.json = json;
+  }
+}
+
+/**
+ * A result serialized as JSON and kept as UTF-8 bytes (a cached large result): written to the
+ * socket as it is, never joined into a response string (see splicedBody.ts).
+ */
+export class RawJsonBytes {
+  readonly bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
   }
 }

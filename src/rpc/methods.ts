@@ -52,6 +52,8 @@ import { syncing } from "./eth/syncing.ts";
 import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { mine } from "./evm/mine.ts";
 import { depositTransaction } from "./flashnode/depositTransaction.ts";
+import { getTimings } from "./flashnode/getTimings.ts";
+import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
 import type { MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { buildBlockV1 } from "./testing/buildBlockV1.ts";
@@ -122,5 +124,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     txpool_contentFrom: contentFrom(backend),
     txpool_inspect: inspect(backend),
     txpool_status: status(backend),
+    flashnode_getTransactionTimes: getTransactionTimes(backend),
+    flashnode_getTimings: getTimings(backend),
   };
 }

@@ -13,6 +13,7 @@ import {
   HTTP_READ_TIMEOUT_MS,
 } from "./limits.ts";
 import type { RequestContext } from "./method.ts";
+import { SplicedBody } from "./splicedBody.ts";
 
 export type RpcHttpOptions = {
   readonly dispatcher: Dispatcher;
@@ -214,20 +215,26 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
 
   function write(res: ServerResponse, out: DispatchResult, truncated: boolean): void {
     if (res.destroyed || res.writableEnded) return;
-    const refused = typeof out === "object";
-    const text = refused ? out.body : out;
+    const spliced = out instanceof SplicedBody;
+    const refused = typeof out === "object" && !spliced;
+    const text = refused ? out.body : spliced ? undefined : out;
     // A flat header list: the cheapest form for node:http to serialize.
     const headers: Array<string | number> = [
       "content-type",
       "application/json",
       "content-length",
-      text === undefined ? 0 : Buffer.byteLength(text),
+      spliced ? out.byteLength : text === undefined ? 0 : Buffer.byteLength(text),
     ];
     if (refused) for (const [name, value] of Object.entries(out.headers)) headers.push(name, value);
     // The unread rest of a cut body makes the connection unusable for another request.
     if (truncated) headers.push("connection", "close");
     res.writeHead(refused ? out.status : 200, headers);
-    res.end(text);
+    if (spliced) {
+      res.cork();
+      for (const part of out.parts) res.write(part);
+      res.uncork();
+      res.end();
+    } else res.end(text);
   }
 
   return (req, res, reqCtx = ctx) => {

@@ -32,21 +32,23 @@ export type Building = {
   /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
   readonly txTrie: MerklePatriciaTrie;
   readonly receiptTrie: MerklePatriciaTrie;
+  /**
+   * The partial header's hash at the last flashblock and how many transactions it covered: a
+   * flashblock that adds none has the same header (an idle chain builds five a second).
+   */
+  partialHash?: { readonly transactions: number; readonly hash: Uint8Array };
 };
 
-/** Flashblock `b.index`: `added` ran since the previous one and `diff` is their state change. */
-export function assembleFlashblock(
+function partialHeaderHash(
   b: Building,
-  added: PendingTransaction[],
-  diff: StateDiff,
-  started: number,
+  transactionsRoot: Uint8Array,
+  receiptsRoot: Uint8Array,
+  logsBloom: Uint8Array,
+  gasUsed: bigint,
   common: Common,
-): FlashblockUpdate {
-  const receiptsRoot = b.receiptTrie.root();
-  const transactionsRoot = b.txTrie.root();
-  const logsBloom = b.builder.logsBloom();
-  const gasUsed = b.builder.gasUsed;
-  const partial = createBlockHeader(
+): Uint8Array {
+  if (b.partialHash?.transactions === b.transactions.length) return b.partialHash.hash;
+  const hash = createBlockHeader(
     {
       parentHash: b.base.parentHash,
       coinbase: b.base.coinbase,
@@ -67,7 +69,23 @@ export function assembleFlashblock(
       requestsHash: SHA256_NULL,
     },
     { common },
-  );
+  ).hash();
+  b.partialHash = { transactions: b.transactions.length, hash };
+  return hash;
+}
+
+/** Flashblock `b.index`: `added` ran since the previous one and `diff` is their state change. */
+export function assembleFlashblock(
+  b: Building,
+  added: PendingTransaction[],
+  diff: StateDiff,
+  started: number,
+  common: Common,
+): FlashblockUpdate {
+  const receiptsRoot = b.receiptTrie.root();
+  const transactionsRoot = b.txTrie.root();
+  const logsBloom = b.builder.logsBloom();
+  const gasUsed = b.builder.gasUsed;
   const newReceipts = b.receipts.slice(b.receipts.length - added.length);
   const wireJson = flashblockWireJson({
     payloadId: b.payloadId,
@@ -80,7 +98,14 @@ export function assembleFlashblock(
     logsBloom,
     gasUsed,
     blobGasUsed: b.builder.blobGasUsed,
-    partialBlockHash: partial.hash(),
+    partialBlockHash: partialHeaderHash(
+      b,
+      transactionsRoot,
+      receiptsRoot,
+      logsBloom,
+      gasUsed,
+      common,
+    ),
     withdrawalsRoot: KECCAK256_RLP,
   });
   return {

@@ -33,6 +33,7 @@ import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { type BlockTransaction, builderTransactions, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
 
@@ -64,6 +65,8 @@ const ZERO32 = new Uint8Array(32);
 
 export class Sequencer {
   readonly pool = new TxPool();
+  /** When each pooled transaction was submitted (the start of its pre-confirmation latency). */
+  private readonly intake = new IntakeTimes();
   private building: Building | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -88,12 +91,15 @@ export class Sequencer {
    * anyone (RPC readers, the stream) sees them, so a restart seals the same block.
    */
   private publishFlashblock(b: Building, update: FlashblockUpdate): void {
-    this.store.recordFlashblock(
-      b.base.number,
-      update.index,
-      b.base.timestamp,
-      update.transactions.map((t) => t.raw),
-    );
+    // An empty flashblock promises nothing: not recorded (a durable write five times a second on
+    // an idle chain). After a crash the block goes on from the last recorded index.
+    if (update.index === 0 || update.transactions.length > 0)
+      this.store.recordFlashblock(
+        b.base.number,
+        update.index,
+        b.base.timestamp,
+        update.transactions.map((t) => t.raw),
+      );
     this.publish(update);
   }
 
@@ -149,6 +155,8 @@ export class Sequencer {
   }
 
   submit(raw: Uint8Array): Promise<SubmitResult> {
+    // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
+    const receivedAt = epochNow();
     return this.serial(async () => {
       if (this.executor.op !== undefined) {
         // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.
@@ -177,6 +185,7 @@ export class Sequencer {
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
         ...(l1Cost === undefined ? {} : { l1Cost }),
       });
+      this.intake.set(hash, receivedAt);
       this.executeSoon();
       return {
         hash,
@@ -354,7 +363,13 @@ export class Sequencer {
     const built = builderTransactions(b.builder);
     const included = built[built.length - 1]!;
     b.receipts.push(record);
-    const pending = { hash: included.hash(), raw: included.serialize() };
+    const hash = included.hash();
+    const receivedAt = this.intake.take(bytesToHex(hash));
+    const pending: PendingTransaction = {
+      hash,
+      raw: included.serialize(),
+      ...(receivedAt === undefined ? {} : { receivedAt }),
+    };
     // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
     if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
       b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
@@ -456,8 +471,11 @@ export class Sequencer {
     });
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock(write);
+    const sealedAt = epochNow();
     const number = Number(block.header.number);
     this.onBlockCommitted?.(number);
-    return { kind: "sealed", number, hash: block.hash() };
+    // Intake times of what the pool dropped or replaced meanwhile.
+    this.intake.prune((hash) => this.pool.has(hash));
+    return { kind: "sealed", number, hash: block.hash(), sealedAt };
   }
 }

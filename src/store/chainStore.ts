@@ -16,7 +16,6 @@ import {
   encodeFlashblockRecord,
   encodeReceipts,
 } from "./codec.ts";
-import { HeadStorageCache } from "./headStorageCache.ts";
 import {
   SHARD_CAPACITY,
   shardAppend,
@@ -54,6 +53,7 @@ import {
   slotRowShard,
   slotRowValue,
 } from "./slotRow.ts";
+import { NO_ROW, SlotRowCache } from "./slotRowCache.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 
 const EMPTY = new Uint8Array(0);
@@ -163,7 +163,12 @@ function metaNumber(meta: KvTable, key: MetaKey): number | undefined {
   return v === undefined ? undefined : readU64(v);
 }
 
-export function createChainStore(env: KvEnv): ChainStore {
+export type ChainStoreOptions = {
+  /** Bytes of slot rows kept in memory as of the head (slotRowCache.ts); 0 reads LMDB each time. */
+  readonly slotRowCacheBytes?: number;
+};
+
+export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): ChainStore {
   const t = {
     meta: env.table("meta"),
     canonical: env.table("canonical"),
@@ -215,18 +220,26 @@ export function createChainStore(env: KvEnv): ChainStore {
     return row === undefined ? EMPTY : slotRowValue(row);
   }
 
-  // Reads at the head go through a memory cache; once per run it learns the snapshot's head.
-  const headCache = new HeadStorageCache();
-  const headCacheAt = perRun(() => {
+  // Slot rows as of the head go through a memory cache; once per run it learns the snapshot's head.
+  const rowCache = new SlotRowCache(opts.slotRowCacheBytes);
+  const rowCacheAt = perRun(() => {
     const n = headNumber();
-    if (n !== undefined) headCache.atHead(n, t.canonical.getFast(u64Key(n)));
+    if (n !== undefined) rowCache.atHead(n, t.canonical.getFast(u64Key(n)));
     return n;
   }, env.generation);
+  /** The slot's row (its own copy), or NO_ROW. */
+  function readSlotRow(key: Uint8Array): Uint8Array {
+    const row = t.slots.getFast(key);
+    return row === undefined ? NO_ROW : copyBytes(row);
+  }
+  function rowValue(row: Uint8Array): Uint8Array {
+    return row === NO_ROW ? EMPTY : slotRowValue(row);
+  }
   function headStorage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    headCacheAt();
+    rowCacheAt();
     SLOT_KEY.set(address, 0);
     SLOT_KEY.set(slot, 20);
-    return headCache.get(SLOT_KEY, readSlotValue);
+    return rowCache.value(SLOT_KEY, readSlotRow, rowValue);
   }
 
   /**
@@ -283,10 +296,11 @@ export function createChainStore(env: KvEnv): ChainStore {
     if (head === undefined || block >= head) return headStorage(address, slot);
     // The first change after `block` holds the value the slot had at the end of `block`; no
     // change after it: the current value. No row: never written, zero at every block.
+    rowCacheAt();
     SLOT_KEY.set(address, 0);
     SLOT_KEY.set(slot, 20);
-    const row = t.slots.getFast(SLOT_KEY);
-    if (row === undefined) return EMPTY;
+    const row = rowCache.row(SLOT_KEY, readSlotRow);
+    if (row === NO_ROW) return EMPTY;
     const newest = slotRowShard(row);
     const n = shardLength(newest);
     const i = shardIndexAfter(newest, block);

@@ -4,7 +4,7 @@
 // killed reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Agent } from "node:http";
+import { type Agent, request } from "node:http";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -141,6 +141,36 @@ test("transactions sent through either reader are pre-confirmed, then sealed", a
       blockHash: string;
     };
     assert.notEqual(receipt.blockHash, `0x${"0".repeat(64)}`, "sealed");
+  }
+});
+
+/** GET over `agent` (pinned to one reader): status and content type. */
+function getOn(agent: Agent, path: string): Promise<[number, string]> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve([res.statusCode ?? 0, String(res.headers["content-type"])]));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("every reader serves the live page and the sequencer's pre-confirmation times", async () => {
+  const hash = await send(0);
+  for (const agent of agents) {
+    assert.deepEqual(await getOn(agent, "/ui"), [200, "text/html; charset=utf-8"]);
+    assert.deepEqual(await getOn(agent, "/ui/app.js"), [200, "text/javascript; charset=utf-8"]);
+    // The intake time travels with the stream: each reader has the sequencer's figure.
+    const times = (await pollUntil(
+      () => rpc(agent, "flashnode_getTransactionTimes", [hash]),
+      (t) => t !== null,
+      10_000,
+    )) as { receivedAt: number; preconfirmedAt: number; preconfirmLatencyMs: number };
+    assert.ok(times.receivedAt > 0 && times.preconfirmedAt >= times.receivedAt);
+    // Each figure is rounded to 0.1 ms on its own.
+    const latency = times.preconfirmedAt - times.receivedAt;
+    assert.ok(Math.abs(times.preconfirmLatencyMs - latency) < 0.15, `${times.preconfirmLatencyMs}`);
   }
 });
 

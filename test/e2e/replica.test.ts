@@ -173,6 +173,17 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
     5_000,
   );
   assert.match(receipt, /"status":"0x1"/);
+  // The replica serves the live page, with the sequencer's own pre-confirmation times (they
+  // travel in the stream).
+  const page = await fetch(`${replica!.url}ui`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<title>flashnode: live flashblocks<\/title>/);
+  const times = (await call(replicaUrl(), "flashnode_getTransactionTimes", [sent])) as {
+    receivedAt: number | null;
+    preconfirmedAt: number;
+  } | null;
+  assert.ok(times !== null && times.receivedAt !== null, JSON.stringify(times));
+  assert.ok(times.preconfirmedAt >= times.receivedAt);
   // A bad transaction gets the sequencer's own error.
   const bad = (await rpc(replicaUrl(), {
     jsonrpc: "2.0",

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
@@ -72,6 +73,45 @@ describe("eth_getBlockReceipts", () => {
       await call(server.dedicatedUrl, "eth_getBlockReceipts", [`0x${"ab".repeat(32)}`]),
       null,
     );
+  });
+
+  test("a cached block's bytes answer alike over both HTTP paths, alone and in a batch", async () => {
+    // Block 0x2 carries receipts; the second request of each kind is answered from the cache.
+    const body = '{"jsonrpc":"2.0","id":5,"method":"eth_getBlockReceipts","params":["0x2"]}';
+    const expected = await rpc(server.dedicatedUrl, JSON.parse(body));
+    assert.ok(Array.isArray((expected as { result: unknown[] }).result));
+    const url = new URL(server.dedicatedUrl);
+    // node:http serves what the fast path hands over, such as a chunked request body.
+    const chunked = () =>
+      new Promise<unknown>((resolve, reject) => {
+        const req = request(
+          url,
+          { method: "POST", headers: { "content-type": "application/json" } },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (c: string) => {
+              text += c;
+            });
+            res.on("end", () => {
+              assert.equal(Number(res.headers["content-length"]), Buffer.byteLength(text));
+              resolve(JSON.parse(text));
+            });
+          },
+        );
+        req.on("error", reject);
+        req.write(body.slice(0, 10));
+        req.end(body.slice(10));
+      });
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(await rpc(server.dedicatedUrl, JSON.parse(body)), expected, "fast path");
+      assert.deepEqual(await chunked(), expected, "node:http");
+      const batch = (await rpc(server.dedicatedUrl, [
+        JSON.parse(body),
+        { jsonrpc: "2.0", id: 6, method: "eth_blockNumber", params: [] },
+      ])) as unknown[];
+      assert.deepEqual(batch[0], expected, "in a batch");
+    }
   });
 
   test("bad selectors get geth's errors", async () => {

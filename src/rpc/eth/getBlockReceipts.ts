@@ -1,7 +1,7 @@
 import type { RpcBackend } from "../backend.ts";
 import { blockReceiptsJson } from "../format/receipt.ts";
 import { ReceiptsJsonCache } from "../format/receiptsCache.ts";
-import { defineMethod, RawJson, required } from "../method.ts";
+import { defineMethod, RawJson, RawJsonBytes, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
 import { blockReceipts } from "./blockResult.ts";
@@ -21,7 +21,11 @@ export function getBlockReceipts(backend: RpcBackend) {
         return receipts === undefined ? undefined : blockReceiptsJson(receipts);
       };
       // Sealed blocks are immutable: rendered once. The pending block changes every flashblock.
-      const json = target?.kind === "sealed" ? cache.get(target.hash, render) : render();
+      if (target?.kind === "sealed") {
+        const bytes = cache.get(target.hash, render);
+        return bytes === undefined ? null : new RawJsonBytes(bytes);
+      }
+      const json = render();
       return json === undefined ? null : new RawJson(json);
     },
   });

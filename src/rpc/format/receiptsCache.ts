@@ -1,21 +1,22 @@
 // Rendered receipts of sealed blocks, kept by block hash: a sealed block never changes, so its
-// eth_getBlockReceipts answer is built once and then spliced into every response. Bounded by
-// total characters (flat one-byte strings: bytes); the least recently used blocks go first.
+// eth_getBlockReceipts answer is built once and its bytes then written into every response (see
+// rpc/splicedBody.ts for why bytes, not a string). Bounded by total bytes; the least recently
+// used blocks go first.
 import { bytesToUnprefixedHex } from "../../util/hex.ts";
 
-export const RECEIPTS_CACHE_CHARS = 16 * 1024 * 1024;
+export const RECEIPTS_CACHE_BYTES = 16 * 1024 * 1024;
 
 export class ReceiptsJsonCache {
-  private readonly entries = new Map<string, string>();
-  private chars = 0;
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
 
-  constructor(private readonly maxChars = RECEIPTS_CACHE_CHARS) {}
+  constructor(private readonly maxBytes = RECEIPTS_CACHE_BYTES) {}
 
   /**
-   * The JSON of a sealed block's receipts (never the pending block's); `render` runs on a miss
-   * and may answer undefined (not stored), which is not cached.
+   * The UTF-8 JSON of a sealed block's receipts (never the pending block's); `render` runs on a
+   * miss and may answer undefined (not stored), which is not cached.
    */
-  get(blockHash: Uint8Array, render: () => string | undefined): string | undefined {
+  get(blockHash: Uint8Array, render: () => string | undefined): Buffer | undefined {
     const key = bytesToUnprefixedHex(blockHash);
     const hit = this.entries.get(key);
     if (hit !== undefined) {
@@ -25,16 +26,15 @@ export class ReceiptsJsonCache {
       return hit;
     }
     const rendered = render();
-    if (rendered === undefined || rendered.length > this.maxChars) return rendered;
-    // The rendered text is a rope of thousands of small concatenated pieces (about ten times
-    // its length in heap); the cache keeps one flat copy, so the budget is the memory it holds.
-    const json = Buffer.from(rendered).toString();
+    if (rendered === undefined) return undefined;
+    const json = Buffer.from(rendered);
+    if (json.length > this.maxBytes) return json;
     this.entries.set(key, json);
-    this.chars += json.length;
+    this.bytes += json.length;
     for (const [k, v] of this.entries) {
-      if (this.chars <= this.maxChars) break;
+      if (this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.chars -= v.length;
+      this.bytes -= v.length;
     }
     return json;
   }

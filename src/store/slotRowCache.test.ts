@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { NO_ROW, SlotRowCache } from "./slotRowCache.ts";
+
+function key(address: number, slot: number): Uint8Array {
+  const k = new Uint8Array(52);
+  k.fill(address, 0, 20);
+  new DataView(k.buffer).setUint32(48, slot);
+  return k;
+}
+
+test("slot row cache: a hit at the same head, a miss at another head (number or hash)", () => {
+  const cache = new SlotRowCache();
+  let reads = 0;
+  let stored = 1;
+  const read = () => {
+    reads++;
+    return new Uint8Array([stored]);
+  };
+  const h1 = new Uint8Array(32).fill(1);
+  cache.atHead(5, h1);
+  assert.deepEqual(cache.row(key(1, 7), read), new Uint8Array([1]));
+  assert.deepEqual(cache.row(key(1, 7), read), new Uint8Array([1]));
+  assert.equal(reads, 1, "the second read is served from memory");
+  // A copy of the same head (the hash read again from the store) keeps the entries.
+  cache.atHead(5, h1.slice());
+  cache.row(key(1, 7), read);
+  assert.equal(reads, 1);
+  // The same number with another hash (a rewound and rebuilt chain) starts over.
+  stored = 2;
+  cache.atHead(5, new Uint8Array(32).fill(2));
+  assert.deepEqual(cache.row(key(1, 7), read), new Uint8Array([2]));
+  assert.equal(reads, 2);
+  stored = 3;
+  cache.atHead(6, new Uint8Array(32).fill(3));
+  assert.deepEqual(cache.row(key(1, 7), read), new Uint8Array([3]));
+  assert.equal(reads, 3);
+  // Keys that differ in one byte anywhere are different entries.
+  for (let i = 0; i < 52; i++) {
+    const k = key(1, 7);
+    k[i] = k[i]! ^ 0x80;
+    stored = 100 + i;
+    assert.deepEqual(cache.row(k, read), new Uint8Array([100 + i]), `byte ${i}`);
+  }
+  assert.deepEqual(cache.row(key(1, 7), () => new Uint8Array([9])).length, 1);
+});
+
+test("slot row cache: without a head hash nothing is kept", () => {
+  const cache = new SlotRowCache();
+  let reads = 0;
+  const read = () => {
+    reads++;
+    return new Uint8Array([1]);
+  };
+  cache.atHead(0, undefined);
+  cache.row(key(2, 2), read);
+  cache.row(key(2, 2), read);
+  assert.equal(reads, 2);
+});
+
+test("slot row cache: many keys colliding in one place all read right", () => {
+  const cache = new SlotRowCache();
+  cache.atHead(1, new Uint8Array(32));
+  // 200k keys over 65,536 places: collisions replace entries, never answer for another key.
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 200_000; i++) {
+      const v = cache.row(
+        key(i % 7, i),
+        () => new Uint8Array([i & 0xff, (i >> 8) & 0xff, i >> 16]),
+      );
+      assert.equal(v[0]! | (v[1]! << 8) | (v[2]! << 16), i);
+    }
+  }
+  assert.ok(cache.hits > 0, "some entries survive the round");
+});
+
+test("slot row cache: the value is derived once per entry; rows past the byte budget are not kept", () => {
+  const cache = new SlotRowCache(10);
+  cache.atHead(1, new Uint8Array(32));
+  let derived = 0;
+  const deriveValue = (row: Uint8Array) => {
+    derived++;
+    return row.length === 0 ? new Uint8Array(0) : row.subarray(0, 1);
+  };
+  let reads = 0;
+  const read = (bytes: number) => () => {
+    reads++;
+    return bytes === 0 ? NO_ROW : new Uint8Array(bytes).fill(7);
+  };
+  assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
+  assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
+  assert.deepEqual([reads, derived], [1, 1]);
+  // 6 + 6 > 10: answered, not kept.
+  assert.equal(cache.row(key(1, 2), read(6)).length, 6);
+  assert.equal(cache.row(key(1, 2), read(6)).length, 6);
+  assert.equal(reads, 3);
+  // A slot never written is kept as NO_ROW (no bytes).
+  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
+  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
+  assert.equal(reads, 4);
+  // A new head: the old entries miss; the value is derived again from the new row.
+  cache.atHead(2, new Uint8Array(32).fill(1));
+  assert.deepEqual(cache.value(key(1, 1), read(3), deriveValue), new Uint8Array([7]));
+  assert.deepEqual([reads, derived], [5, 2]);
+});
