@@ -154,6 +154,12 @@ test("a transaction pays the L1 fee its receipt reports; the vaults get exactly 
     (r) => r.blockHash !== `0x${"00".repeat(32)}`,
   );
   const blockNumber = BigInt(n.blockNumber as string);
+  // viem's OP formatters render the block's opening deposit as a deposit.
+  const opening = await client.getBlock({ blockNumber, includeTransactions: true });
+  const info = opening.transactions[0]!;
+  assert.equal(info.type, "deposit");
+  assert.ok("sourceHash" in info && /^0x[0-9a-f]{64}$/.test(info.sourceHash));
+  assert.equal(info.from, DEPOSITOR);
   const block = (await rpc("eth_getBlockByNumber", [n.blockNumber, true])) as Block & {
     baseFeePerGas: string;
   };
