@@ -12,7 +12,7 @@ import {
   parseEther,
   serializeTransaction,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import WebSocket from "ws";
 import { flzCompressLen } from "../../src/exec/op/fastlz.ts";
@@ -261,4 +261,47 @@ test("a deposit that cannot pay its value is included, keeps its mint and bumps 
 
 test("deposits are refused over eth_sendRawTransaction, as op-geth does", async () => {
   await assert.rejects(rpc("eth_sendRawTransaction", ["0x7ef8"]), /transaction type not supported/);
+});
+
+test("a sender who can pay gas and value but not the L1 fee is refused, as op-geth's pool does", async () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const gas = 21_000n;
+  const maxFeePerGas = 10_000_000_000n;
+  const value = 1000n;
+  // Exactly gas × fee cap + value, minted by a deposit: nothing left for the L1 fee.
+  const hash = (await rpc("flashnode_depositTransaction", [
+    { from: account.address, mint: `0x${(gas * maxFeePerGas + value).toString(16)}` },
+  ])) as string;
+  await pollUntil(
+    () => rpc("eth_getTransactionReceipt", [hash]),
+    (r) => r !== null,
+  );
+  const tx = (nonce: number, fee: bigint) =>
+    account.signTransaction({
+      chainId: Number(node.chainId),
+      type: "eip1559",
+      nonce,
+      gas,
+      maxFeePerGas: fee,
+      maxPriorityFeePerGas: 1n,
+      to: account.address,
+      value,
+    });
+  // The deposit used the account's nonce 0 (a deposit bumps its sender's nonce).
+  const nonce = Number(
+    BigInt((await rpc("eth_getTransactionCount", [account.address, "pending"])) as string),
+  );
+  assert.equal(nonce, 1);
+  await assert.rejects(
+    rpc("eth_sendRawTransaction", [await tx(nonce, maxFeePerGas)]),
+    /insufficient funds for gas \* price \+ value/,
+  );
+  // Half the fee cap leaves room for the L1 fee: accepted and run.
+  const ok = (await rpc("eth_sendRawTransaction", [await tx(nonce, maxFeePerGas / 2n)])) as string;
+  const receipt = (await pollUntil(
+    () => rpc("eth_getTransactionReceipt", [ok]),
+    (r) => r !== null,
+  )) as Receipt;
+  assert.equal(receipt.status, "0x1");
+  assert.ok(BigInt(receipt.l1Fee as string) > 0n);
 });
