@@ -10,13 +10,8 @@ import { RLP } from "@ethereumjs/rlp";
 import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
-import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "../chain/op/depositTx.ts";
-import {
-  DEFAULT_DEV_L1,
-  type DevL1Config,
-  devL1Values,
-  l1InfoDeposit,
-} from "../chain/op/l1Info.ts";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
+import type { DevL1Config } from "../chain/op/l1Info.ts";
 import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
@@ -33,6 +28,7 @@ import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { type BlockTransaction, builderTransactions, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { DepositQueue } from "./deposits.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
@@ -72,8 +68,8 @@ export class Sequencer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private executeScheduled = false;
-  /** User deposits (flashnode_depositTransaction) waiting for the next block's start. */
-  private deposits: DepositTx[] = [];
+  /** OP stack: user deposits waiting for the next block's start, and each block's opening ones. */
+  private readonly deposits: DepositQueue;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
 
@@ -84,7 +80,9 @@ export class Sequencer {
     private readonly opts: SequencerOptions,
     private readonly publish: (update: FlashblockUpdate | SealedUpdate) => void,
     private readonly log: SequencerLog = () => {},
-  ) {}
+  ) {
+    this.deposits = new DepositQueue(common, opts.l1);
+  }
 
   /**
    * A pre-confirmation is a promise: the flashblock's transactions are durably recorded before
@@ -198,19 +196,8 @@ export class Sequencer {
 
   /** A user deposit runs at the start of the next block, after its L1-info deposit. */
   private queueDeposit(raw: Uint8Array): SubmitResult {
-    let tx: DepositTx;
-    try {
-      tx = decodeDepositTx(raw, this.common);
-    } catch (e) {
-      throw new TxRejectedError(`invalid deposit: ${(e as Error).message}`);
-    }
-    this.deposits.push(tx);
-    return {
-      hash: bytesToHex(tx.hash()),
-      sender: tx.from.bytes,
-      nonce: 0n,
-      nextNonce: 0n,
-    };
+    const tx = this.deposits.accept(raw);
+    return { hash: bytesToHex(tx.hash()), sender: tx.from.bytes, nonce: 0n, nextNonce: 0n };
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -442,14 +429,8 @@ export class Sequencer {
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
     };
     if (this.executor.op !== undefined) {
-      const deposits =
-        recorded !== undefined
-          ? recorded.deposits.map((raw) => decodeDepositTx(raw, this.common))
-          : [
-              l1InfoDeposit(devL1Values(this.opts.l1 ?? DEFAULT_DEV_L1, timestamp), this.common),
-              ...this.deposits.splice(0),
-            ];
-      for (const tx of deposits) await this.include(b, tx);
+      for (const tx of this.deposits.opening(timestamp, recorded?.deposits))
+        await this.include(b, tx);
     }
     return b;
   }
