@@ -125,7 +125,8 @@ const seed = buildSeed(common, accounts);
 const anvil = await startAnvil();
 const anvilUrl = anvil.url;
 const devDatadir = mkdtempSync(join(tmpdir(), "flashnode-bench-"));
-const DEV_ARGS = ["--block-time", "3600s", "--rate-limit", "0", "--api-key", KEY];
+// --ethereum: the same plain Ethereum chain as anvil's (no L1-info deposit in every block).
+const DEV_ARGS = ["--ethereum", "--block-time", "3600s", "--rate-limit", "0", "--api-key", KEY];
 let { child: flash, url: flashBase } = await startDevChild(
   [...DEV_ARGS, "--rpc-workers", "1", "--log-level", "warn"],
   devDatadir,

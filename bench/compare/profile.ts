@@ -42,6 +42,8 @@ const child = spawn(
     ...nodeFlags,
     BIN,
     "dev",
+    // The benchmark's chain: plain Ethereum, as anvil's.
+    "--ethereum",
     "--datadir",
     datadir,
     "--port",

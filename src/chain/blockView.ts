@@ -2,11 +2,13 @@
 import { type BlockHeader, createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
-import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { keccak256 } from "../exec/crypto.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { bytesToBigInt, hexToBytes } from "../util/hex.ts";
+import { decodeBlockTransaction } from "./op/blockTx.ts";
+import { type DepositTx, isDepositTx } from "./op/depositTx.ts";
 
 export type HeaderView = {
   readonly hash: Uint8Array;
@@ -67,6 +69,15 @@ export type TransactionView = {
   readonly v: bigint;
   readonly r: bigint;
   readonly s: bigint;
+  /** OP-stack deposits (type 0x7e) only. */
+  readonly deposit?: DepositView | undefined;
+};
+
+export type DepositView = {
+  readonly sourceHash: Uint8Array;
+  readonly from: Uint8Array;
+  readonly mint: bigint;
+  readonly isSystemTx: boolean;
 };
 
 export type WithdrawalView = {
@@ -111,7 +122,37 @@ export function headerView(h: BlockHeader): HeaderView {
   };
 }
 
-function transactionView(tx: TypedTransaction): TransactionView {
+function depositView(tx: DepositTx): TransactionView {
+  return {
+    type: tx.type,
+    hash: tx.hash(),
+    nonce: 0n,
+    gasLimit: tx.gasLimit,
+    to: tx.to?.bytes,
+    value: tx.value,
+    input: tx.data,
+    chainId: undefined,
+    gasPrice: 0n,
+    maxFeePerGas: undefined,
+    maxPriorityFeePerGas: undefined,
+    maxFeePerBlobGas: undefined,
+    accessList: undefined,
+    blobVersionedHashes: undefined,
+    authorizationList: undefined,
+    v: 0n,
+    r: 0n,
+    s: 0n,
+    deposit: {
+      sourceHash: tx.sourceHash,
+      from: tx.from.bytes,
+      mint: tx.mint,
+      isSystemTx: tx.isSystemTx,
+    },
+  };
+}
+
+function transactionView(tx: TypedTransaction | DepositTx): TransactionView {
+  if (isDepositTx(tx)) return depositView(tx);
   const t = tx as TypedTransaction & {
     gasPrice?: bigint;
     maxFeePerGas?: bigint;
@@ -184,9 +225,7 @@ export function decodeHeader(common: Common, headerRlp: Uint8Array): HeaderView 
 export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint8Array): BlockView {
   const header = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
   const body = RLP.decode(bodyRlp) as unknown as [Uint8Array[], Uint8Array[][], Uint8Array[][]?];
-  const txs = body[0].map((raw) =>
-    transactionView(createTxFromBlockBodyData(raw, { common: header.common })),
-  );
+  const txs = body[0].map((raw) => transactionView(decodeBlockTransaction(raw, header.common)));
   const first = bodyRlp[0]!;
   const bodyPayload = bodyRlp.length - (first <= 0xf7 ? 1 : 1 + first - 0xf7);
   const payload = headerRlp.length + bodyPayload;
@@ -206,7 +245,7 @@ export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint
 }
 
 export function decodeTransaction(common: Common, raw: Uint8Array): TransactionView {
-  return transactionView(createTxFromBlockBodyData(raw, { common }));
+  return transactionView(decodeBlockTransaction(raw, common));
 }
 
 const ZERO32 = new Uint8Array(32);

@@ -38,6 +38,10 @@ export function devAccounts(count: number, mnemonic = DEV_MNEMONIC): DevAccount[
 }
 
 export type DevGenesisOptions = {
+  /** An OP-stack chain (Base's execution rules through Fjord) with these predeploys. */
+  readonly op?: Readonly<
+    Record<string, { balance: string; code: string; storage?: Record<string, string> }>
+  >;
   readonly chainId: bigint;
   readonly fork: DevFork;
   readonly accounts: readonly DevAccount[];
@@ -51,7 +55,10 @@ export function devGenesis(opts: DevGenesisOptions): Record<string, unknown> {
     alloc: Record<string, { code: string; balance: string }>;
     config: { blobSchedule: Record<string, unknown> };
   };
-  const alloc: Record<string, { balance: string; code?: string }> = {};
+  const alloc: Record<
+    string,
+    { balance: string; code?: string; storage?: Record<string, string> }
+  > = { ...opts.op };
   for (const address of SYSTEM_CONTRACTS) {
     const code = sample.alloc[address]?.code;
     if (code === undefined) throw new Error(`bundled genesis lacks system contract ${address}`);
@@ -84,6 +91,18 @@ export function devGenesis(opts: DevGenesisOptions): Record<string, unknown> {
       ...timeForks,
       depositContractAddress: "0x0000000000000000000000000000000000000000",
       blobSchedule,
+      ...(opts.op === undefined
+        ? {}
+        : {
+            // op-geth's genesis keys: the OP forks whose execution rules are implemented.
+            bedrockBlock: 0,
+            regolithTime: 0,
+            canyonTime: 0,
+            deltaTime: 0,
+            ecotoneTime: 0,
+            fjordTime: 0,
+            optimism: { eip1559Elasticity: 2, eip1559Denominator: 8, eip1559DenominatorCanyon: 8 },
+          }),
     },
     nonce: "0x0",
     timestamp: `0x${opts.timestamp.toString(16)}`,

@@ -7,6 +7,7 @@ import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { nativeCrypto } from "../exec/crypto.ts";
 import { nativeKzg } from "../exec/kzg.ts";
 import { hexToBytes, padLeft } from "../util/hex.ts";
+import { type OpConfig, opConfigOf } from "./op/config.ts";
 
 export class GenesisError extends Error {
   readonly code = "GENESIS_INVALID";
@@ -24,6 +25,8 @@ export type ChainSpec = {
   readonly common: Common;
   readonly genesisJson: GethGenesis;
   readonly alloc: ReadonlyMap<string, GenesisAccount>;
+  /** Set for an OP-stack chain (`config.optimism` in the genesis): deposits and the L1 fee. */
+  readonly op: OpConfig | undefined;
 };
 
 type RawAlloc = Record<
@@ -108,7 +111,13 @@ export async function chainSpecFromGenesis(json: unknown): Promise<ChainSpec> {
   } catch (e) {
     throw new GenesisError(`genesis: ${(e as Error).message}`);
   }
-  return { chainId, common, genesisJson, alloc: parseAlloc(genesisJson.alloc as RawAlloc) };
+  return {
+    chainId,
+    common,
+    genesisJson,
+    alloc: parseAlloc(genesisJson.alloc as RawAlloc),
+    op: opConfigOf(genesisJson.config as unknown as Record<string, unknown>),
+  };
 }
 
 export async function chainSpecFromFile(path: string): Promise<ChainSpec> {

@@ -2,13 +2,14 @@
 // verified, then committed in one atomic write, so an interrupted import resumes from the last
 // committed block.
 import { readFileSync } from "node:fs";
-import { type Block, createBlockFromRLP } from "@ethereumjs/block";
+import type { Block } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
 import { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import type { ChainSpec } from "./genesis.ts";
+import { blockFromRlp } from "./op/blockTx.ts";
 import { ChainFile, ChainFileError } from "./rlpFile.ts";
 
 export class ImportError extends Error {
@@ -37,7 +38,7 @@ export type ImportResult = {
 
 function decodeBlock(spec: ChainSpec, bytes: Uint8Array, position: number, offset: number): Block {
   try {
-    return createBlockFromRLP(bytes, { common: spec.common, setHardfork: true });
+    return blockFromRlp(bytes, { common: spec.common, setHardfork: true });
   } catch (e) {
     throw new ImportError(
       `block #${position} of the chain file (byte ${offset}) cannot be decoded: ${(e as Error).message}`,

@@ -152,11 +152,16 @@ export function bodyRlpOf(transactions: readonly Uint8Array[]): Uint8Array {
  */
 export function receiptRlp(r: ReceiptRecord): Uint8Array {
   const outcome = r.root ?? (r.status === 1 ? STATUS_SUCCESS : EMPTY);
-  const payload = RLP.encode([
+  const fields = [
     outcome,
     bigIntToBytes(r.cumulativeGasUsed),
     r.logsBloom,
     r.logs.map((l) => [l.address, [...l.topics], l.data]),
-  ]);
+  ];
+  // An OP deposit's receipt since Canyon also commits to its nonce and receipt version.
+  const op = r.op;
+  if (op?.depositReceiptVersion !== undefined && op.depositNonce !== undefined)
+    fields.push(bigIntToBytes(op.depositNonce), bigIntToBytes(op.depositReceiptVersion));
+  const payload = RLP.encode(fields);
   return r.type === 0 ? payload : concat([Uint8Array.of(r.type), payload]);
 }

@@ -25,6 +25,23 @@ export type ReceiptRecord = {
   /** Type-3 transactions only. */
   readonly blobGasUsed: bigint | undefined;
   readonly blobGasPrice: bigint | undefined;
+  /** OP-stack chains only: what op-geth adds to a receipt. */
+  readonly op?: OpReceiptFields | undefined;
+};
+
+/**
+ * op-geth's receipt extras: the L1 data fee of a non-deposit transaction, or a deposit's nonce
+ * and receipt version (version 1 since Canyon: then both are in the consensus encoding).
+ */
+export type OpReceiptFields = {
+  readonly l1Fee: bigint | undefined;
+  readonly l1GasUsed: bigint | undefined;
+  readonly l1GasPrice: bigint | undefined;
+  readonly l1BlobBaseFee: bigint | undefined;
+  readonly l1BaseFeeScalar: bigint | undefined;
+  readonly l1BlobBaseFeeScalar: bigint | undefined;
+  readonly depositNonce: bigint | undefined;
+  readonly depositReceiptVersion: bigint | undefined;
 };
 
 /** The receipts of one block plus the block fields every receipt and log carries. */

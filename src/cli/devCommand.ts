@@ -117,6 +117,13 @@ export async function devCommand(argv: string[]): Promise<void> {
     chainId: BigInt(values.get("chain-id") as number),
     fork,
     genesis,
+    ethereum: values.get("ethereum") === true,
+    l1: {
+      baseFee: BigInt(values.get("l1-base-fee") as number),
+      blobBaseFee: BigInt(values.get("l1-blob-base-fee") as number),
+      baseFeeScalar: values.get("l1-base-fee-scalar") as number,
+      blobBaseFeeScalar: values.get("l1-blob-base-fee-scalar") as number,
+    },
     blockTimeMs,
     flashblockIntervalMs,
     gasLimit: BigInt(values.get("gas-limit") as number),

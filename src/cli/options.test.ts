@@ -45,7 +45,7 @@ test("bad input is a clear usage error", () => {
 test("every option has help and an environment variable", () => {
   for (const o of OPTIONS) {
     assert.ok(o.help.length > 10, o.name);
-    assert.match(envName(o.name), /^FLASHNODE_[A-Z_]+$/);
+    assert.match(envName(o.name), /^FLASHNODE_[A-Z0-9_]+$/);
   }
 });
 

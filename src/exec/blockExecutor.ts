@@ -33,6 +33,8 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { keccak256 } from "./crypto.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { runOpBlock } from "./op/opBlock.ts";
+import { OpExecution } from "./op/opExecution.ts";
 import { buildReceipts } from "./receipts.ts";
 import { RecordingStateManager } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
@@ -73,6 +75,8 @@ export class BlockExecutor {
     private readonly trieDb: BufferedTrieDb,
     private readonly state: RecordingStateManager,
     private readonly vm: VM,
+    /** OP-stack chains: deposits, the L1 fee and the fee vaults on this VM. */
+    readonly op: OpExecution | undefined,
   ) {}
 
   /** Positions the executor on the archive's head state (or an empty state for a new archive). */
@@ -112,7 +116,8 @@ export class BlockExecutor {
       },
       setHardfork: true,
     });
-    return new BlockExecutor(spec, store, trieDb, state, vm);
+    const op = spec.op === undefined ? undefined : OpExecution.install(vm, spec.op);
+    return new BlockExecutor(spec, store, trieDb, state, vm, op);
   }
 
   static storedHeader(spec: ChainSpec, store: ChainStore, number: number): BlockHeader {
@@ -142,11 +147,14 @@ export class BlockExecutor {
       timestamp: BigInt(headerData.timestamp as bigint),
     });
     this.state.resetRecording();
-    return buildBlock(this.vm, {
+    const builder = await buildBlock(this.vm, {
       parentBlock,
       headerData,
       blockOpts: { putBlockIntoBlockchain: false },
     });
+    const built = (builder as unknown as { headerData: { baseFeePerGas?: bigint } }).headerData;
+    this.op?.beginBlock(BigInt(headerData.timestamp as bigint), built.baseFeePerGas);
+    return builder;
   }
 
   /** The account as the block being built has it now (for pool validation). */
@@ -243,6 +251,7 @@ export class BlockExecutor {
     const headerProblem = validateHeader(block, parent);
     if (headerProblem !== undefined) return reject(headerProblem);
 
+    if (this.op !== undefined) return this.executeOp(block, parent, reject);
     this.state.resetRecording();
     let result: RunBlockResult;
     try {
@@ -279,6 +288,45 @@ export class BlockExecutor {
     }
     const common = commonAt(this.spec, block.header.number, block.header.timestamp);
     return this.collectWrite(block, buildReceipts(block, result.receipts, common));
+  }
+
+  /**
+   * An OP-stack block: deposits and the L1 fee run on the path the dev sequencer builds with
+   * (src/exec/op/opBlock.ts); the rebuilt header must equal the imported one.
+   */
+  private async executeOp(
+    block: Block,
+    parent: BlockHeader,
+    reject: (reason: string) => never,
+  ): Promise<BlockWrite> {
+    const op = this.op as OpExecution;
+    const common = commonAt(this.spec, block.header.number, block.header.timestamp);
+    let run: Awaited<ReturnType<typeof runOpBlock>>;
+    try {
+      run = await runOpBlock(block, (hd) => this.openBuilder(hd), op, common);
+    } catch (e) {
+      await this.resetState(parent.stateRoot);
+      return reject(`execution failed: ${(e as Error).message}`);
+    }
+    const h = block.header;
+    const g = run.built.header;
+    const checks: [string, Uint8Array | bigint | undefined, Uint8Array | bigint | undefined][] = [
+      ["gas used", h.gasUsed, g.gasUsed],
+      ["transactions root", h.transactionsTrie, g.transactionsTrie],
+      ["receipts root", h.receiptTrie, g.receiptTrie],
+      ["logs bloom", h.logsBloom, g.logsBloom],
+      ["state root", h.stateRoot, g.stateRoot],
+      ["requests hash", h.requestsHash, g.requestsHash],
+    ];
+    for (const [what, want, got] of checks) {
+      if (want === undefined || got === undefined) continue;
+      const same = typeof want === "bigint" ? want === got : equalBytes(want, got as Uint8Array);
+      if (same) continue;
+      await this.resetState(parent.stateRoot);
+      const show = (v: Uint8Array | bigint) => (typeof v === "bigint" ? String(v) : bytesToHex(v));
+      return reject(`${what} mismatch: header has ${show(want)}, execution gives ${show(got)}`);
+    }
+    return this.collectWrite(block, run.receipts);
   }
 
   /** After a refused block: forget its state so the executor is back on the parent. */

@@ -59,6 +59,10 @@ export async function buildPayload(
   gasCeil: bigint,
   req: BuildBlockRequest,
 ): Promise<BuiltPayload> {
+  // An OP-stack block starts with its deposits and charges the L1 fee: built by the
+  // sequencer only (evm_mine), never guessed here.
+  if (spec.op !== undefined)
+    throw fail("testing_buildBlockV1 is not supported on an OP-stack chain (use evm_mine)");
   const hash = store.canonicalHash(req.parent);
   const rlp = hash === undefined ? undefined : store.headerRlp(req.parent, hash);
   if (hash === undefined || rlp === undefined || !equalBytes(hash, req.parentHash))

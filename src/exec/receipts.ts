@@ -5,11 +5,14 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes, generateAddress } from "@ethereumjs/util";
 import type { TxReceipt } from "@ethereumjs/vm";
-import type { Log, ReceiptRecord } from "../chain/types.ts";
+import { type DepositTx, isDepositTx } from "../chain/op/depositTx.ts";
+import type { Log, OpReceiptFields, ReceiptRecord } from "../chain/types.ts";
+import type { L1FeeInfo } from "./op/l1Cost.ts";
 
 const GAS_PER_BLOB = 131072n;
 
-function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
+function effectiveGasPrice(tx: TypedTransaction | DepositTx, baseFee: bigint | undefined): bigint {
+  if (isDepositTx(tx)) return 0n;
   if ("maxFeePerGas" in tx && "maxPriorityFeePerGas" in tx) {
     const tip = tx.maxPriorityFeePerGas as bigint;
     const cap = tx.maxFeePerGas as bigint;
@@ -26,14 +29,40 @@ export type ReceiptContext = {
   readonly blobGasPrice: bigint | undefined;
   /** Cumulative gas of the block before this transaction. */
   readonly previousCumulative: bigint;
+  /** OP-stack chains: the transaction's L1 fee, or the deposit's nonce and receipt version. */
+  readonly op?: OpReceiptInput;
 };
 
+export type OpReceiptInput = {
+  readonly l1Fee: L1FeeInfo | undefined;
+  readonly depositNonce: bigint | undefined;
+  /** Canyon on: deposit receipts carry version 1. */
+  readonly canyon: boolean;
+};
+
+function opFields(tx: TypedTransaction | DepositTx, op: OpReceiptInput): OpReceiptFields {
+  const deposit = isDepositTx(tx);
+  const fee = deposit ? undefined : op.l1Fee;
+  return {
+    l1Fee: fee?.l1Fee,
+    l1GasUsed: fee?.l1GasUsed,
+    l1GasPrice: fee?.l1GasPrice,
+    l1BlobBaseFee: fee?.l1BlobBaseFee,
+    l1BaseFeeScalar: fee?.l1BaseFeeScalar,
+    l1BlobBaseFeeScalar: fee?.l1BlobBaseFeeScalar,
+    depositNonce: deposit ? op.depositNonce : undefined,
+    depositReceiptVersion: deposit && op.canyon ? 1n : undefined,
+  };
+}
+
 export function receiptRecord(
-  tx: TypedTransaction,
+  tx: TypedTransaction | DepositTx,
   receipt: TxReceipt,
   ctx: ReceiptContext,
 ): ReceiptRecord {
   const from = tx.getSenderAddress().bytes;
+  // A deposit's contract address comes from the nonce it used (its receipt's depositNonce).
+  const nonce = isDepositTx(tx) ? (ctx.op?.depositNonce ?? 0n) : tx.nonce;
   const cumulative = receipt.cumulativeBlockGasUsed;
   const logs: Log[] = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }));
   const isBlob = tx.type === 3;
@@ -50,12 +79,13 @@ export function receiptRecord(
     from,
     to: tx.to?.bytes,
     contractAddress:
-      tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(tx.nonce)) : undefined,
+      tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(nonce)) : undefined,
     transactionHash: tx.hash(),
     logsBloom: receipt.bitvector,
     logs,
     blobGasUsed: isBlob ? BigInt(blobCount) * GAS_PER_BLOB : undefined,
     blobGasPrice: isBlob ? ctx.blobGasPrice : undefined,
+    ...(ctx.op === undefined ? {} : { op: opFields(tx, ctx.op) }),
   };
 }
 

@@ -1,14 +1,9 @@
 // debug_trace*: re-executes a block's transactions on its parent's state (read from the
 // archive's flat tables, as eth_call reads any block) with a tracer watching the ones asked
 // for, or traces a call on a block's state, as geth does.
-import {
-  type Block,
-  createBlock,
-  createBlockFromRLP,
-  createBlockHeaderFromRLP,
-} from "@ethereumjs/block";
+import { Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import {
   Address,
   bigIntToAddressBytes,
@@ -18,6 +13,8 @@ import {
 } from "@ethereumjs/util";
 import { type RunTxOpts, runTx, type VM } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt } from "../chain/genesis.ts";
+import { blockFromRlp, decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { isDepositTx } from "../chain/op/depositTx.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { CallRequest, TraceOptions, TraceRequest } from "../rpc/backend.ts";
@@ -35,6 +32,7 @@ import {
 import { applyStateWrite, decodeStateWrite } from "./devWrites.ts";
 import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
 import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";
+import { OpExecution } from "./op/opExecution.ts";
 import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
 import { createTracer, TraceSetupError, traceDeadline } from "./trace/tracers.ts";
 
@@ -97,7 +95,7 @@ export class TraceExecutor {
   private sealedBlock(number: number): Replay {
     const raw = this.chain.block(number);
     if (raw === undefined) throw failure(`block #${number} not found`);
-    const block = createBlockFromRLP(blockRlp(raw.headerRlp, raw.bodyRlp), {
+    const block = blockFromRlp(blockRlp(raw.headerRlp, raw.bodyRlp), {
       common: this.spec.common,
       setHardfork: true,
     });
@@ -123,11 +121,15 @@ export class TraceExecutor {
             : {}),
           ...(common.isActivatedEIP(4844) ? { excessBlobGas: b.excessBlobGas } : {}),
         },
-        transactions: transactions.map((t) => createTxFromRLP(t.raw, { common })),
       },
       { common, skipConsensusFormatValidation: true },
     );
-    return { block, hashes: transactions.map((t) => t.hash) };
+    // Deposits cannot go through the library's block constructor: the block is assembled.
+    const txs = transactions.map((t) => decodeBlockTransaction(t.raw, common));
+    return {
+      block: new Block(block.header, txs as TypedTransaction[], [], block.withdrawals, { common }),
+      hashes: transactions.map((t) => t.hash),
+    };
   }
 
   /**
@@ -143,7 +145,10 @@ export class TraceExecutor {
     };
   }
 
-  /** A VM on the state before `block`'s transactions (its parent's, plus the system writes). */
+  /**
+   * A VM on the state before `block`'s transactions (its parent's, plus the system writes); on
+   * an OP-stack chain with the L1 fee and deposits as the block ran them.
+   */
   private async before(block: Block): Promise<VM> {
     const h = block.header;
     const common = commonAt(this.spec, h.number, h.timestamp);
@@ -151,7 +156,30 @@ export class TraceExecutor {
       this.chain.blockHash(n),
     );
     await systemWrites(vm, block);
+    if (this.spec.op !== undefined) {
+      const op = OpExecution.install(vm, this.spec.op);
+      op.beginBlock(h.timestamp, h.baseFeePerGas);
+      this.ops.set(vm, op);
+    }
     return vm;
+  }
+
+  private readonly ops = new WeakMap<VM, OpExecution>();
+
+  /** Runs a block's transaction untraced (deposits by the OP deposit runner); its log count. */
+  private async replay(vm: VM, tx: Block["transactions"][number], block: Block, gasUsed: bigint) {
+    const op = this.ops.get(vm);
+    if (op !== undefined && isDepositTx(tx)) {
+      const r = await op.runDeposit(tx, block, gasUsed);
+      return { logs: r.receipt.logs.length, gas: r.totalGasSpent };
+    }
+    const r = await runTx(vm, {
+      tx,
+      block,
+      skipBlockGasLimitValidation: true,
+      blockGasUsed: gasUsed,
+    });
+    return { logs: r.receipt.logs.length, gas: r.totalGasSpent };
   }
 
   private async traceBlock(
@@ -165,15 +193,24 @@ export class TraceExecutor {
     const writes = this.writesOf(block);
     const out: string[] = [];
     let logs = 0;
+    let gasUsed = 0n;
     for (let i = 0; i < block.transactions.length; i++) {
       await writes(vm, i);
       const tx = asSent(vm, block.transactions[i]!);
-      const opts: RunTxOpts = { tx, block, skipBlockGasLimitValidation: true };
+      const opts: RunTxOpts = {
+        tx,
+        block,
+        skipBlockGasLimitValidation: true,
+        blockGasUsed: gasUsed,
+      };
       if (only !== undefined && i < only) {
-        logs += (await runTx(vm, opts)).receipt.logs.length;
+        const r = await this.replay(vm, tx, block, gasUsed);
+        logs += r.logs;
+        gasUsed += r.gas;
         continue;
       }
-      const traced = await traceTx(vm, opts, block, options, logs);
+      const traced = await traceTx(vm, opts, block, options, logs, undefined, this.ops.get(vm));
+      if (traced.cumulative !== undefined) gasUsed = traced.cumulative;
       if (only !== undefined) return traced.json;
       logs += traced.logs;
       out.push(`{"txHash":"${bytesToHex(hashes[i]!)}","result":${traced.json}}`);
@@ -210,13 +247,17 @@ export class TraceExecutor {
         );
       vm = await this.before(replay.block);
       const writes = this.writesOf(replay.block);
+      let gasUsed = 0n;
       for (const [i, tx] of txs.slice(0, txIndex).entries()) {
         await writes(vm, i);
-        const run = { tx: asSent(vm, tx), block: replay.block };
-        logs += (await runTx(vm, { ...run, skipBlockGasLimitValidation: true })).receipt.logs
-          .length;
+        const r = await this.replay(vm, asSent(vm, tx), replay.block, gasUsed);
+        logs += r.logs;
+        gasUsed += r.gas;
       }
       await writes(vm, txIndex);
+      // A traced call carries no rollup cost data: no L1 fee (op-geth).
+      const op = this.ops.get(vm);
+      if (op !== undefined) op.charging = false;
     }
     const env: CallBlockEnv = {
       number: h.number,
@@ -311,7 +352,8 @@ async function traceTx(
   options: TraceOptions,
   logsBefore: number,
   call?: CallRequest,
-): Promise<{ json: string; logs: number }> {
+  op?: OpExecution,
+): Promise<{ json: string; logs: number; cumulative?: bigint }> {
   const common: Common = vm.common;
   let bridge: TraceBridge;
   let tracer: ReturnType<typeof createTracer>;
@@ -339,9 +381,16 @@ async function traceTx(
     state,
   });
   const detach = bridge.attach(vm.evm);
-  let result: Awaited<ReturnType<typeof runTx>>;
+  let result: {
+    totalGasSpent: bigint;
+    receipt: { logs: unknown[]; cumulativeBlockGasUsed: bigint };
+  };
   try {
-    result = await runTx(vm, opts);
+    // An OP-stack deposit runs by the deposit runner, watched by the same tracer.
+    result =
+      op !== undefined && isDepositTx(tx)
+        ? await op.runDeposit(tx, block, opts.blockGasUsed ?? 0n)
+        : await runTx(vm, opts);
   } catch (e) {
     if (e instanceof TraceStoppedError) throw failure(e.message);
     const message = (e as Error).message;
@@ -355,5 +404,9 @@ async function traceTx(
     throw failure((e as Error).message);
   }
   await tracer.txEnd?.({ gasUsed: result.totalGasSpent, state });
-  return { json: tracer.result(), logs: result.receipt.logs.length };
+  return {
+    json: tracer.result(),
+    logs: result.receipt.logs.length,
+    cumulative: result.receipt.cumulativeBlockGasUsed,
+  };
 }

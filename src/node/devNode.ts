@@ -10,6 +10,11 @@ import {
   trailingForkchoice,
 } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { DEPOSITOR_ACCOUNT } from "../chain/op/config.ts";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
+import { DEFAULT_DEV_L1, type DevL1Config, devL1Values } from "../chain/op/l1Info.ts";
+import { opPredeploys } from "../chain/op/predeploys.ts";
+import type { ReceiptRecord } from "../chain/types.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createDevSigner } from "../exec/devSigner.ts";
@@ -24,7 +29,7 @@ import { SequencerClient } from "../sequencer/sequencerClient.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
-import { bytesToHex } from "../util/hex.ts";
+import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
@@ -47,6 +52,10 @@ export type DevNodeOptions = {
   readonly fork: DevFork;
   /** A geth genesis (parsed JSON) instead of the generated one. */
   readonly genesis: Record<string, unknown> | undefined;
+  /** A new chain is plain Ethereum (`--ethereum`); by default it is an OP-stack chain. */
+  readonly ethereum?: boolean;
+  /** OP stack: the simulated L1 of the L1-info deposits (defaults: DEFAULT_DEV_L1). */
+  readonly l1?: DevL1Config;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
   readonly gasLimit: bigint;
@@ -108,6 +117,11 @@ export type DevNode = {
   close(): Promise<void>;
 };
 
+/** The L1-info deposit opening every OP-stack block (not a developer's transaction). */
+function isL1InfoReceipt(r: ReceiptRecord): boolean {
+  return r.type === DEPOSIT_TX_TYPE && equalBytes(r.from, DEPOSITOR_ACCOUNT);
+}
+
 export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   if (opts.fresh) {
     // Only a datadir no live process holds may be wiped.
@@ -116,6 +130,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   }
   const lock = lockDatadir(opts.datadir);
   const accounts = devAccounts(opts.accounts);
+  const l1 = opts.l1 ?? DEFAULT_DEV_L1;
+  const timestamp = BigInt(Math.floor(Date.now() / 1000));
   const genesis =
     opts.genesis !== undefined
       ? opts.genesis
@@ -125,7 +141,15 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
           accounts,
           balanceWei: opts.balanceEth * 10n ** 18n,
           gasLimit: opts.gasLimit,
-          timestamp: BigInt(Math.floor(Date.now() / 1000)),
+          timestamp,
+          ...(opts.ethereum === true
+            ? {}
+            : {
+                op: await opPredeploys(
+                  devL1Values(l1, timestamp),
+                  hexToBytes(accounts[0]?.address ?? `0x${"00".repeat(20)}`),
+                ),
+              }),
         });
 
   const feed = createFeedHub();
@@ -137,9 +161,11 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   // What a developer watches (anvil prints the same): each transaction as it runs, with the
   // contract it created; the flashblock itself only at debug. A reverted deployment's receipt
   // still names an address (as geth's does), but nothing was created there: not logged.
+  // An OP-stack block's L1-info deposit is the chain's own bookkeeping: an idle chain stays quiet.
   const logPreconfirmed = (fb: FlashblockUpdate) => {
     if (fb.receipts.length === 0 || !flashblockLog.isLevelEnabled("info")) return;
     for (const r of fb.receipts) {
+      if (isL1InfoReceipt(r)) continue;
       const created = r.status === 0 ? undefined : r.contractAddress;
       flashblockLog.info(
         {
@@ -158,7 +184,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
   let logSealed: (u: SealedUpdate) => void = () => {};
   // Updates only arrive after the sequencer is ready, and the store is open by then.
   // The sequencer publishes as soon as it is ready, before the follower exists: a block rebuilt
-  // from its record (after a restart) would otherwise reach the readers without its flashblocks.
+  // from its record (after a restart), or the first block's flashblock 0 (on an OP-stack chain,
+  // its L1-info deposit), would otherwise reach the readers without its flashblocks.
   const early: ChainUpdate[] = [];
   const onUpdate = (u: ChainUpdate) => {
     if (follower === undefined || (opts.readers !== undefined && relay === undefined))
@@ -200,6 +227,12 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
         flashblockIntervalMs: opts.flashblockIntervalMs,
         gasLimit: opts.gasLimit.toString(),
         coinbase: FEE_RECIPIENT,
+        l1: {
+          baseFee: l1.baseFee.toString(),
+          blobBaseFee: l1.blobBaseFee.toString(),
+          baseFeeScalar: l1.baseFeeScalar,
+          blobBaseFeeScalar: l1.blobBaseFeeScalar,
+        },
         ...(opts.nats === undefined
           ? {}
           : {
@@ -252,7 +285,8 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       const sealed = {
         block: u.number,
         hash: bytesToHex(u.hash),
-        transactions: receipts.receipts.length,
+        // The developer's transactions: an OP-stack block's L1-info deposit is not counted.
+        transactions: receipts.receipts.filter((r) => !isL1InfoReceipt(r)).length,
         gasUsed: Number(receipts.receipts.at(-1)?.cumulativeGasUsed ?? 0n),
       };
       if (sealed.transactions === 0) sealLog.debug(sealed, "sealed");

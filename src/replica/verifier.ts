@@ -3,9 +3,9 @@
 // logs bloom, gas used, requests) or its hash differ from what execution gives. The archive then
 // stores what its own execution produced (receipts, state changes, code, trie nodes), not the
 // message's copy of them: nothing the replica serves is taken on trust.
-import { createBlockFromRLP } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { blockFromRlp } from "../chain/op/blockTx.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { ChainStore } from "../store/chainStore.ts";
@@ -60,7 +60,7 @@ export function createBlockVerifier(store: ChainStore): BlockVerifier {
       const body = RLP.decode(m.bodyRlp) as unknown as Uint8Array[];
       const block = (() => {
         try {
-          return createBlockFromRLP(RLP.encode([header, ...body]), {
+          return blockFromRlp(RLP.encode([header, ...body]), {
             common: ex.spec.common,
             setHardfork: true,
           });

@@ -67,6 +67,7 @@ import { mine } from "./evm/mine.ts";
 import { revert } from "./evm/revert.ts";
 import { setNextBlockTimestamp } from "./evm/setNextBlockTimestamp.ts";
 import { snapshot } from "./evm/snapshot.ts";
+import { depositTransaction } from "./flashnode/depositTransaction.ts";
 import { getTimings } from "./flashnode/getTimings.ts";
 import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
 import type { MethodRegistry } from "./method.ts";
@@ -191,6 +192,7 @@ export function createMethods(backend: RpcBackend): MethodRegistry {
     debug_traceBlockByHash: traceBlockByHash(backend),
     debug_traceCall: traceCall(backend),
     evm_mine: mine(backend),
+    flashnode_depositTransaction: depositTransaction(backend),
     testing_buildBlockV1: buildBlockV1(backend),
     txpool_content: content(backend),
     txpool_contentFrom: contentFrom(backend),

@@ -8,7 +8,8 @@
 //   block being built takes it at once (it is reopened) while it has no transactions, since its
 //   timestamp came with its pre-confirmations;
 // - anvil_mine seals blocks one after another, `interval` seconds apart.
-import { createTxFromBlockBodyData } from "@ethereumjs/tx";
+import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
 import { decodeStateWrite, encodeStateWrite } from "../exec/devWrites.ts";
 import { withPlaceholderSender } from "../exec/impersonation.ts";
@@ -57,9 +58,15 @@ export async function rebuildBlock(
   records: readonly FlashblockRecord[],
   how: { readonly record: boolean; readonly reverted?: RevertedChain },
 ): Promise<void> {
-  const b = await seq.open(records[0]?.timestamp);
+  const opening = records[0];
+  const b = await seq.open(
+    opening === undefined
+      ? undefined
+      : { timestamp: opening.timestamp, deposits: opening.transactions },
+  );
   seq.building = b;
-  const first = await seq.flashblockOf(b, [], performance.now());
+  // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first).
+  const first = await seq.flashblockOf(b, b.transactions.slice(), performance.now());
   if (how.reverted !== undefined)
     seq.publish({
       kind: "sealed",
@@ -76,14 +83,12 @@ export async function rebuildBlock(
     b.index = fb.index;
     const added: PendingTransaction[] = [];
     // Recorded transactions were accepted once: a placeholder signature stands for its sender.
-    for (const raw of fb.transactions)
+    for (const raw of fb.transactions) {
+      const tx = decodeBlockTransaction(raw, seq.common);
       added.push(
-        await seq.include(
-          b,
-          withPlaceholderSender(createTxFromBlockBodyData(raw, { common: seq.common }), seq.common),
-          true,
-        ),
+        await seq.include(b, isDepositTx(tx) ? tx : withPlaceholderSender(tx, seq.common), true),
       );
+    }
     for (const op of fb.ops) await seq.executor.applyStateWrite(decodeStateWrite(op));
     seq.publish(await seq.flashblockOf(b, added, started));
   }

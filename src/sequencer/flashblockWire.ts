@@ -23,6 +23,25 @@ export type WireInput = {
 
 const ZERO_ROOT = `0x${"00".repeat(32)}`;
 
+/** An OP-stack receipt's extras, named as op-geth's JSON names them (absent ones left out). */
+function opWireFields(r: ReceiptRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  const op = r.op;
+  if (op === undefined) return out;
+  const fields: [string, bigint | undefined][] = [
+    ["depositNonce", op.depositNonce],
+    ["depositReceiptVersion", op.depositReceiptVersion],
+    ["l1Fee", op.l1Fee],
+    ["l1GasPrice", op.l1GasPrice],
+    ["l1GasUsed", op.l1GasUsed],
+    ["l1BaseFeeScalar", op.l1BaseFeeScalar],
+    ["l1BlobBaseFee", op.l1BlobBaseFee],
+    ["l1BlobBaseFeeScalar", op.l1BlobBaseFeeScalar],
+  ];
+  for (const [name, value] of fields) if (value !== undefined) out[name] = quantity(value);
+  return out;
+}
+
 export function flashblockWireJson(w: WireInput): string {
   const receipts: Record<string, unknown> = {};
   for (const r of w.receipts) {
@@ -35,6 +54,7 @@ export function flashblockWireJson(w: WireInput): string {
         topics: l.topics.map(bytesToHex),
         data: bytesToHex(l.data),
       })),
+      ...opWireFields(r),
     };
   }
   const balances: Record<string, string> = {};

@@ -4,6 +4,7 @@
 // way), and come first, in block order. Then the waiting ones: a sender's run of nonces from its
 // nonce after the pre-confirmed block is pending, what follows a gap is queued.
 import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { PoolContent, PoolTransaction } from "../rpc/backend.ts";
 import { bytesToHex } from "../util/hex.ts";
 import type { Building } from "./building.ts";
@@ -27,6 +28,8 @@ export async function poolContent(
   const queued: PoolTransaction[] = [];
   if (building !== undefined) {
     for (const [i, t] of building.transactions.entries()) {
+      // An OP-stack block's deposits come from L1, never from the pool.
+      if (t.raw[0] === DEPOSIT_TX_TYPE) continue;
       const sidecar = building.sidecars.get(bytesToHex(t.hash));
       pending.push({
         sender: building.receipts[i]!.from,

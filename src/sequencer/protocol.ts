@@ -18,6 +18,13 @@ export type SequencerWorkerData = {
   /** The gas limit blocks move towards (decimal). */
   readonly gasLimit: string;
   readonly coinbase: string;
+  /** OP-stack chains: the simulated L1 (wei amounts as decimal strings). */
+  readonly l1?: {
+    readonly baseFee: string;
+    readonly blobBaseFee: string;
+    readonly baseFeeScalar: number;
+    readonly blobBaseFeeScalar: number;
+  };
   /**
    * `dev --nats`: this thread publishes the chain to JetStream (src/replica/publisher.ts) as it
    * builds it, with no hop through the RPC thread; its log records go to the RPC thread's log.

@@ -7,13 +7,15 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
-import { encodeReceipt } from "@ethereumjs/vm";
+import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
+import { DEPOSIT_TX_TYPE, isDepositTx } from "../chain/op/depositTx.ts";
+import type { DevL1Config } from "../chain/op/l1Info.ts";
+import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { keccak256 } from "../exec/crypto.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
-import { receiptRecord } from "../exec/receipts.ts";
+import { includeTransaction } from "../exec/op/opBlock.ts";
 import type {
   FlashblockUpdate,
   PendingBase,
@@ -23,9 +25,10 @@ import type {
 import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
-import { addTransaction, builderTransactions } from "./builderAccess.ts";
+import { type BlockTransaction, builderTransactions, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { DepositQueue } from "./deposits.ts";
 import { control, devWritesOf, rebuildBlock } from "./devControl.ts";
 import { DevState } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
@@ -38,6 +41,8 @@ export type SequencerOptions = {
   /** The gas limit blocks move towards (geth's gas ceiling), within what each header may change. */
   readonly gasLimit: bigint;
   readonly coinbase: Uint8Array;
+  /** OP-stack chains: the simulated L1 each block's L1-info deposit reports. */
+  readonly l1?: DevL1Config;
 };
 
 export type SequencerLog = (
@@ -72,6 +77,8 @@ export class Sequencer {
   private executeScheduled = false;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
+  /** OP stack: user deposits waiting for the next block's start, and each block's opening ones. */
+  private readonly deposits: DepositQueue;
 
   constructor(
     readonly executor: BlockExecutor,
@@ -80,7 +87,9 @@ export class Sequencer {
     readonly opts: SequencerOptions,
     private readonly out: (update: FlashblockUpdate | SealedUpdate) => void,
     readonly log: SequencerLog = () => {},
-  ) {}
+  ) {
+    this.deposits = new DepositQueue(common, opts.l1);
+  }
 
   /**
    * Sends an update stamped with its stream position: the block number and flashblock index
@@ -148,6 +157,12 @@ export class Sequencer {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
     return this.serial(async () => {
+      if (this.executor.op !== undefined) {
+        // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.
+        if (raw[0] === DEPOSIT_TX_TYPE) return this.queueDeposit(raw);
+        // Blob transactions do not exist on an OP-stack chain (op-geth's pool refuses them).
+        if (raw[0] === 3) throw new TxRejectedError("transaction type not supported");
+      }
       let tx = decodeRawTransaction(raw, this.common);
       // A placeholder signature (src/exec/impersonation.ts) stands for its sender only while
       // that sender is impersonated; otherwise it is refused as any bad signature is.
@@ -163,6 +178,7 @@ export class Sequencer {
         throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
       }
       const account = await this.executor.currentAccount(sender);
+      const l1Cost = (await this.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
       // The size limit is on the transaction itself; a blob sidecar is carried beside it.
       const size = tx.type === 3 ? tx.serialize().length : raw.length;
       const { hash } = this.pool.add(tx, size, {
@@ -171,6 +187,7 @@ export class Sequencer {
         blockGasLimit: building.base.gasLimit,
         account: () => account,
         sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
+        ...(l1Cost === undefined ? {} : { l1Cost }),
       });
       this.intake.set(hash, receivedAt);
       this.executeSoon();
@@ -181,6 +198,12 @@ export class Sequencer {
         nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n),
       };
     });
+  }
+
+  /** A user deposit runs at the start of the next block, after its L1-info deposit. */
+  private queueDeposit(raw: Uint8Array): SubmitResult {
+    const tx = this.deposits.accept(raw);
+    return { hash: bytesToHex(tx.hash()), sender: tx.from.bytes, nonce: 0n, nextNonce: 0n };
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -273,8 +296,15 @@ export class Sequencer {
     const onGrid = !forceSeal && performance.now() - slot < interval;
     const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
     this.building = nextBlock;
-    const next = await this.flashblockOf(nextBlock, [], performance.now());
-    this.store.recordFlashblock(nextBlock.base.number, 0, nextBlock.base.timestamp, []);
+    // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
+    const opening = nextBlock.transactions.slice();
+    const next = await this.flashblockOf(nextBlock, opening, performance.now());
+    this.store.recordFlashblock(
+      nextBlock.base.number,
+      0,
+      nextBlock.base.timestamp,
+      opening.map((t) => t.raw),
+    );
     this.publish({ ...sealed, next });
   }
 
@@ -312,29 +342,28 @@ export class Sequencer {
   /** Executes one transaction onto the block being built; throws if it cannot be included. */
   async include(
     b: Building,
-    tx: TypedTransaction,
+    tx: BlockTransaction,
     allowNoBlobs = false,
   ): Promise<PendingTransaction> {
-    const previousCumulative = b.builder.gasUsed;
     // An impersonated sender may be a contract (anvil lets it send).
-    const impersonated = placeholderSender(tx);
+    const impersonated = isDepositTx(tx) ? undefined : placeholderSender(tx);
     if (impersonated !== undefined) this.executor.disguise(impersonated);
-    let result: Awaited<ReturnType<typeof addTransaction>>;
+    let record: Awaited<ReturnType<typeof includeTransaction>>;
     try {
-      result = await addTransaction(b.builder, tx, allowNoBlobs);
+      record = await includeTransaction(
+        b.builder,
+        this.executor.op,
+        tx,
+        { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
+        allowNoBlobs,
+      );
     } finally {
       if (impersonated !== undefined) this.executor.disguise(undefined);
     }
     // The block holds the tx without its blob sidecar; the builder keeps that form.
     const built = builderTransactions(b.builder);
     const included = built[built.length - 1]!;
-    b.receipts.push(
-      receiptRecord(included, result.receipt, {
-        baseFee: b.base.baseFeePerGas,
-        blobGasPrice: b.base.blobGasPrice,
-        previousCumulative,
-      }),
-    );
+    b.receipts.push(record);
     const hash = included.hash();
     const receivedAt = this.intake.take(bytesToHex(hash));
     const pending: PendingTransaction = {
@@ -347,15 +376,21 @@ export class Sequencer {
       b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
     const key = RLP.encode(b.transactions.length);
     await b.txTrie.put(key, pending.raw);
-    await b.receiptTrie.put(key, encodeReceipt(result.receipt, included.type));
+    await b.receiptTrie.put(key, receiptRlp(record));
     b.transactions.push(pending);
     return pending;
   }
 
-  /** Opens the next block; `recordedTimestamp` rebuilds one whose flashblocks were recorded. */
-  async open(recordedTimestamp?: bigint, openedAt = performance.now()): Promise<Building> {
+  /**
+   * Opens the next block; `recorded` rebuilds one whose flashblocks were recorded (its time and
+   * flashblock 0's deposits). On an OP-stack chain the block starts with its deposits.
+   */
+  async open(
+    recorded?: { readonly timestamp: bigint; readonly deposits: readonly Uint8Array[] },
+    openedAt = performance.now(),
+  ): Promise<Building> {
     const parent = this.executor.headBlock();
-    const timestamp = recordedTimestamp ?? this.dev.clock.take(parent.header.timestamp);
+    const timestamp = recorded?.timestamp ?? this.dev.clock.take(parent.header.timestamp);
     const prevRandao = keccak256(parent.hash());
     const gasLimit = calcGasLimit(parent.header.gasLimit, this.opts.gasLimit);
     const builder = await this.executor.openBuilder({
@@ -392,7 +427,7 @@ export class Sequencer {
         hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
       ).subarray(0, 8),
     );
-    return {
+    const b: Building = {
       builder,
       base,
       payloadId,
@@ -405,6 +440,11 @@ export class Sequencer {
       txTrie: new MerklePatriciaTrie({ common: this.common }),
       receiptTrie: new MerklePatriciaTrie({ common: this.common }),
     };
+    if (this.executor.op !== undefined) {
+      for (const tx of this.deposits.opening(timestamp, recorded?.deposits))
+        await this.include(b, tx);
+    }
+    return b;
   }
 
   /** Flashblock `b.index` of what ran since the previous one (drains the state diff). */
@@ -418,11 +458,10 @@ export class Sequencer {
 
   private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
     // The builder would rebuild both tries from scratch; they are already complete here.
-    Object.assign(b.builder, {
-      transactionsTrie: async () => b.txTrie.root(),
-      receiptTrie: async () => b.receiptTrie.root(),
+    const block = await sealBuilder(b.builder, {
+      transactions: b.txTrie.root(),
+      receipts: b.receiptTrie.root(),
     });
-    const { block } = await b.builder.build();
     const write = await this.executor.collectWrite(block, b.receipts);
     this.store.writeBlock({
       ...write,

@@ -22,6 +22,8 @@ export type PoolContext = {
   readonly account: (address: Uint8Array) => AccountRecord | undefined;
   /** The sender's nonce at `latest`, to tell a nonce taken from there why it is too low. */
   readonly sealedNonce: (address: Uint8Array) => bigint;
+  /** OP stack: the L1 data fee the transaction will pay on top (op-geth's pool counts it). */
+  readonly l1Cost?: bigint;
 };
 
 type Entry = {
@@ -126,7 +128,7 @@ export class TxPool {
       );
     }
     const balance = account?.balance ?? 0n;
-    const txCost = cost(tx);
+    const txCost = cost(tx) + (ctx.l1Cost ?? 0n);
     if (balance < txCost) {
       throw new TxRejectedError(
         `insufficient funds for gas * price + value: balance ${balance}, tx cost ${txCost}, overshot ${txCost - balance}`,

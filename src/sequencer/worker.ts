@@ -3,6 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
+import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { isOperatorError } from "../cli/args.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
@@ -46,7 +47,18 @@ async function main(): Promise<void> {
       blockTimeMs: data.blockTimeMs,
       flashblockIntervalMs: data.flashblockIntervalMs,
       gasLimit: BigInt(data.gasLimit),
-      coinbase: hexToBytes(data.coinbase),
+      // An OP-stack chain's fee recipient is the SequencerFeeVault, whatever was asked.
+      coinbase: spec.op === undefined ? hexToBytes(data.coinbase) : SEQUENCER_FEE_VAULT,
+      ...(data.l1 === undefined
+        ? {}
+        : {
+            l1: {
+              baseFee: BigInt(data.l1.baseFee),
+              blobBaseFee: BigInt(data.l1.blobBaseFee),
+              baseFeeScalar: data.l1.baseFeeScalar,
+              blobBaseFeeScalar: data.l1.blobBaseFeeScalar,
+            },
+          }),
     },
     (update) => {
       send({ type: "update", update });

@@ -1,7 +1,13 @@
 // Value encodings of the archive tables. RLP because it is compact for the mostly-small integers
 // and byte strings involved, and the EVM library already ships a fast codec.
 import { RLP } from "@ethereumjs/rlp";
-import type { AccountRecord, BlockReceipts, Log, ReceiptRecord } from "../chain/types.ts";
+import type {
+  AccountRecord,
+  BlockReceipts,
+  Log,
+  OpReceiptFields,
+  ReceiptRecord,
+} from "../chain/types.ts";
 import { bigIntToBytes, bytesToBigInt, copyBytes } from "../util/hex.ts";
 
 type Nested = Uint8Array | Nested[];
@@ -45,8 +51,38 @@ function decodeLog(item: Nested): Log {
   return { address: asBytes(address), topics: asList(topics).map(asBytes), data: asBytes(data) };
 }
 
-function encodeReceipt(r: ReceiptRecord): Nested {
+const plusOne = (v: bigint | undefined) => (v === undefined ? EMPTY : num(v + 1n));
+
+/** OP-stack extras, a 15th field present only on an OP chain's receipts (older rows have 14). */
+function encodeOp(op: OpReceiptFields): Nested {
   return [
+    plusOne(op.l1Fee),
+    plusOne(op.l1GasUsed),
+    plusOne(op.l1GasPrice),
+    plusOne(op.l1BlobBaseFee),
+    plusOne(op.l1BaseFeeScalar),
+    plusOne(op.l1BlobBaseFeeScalar),
+    plusOne(op.depositNonce),
+    plusOne(op.depositReceiptVersion),
+  ];
+}
+
+function decodeOp(item: Nested): OpReceiptFields {
+  const f = asList(item).map((x) => optionalPlusOne(asBytes(x)));
+  return {
+    l1Fee: f[0],
+    l1GasUsed: f[1],
+    l1GasPrice: f[2],
+    l1BlobBaseFee: f[3],
+    l1BaseFeeScalar: f[4],
+    l1BlobBaseFeeScalar: f[5],
+    depositNonce: f[6],
+    depositReceiptVersion: f[7],
+  };
+}
+
+function encodeReceipt(r: ReceiptRecord): Nested {
+  const fields: Nested[] = [
     num(r.type),
     r.root ?? EMPTY,
     r.status === undefined ? EMPTY : num(r.status + 1), // +1 so status 0 is not the empty string
@@ -62,6 +98,8 @@ function encodeReceipt(r: ReceiptRecord): Nested {
     r.blobGasUsed === undefined ? EMPTY : num(r.blobGasUsed + 1n),
     r.blobGasPrice === undefined ? EMPTY : num(r.blobGasPrice + 1n),
   ];
+  if (r.op !== undefined) fields.push(encodeOp(r.op));
+  return fields;
 }
 
 function optional(bytes: Uint8Array): Uint8Array | undefined {
@@ -73,7 +111,7 @@ function optionalPlusOne(bytes: Uint8Array): bigint | undefined {
 }
 
 function decodeReceipt(item: Nested): ReceiptRecord {
-  const f = asList(item).map((x, i) => (i === 11 ? x : asBytes(x)));
+  const f = asList(item).map((x, i) => (i === 11 || i === 14 ? x : asBytes(x)));
   const status = optionalPlusOne(f[2] as Uint8Array);
   return {
     type: Number(bytesToBigInt(f[0] as Uint8Array)),
@@ -90,6 +128,7 @@ function decodeReceipt(item: Nested): ReceiptRecord {
     logs: asList(f[11]).map(decodeLog),
     blobGasUsed: optionalPlusOne(f[12] as Uint8Array),
     blobGasPrice: optionalPlusOne(f[13] as Uint8Array),
+    ...(f[14] === undefined ? {} : { op: decodeOp(f[14]) }),
   };
 }
 

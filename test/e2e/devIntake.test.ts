@@ -14,10 +14,21 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import { pollUntil, signTransfer } from "../utils/devChain.ts";
-import { rpc } from "../utils/fixtures.ts";
+import { call as fixtureCall, rpc } from "../utils/fixtures.ts";
 import { testFrontendOptions } from "../utils/options.ts";
 
 let node: DevNode;
+let kzgLoaded = false;
+
+/** viem's KZG interface on c-kzg, whose trusted setup loads once per process. */
+function kzg() {
+  if (!kzgLoaded) ckzg.loadTrustedSetup(0);
+  kzgLoaded = true;
+  return {
+    blobToKzgCommitment: ckzg.blobToKzgCommitment,
+    computeBlobKzgProof: ckzg.computeBlobKzgProof,
+  };
+}
 let alice: PrivateKeyAccount;
 let bob: PrivateKeyAccount;
 const chainOf = (n: DevNode) =>
@@ -219,7 +230,7 @@ describe("transaction intake", () => {
     assert.match(String(gapped.error?.data), /^0x[0-9a-f]{64}$/);
   });
 
-  test("legacy, access-list, EIP-1559, blob and EIP-7702 transactions execute", async () => {
+  test("legacy, access-list, EIP-1559 and EIP-7702 transactions execute; blob ones are refused (OP stack)", async () => {
     const wallet = createWalletClient({
       account: bob,
       chain: chainOf(node),
@@ -241,21 +252,16 @@ describe("transaction intake", () => {
       }),
       await wallet.sendTransaction({ to: alice.address, value: 1n, type: "eip1559" }),
     ];
-    // A blob transaction with a sidecar of per-blob proofs (viem's); the node converts it to
-    // Osaka's cell proofs, as geth does.
-    ckzg.loadTrustedSetup(0);
-    const kzg = {
-      blobToKzgCommitment: ckzg.blobToKzgCommitment,
-      computeBlobKzgProof: ckzg.computeBlobKzgProof,
-    };
-    hashes.push(
-      await wallet.sendTransaction({
+    // The dev chain is an OP-stack chain: no blob transactions there, as op-geth refuses them.
+    await assert.rejects(
+      wallet.sendTransaction({
         blobs: toBlobs({ data: `0x${"ab".repeat(500)}` }),
-        kzg,
+        kzg: kzg(),
         maxFeePerBlobGas: parseGwei("30"),
         to: alice.address,
         type: "eip4844",
       } as never),
+      /transaction type not supported/,
     );
     const authorization = await wallet.signAuthorization({
       account: bob,
@@ -283,17 +289,52 @@ describe("transaction intake", () => {
       assert.equal(receipt!.status, "0x1");
       types.push(receipt!.type);
     }
-    assert.deepEqual(types, ["0x0", "0x1", "0x2", "0x3", "0x4"]);
-    const blobReceipt = (await call("eth_getTransactionReceipt", [hashes[3]])).result as {
-      blobGasUsed: string;
-    };
-    assert.equal(blobReceipt.blobGasUsed, "0x20000", "one blob");
+    assert.deepEqual(types, ["0x0", "0x1", "0x2", "0x4"]);
     const code = (await call("eth_getCode", [bob.address, "pending"])).result as string;
     assert.equal(
       code,
       `0xef0100${alice.address.slice(2).toLowerCase()}`,
       "7702 delegation designator",
     );
+  });
+
+  test("on a plain Ethereum chain (--ethereum) a blob transaction executes", async () => {
+    const { startTestDevNode } = await import("../utils/devChain.ts");
+    const eth = await startTestDevNode({ ethereum: true });
+    try {
+      const wallet = createWalletClient({
+        account: bob,
+        chain: chainOf(eth),
+        transport: http(eth.dedicatedUrl),
+      });
+      // A sidecar of per-blob proofs (viem's); the node converts it to Osaka's cell proofs, as
+      // geth does.
+      const hash = await wallet.sendTransaction({
+        blobs: toBlobs({ data: `0x${"ab".repeat(500)}` }),
+        kzg: kzg(),
+        maxFeePerBlobGas: parseGwei("30"),
+        to: alice.address,
+        type: "eip4844",
+      } as never);
+      const receipt = (await pollUntil(
+        () => fixtureCall(eth.dedicatedUrl, "eth_getTransactionReceipt", [hash]),
+        (v) => v !== null,
+      )) as { type: string; status: string; blobGasUsed: string; blockNumber: string };
+      assert.equal(receipt.type, "0x3");
+      assert.equal(receipt.status, "0x1");
+      assert.equal(receipt.blobGasUsed, "0x20000", "one blob");
+      // No L1-info deposit on a plain Ethereum chain: the receipt's block holds no deposit.
+      const block = (await pollUntil(
+        () => fixtureCall(eth.dedicatedUrl, "eth_getBlockByNumber", [receipt.blockNumber, true]),
+        (b) => b !== null,
+      )) as { transactions: { type: string }[] };
+      assert.deepEqual(
+        block.transactions.map((t) => t.type),
+        ["0x3"],
+      );
+    } finally {
+      await eth.close();
+    }
   });
 
   test("a single call past --request-timeout is answered -32002 over HTTP", async () => {

@@ -42,14 +42,16 @@ test("debug_traceBlockByHash: the block's traces in order, as by number; geth's 
     config,
   ]);
   assert.deepEqual(byHash, byNumber);
+  // The OP-stack dev chain's block opens with its L1-info deposit (a call to L1Block).
   assert.deepEqual(
     byHash.map((r) => r.result.type),
-    ["CREATE", "CREATE", "CALL"],
+    ["CALL", "CREATE", "CREATE", "CALL"],
   );
-  assert.equal(byHash[2]?.txHash, third.transactionHash);
+  assert.equal(byHash[0]?.result.to, "0x4200000000000000000000000000000000000015");
+  assert.equal(byHash[3]?.txHash, third.transactionHash);
   // The third transaction's trace in the block is its trace alone.
   assert.deepEqual(
-    byHash[2]?.result,
+    byHash[3]?.result,
     await call(node.dedicatedUrl, "debug_traceTransaction", [third.transactionHash, config]),
   );
   assert.deepEqual(await traceError([word(1n)]), {

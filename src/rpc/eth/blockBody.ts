@@ -40,6 +40,7 @@ export function transactionAtIndex(
     const i = Number(index);
     const from = p.receipts[i]?.from;
     if (from === undefined) return null;
+    const op = p.receipts[i]?.op;
     return new RawJson(
       transactionJson(backend.decoder.transaction(p.transactions[i]!.raw), {
         blockHash: ZERO32,
@@ -48,6 +49,7 @@ export function transactionAtIndex(
         baseFeePerGas: p.base.baseFeePerGas,
         index: i,
         from,
+        op,
       }),
     );
   }
@@ -57,7 +59,8 @@ export function transactionAtIndex(
   const raws = backend.decoder.bodyTransactions(bodyRlp);
   if (index >= BigInt(raws.length)) return null;
   const i = Number(index);
-  const from = backend.chain.receipts(target.number, target.hash)?.receipts[i]?.from;
+  const receipt = backend.chain.receipts(target.number, target.hash)?.receipts[i];
+  const from = receipt?.from;
   if (from === undefined) return null;
   const header = backend.decoder.header(headerRlp);
   return new RawJson(
@@ -68,6 +71,7 @@ export function transactionAtIndex(
       baseFeePerGas: header.baseFeePerGas,
       index: i,
       from,
+      op: receipt?.op,
     }),
   );
 }

@@ -20,6 +20,8 @@ export function blockResult(
         view,
         full,
         target.block.receipts.map((r) => r.from),
+        [],
+        target.block.receipts.map((r) => r.op),
       ),
     );
   }
@@ -28,10 +30,17 @@ export function blockResult(
   if (headerRlp === undefined || bodyRlp === undefined) return null;
   const view = backend.decoder.block(headerRlp, bodyRlp);
   // Senders come from the stored receipts: recovering them from signatures would dominate.
-  const senders = full
-    ? (backend.chain.receipts(target.number, target.hash)?.receipts.map((r) => r.from) ?? [])
-    : [];
-  return new RawJson(blockJson(view, full, senders));
+  const receipts = full ? backend.chain.receipts(target.number, target.hash)?.receipts : undefined;
+  const senders = receipts?.map((r) => r.from) ?? [];
+  return new RawJson(
+    blockJson(
+      view,
+      full,
+      senders,
+      [],
+      receipts?.map((r) => r.op),
+    ),
+  );
 }
 
 /** A block's receipts with the fields every receipt carries; pending ones have a zero hash (as Base). */

@@ -73,7 +73,11 @@ export function feeHistory(backend: RpcBackend) {
         if (percentiles !== undefined) {
           const receipts = backend.chain.receipts(n, hash)?.receipts ?? [];
           const tips = receipts
-            .map((r) => ({ tip: r.effectiveGasPrice - (fees.baseFee ?? 0n), gas: r.gasUsed }))
+            // An OP-stack deposit pays no fee: its tip is 0 (op-geth's EffectiveGasTip).
+            .map((r) => ({
+              tip: r.type === 0x7e ? 0n : r.effectiveGasPrice - (fees.baseFee ?? 0n),
+              gas: r.gasUsed,
+            }))
             .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
           rewards.push(
             percentiles.map((p) => {

@@ -36,6 +36,7 @@ export function getTransactionByHash(backend: RpcBackend) {
           baseFeePerGas: baseFee,
           index: found.index,
           from,
+          op: found.receipts.receipts[found.index]?.op,
         }),
       );
     },

@@ -10,11 +10,17 @@ export function transactionSink(backend: RpcBackend): TransactionSink {
   return backend.transactions;
 }
 
+/** Deposits (0x7e) come from L1 only, as op-geth refuses them over RPC. */
+export function refuseDeposit(raw: Uint8Array): void {
+  if (raw[0] === 0x7e) throw new ServerError("transaction type not supported");
+}
+
 /** eth_sendRawTransaction(signed bytes) → hash; pre-confirmed in the next flashblock. */
 export function sendRawTransaction(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHexBytes)],
     handler: async ([raw]) => {
+      refuseDeposit(raw);
       try {
         return (await transactionSink(backend).submit(raw)).hash;
       } catch (e) {

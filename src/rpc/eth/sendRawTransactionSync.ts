@@ -4,7 +4,7 @@ import { InvalidParamsError, RpcError, ServerError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseHexBytes, parseUint64 } from "../params.ts";
 import { getTransactionReceipt } from "./getTransactionReceipt.ts";
-import { transactionSink } from "./sendRawTransaction.ts";
+import { refuseDeposit, transactionSink } from "./sendRawTransaction.ts";
 
 /** Default and maximum wait, as Base caps eth_sendRawTransactionSync (6 s). */
 export const TX_SYNC_DEFAULT_TIMEOUT_MS = 6_000;
@@ -35,6 +35,7 @@ export function sendRawTransactionSync(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHexBytes), optional(parseTimeout)],
     handler: async ([raw, timeout], ctx) => {
+      refuseDeposit(raw);
       const sink = transactionSink(backend);
       let hash: string;
       try {

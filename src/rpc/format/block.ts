@@ -1,5 +1,6 @@
 // Blocks and transactions as geth's RPCMarshalBlock / RPCTransaction render them.
 import type { BlockView, HeaderView, TransactionView } from "../../chain/blockView.ts";
+import type { OpReceiptFields } from "../../chain/types.ts";
 import { array, data, dataOrNull, object, qty } from "./json.ts";
 
 export type TxContext = {
@@ -9,6 +10,8 @@ export type TxContext = {
   readonly baseFeePerGas: bigint | undefined;
   readonly index: number;
   readonly from: Uint8Array;
+  /** OP stack: the receipt's deposit fields (a deposit's nonce is its receipt's depositNonce). */
+  readonly op?: OpReceiptFields | undefined;
 };
 
 /** What a 1559-style transaction paid per gas in its block (geth: gasPrice of a mined tx). */
@@ -39,6 +42,8 @@ function renderTransaction(
   ctx: TxContext | undefined,
 ): string {
   const typed = tx.type !== 0;
+  const deposit = tx.deposit;
+  if (deposit !== undefined) return renderDeposit(tx, deposit, ctx);
   return object([
     ["blockHash", ctx === undefined ? "null" : data(ctx.blockHash)],
     ["blockNumber", ctx === undefined ? "null" : qty(ctx.blockNumber)],
@@ -97,6 +102,41 @@ function renderTransaction(
   ]);
 }
 
+/**
+ * An OP-stack deposit as op-geth renders it: gasPrice 0, zero signature, `sourceHash`, `mint`
+ * (when non-zero), `isSystemTx` only when true, and the nonce and receipt version its receipt
+ * records.
+ */
+function renderDeposit(
+  tx: TransactionView,
+  d: NonNullable<TransactionView["deposit"]>,
+  ctx: TxContext | undefined,
+): string {
+  const version = ctx?.op?.depositReceiptVersion;
+  return object([
+    ["blockHash", ctx === undefined ? "null" : data(ctx.blockHash)],
+    ["blockNumber", ctx === undefined ? "null" : qty(ctx.blockNumber)],
+    ["blockTimestamp", ctx === undefined ? "null" : qty(ctx.blockTimestamp)],
+    ["from", data(d.from)],
+    ["gas", qty(tx.gasLimit)],
+    ["gasPrice", qty(0n)],
+    ["hash", data(tx.hash)],
+    ["input", data(tx.input)],
+    ["nonce", qty(ctx?.op?.depositNonce ?? 0n)],
+    ["to", dataOrNull(tx.to)],
+    ["transactionIndex", ctx === undefined ? "null" : qty(ctx.index)],
+    ["value", qty(tx.value)],
+    ["type", qty(tx.type)],
+    ["v", qty(0n)],
+    ["r", qty(0n)],
+    ["s", qty(0n)],
+    ["sourceHash", data(d.sourceHash)],
+    ["mint", d.mint === 0n ? undefined : qty(d.mint)],
+    ["isSystemTx", d.isSystemTx ? "true" : undefined],
+    ["depositReceiptVersion", version === undefined ? undefined : qty(version)],
+  ]);
+}
+
 function headerFields(h: HeaderView): Array<readonly [string, string | undefined]> {
   return [
     ["baseFeePerGas", h.baseFeePerGas === undefined ? undefined : qty(h.baseFeePerGas)],
@@ -143,6 +183,7 @@ export function blockJson(
   fullTransactions: boolean,
   senders: readonly Uint8Array[],
   extra: ReadonlyArray<readonly [string, string]> = [],
+  ops?: readonly (OpReceiptFields | undefined)[],
 ): string {
   const h = block.header;
   const transactions = fullTransactions
@@ -154,6 +195,7 @@ export function blockJson(
           baseFeePerGas: h.baseFeePerGas,
           index,
           from: senders[index]!,
+          op: ops?.[index],
         }),
       )
     : array(block.transactions, (tx) => data(tx.hash));

@@ -33,7 +33,15 @@ export function logJson(
   ]);
 }
 
+const optQty = (v: bigint | undefined) => (v === undefined ? undefined : qty(v));
+
+/**
+ * Receipts exactly as geth marshals them; on an OP-stack chain with op-geth's extras (its map
+ * marshals keys sorted, so they fall in among geth's): a deposit's `depositNonce` and
+ * `depositReceiptVersion`, every other transaction's L1 fee fields.
+ */
 export function receiptJson(r: ReceiptRecord, ctx: ReceiptContext): string {
+  const op = r.op;
   return object([
     ["blobGasPrice", r.blobGasPrice === undefined ? undefined : qty(r.blobGasPrice)],
     ["blobGasUsed", r.blobGasUsed === undefined ? undefined : qty(r.blobGasUsed)],
@@ -41,9 +49,17 @@ export function receiptJson(r: ReceiptRecord, ctx: ReceiptContext): string {
     ["blockNumber", qty(ctx.blockNumber)],
     ["contractAddress", dataOrNull(r.contractAddress)],
     ["cumulativeGasUsed", qty(r.cumulativeGasUsed)],
+    ["depositNonce", optQty(op?.depositNonce)],
+    ["depositReceiptVersion", optQty(op?.depositReceiptVersion)],
     ["effectiveGasPrice", qty(r.effectiveGasPrice)],
     ["from", data(r.from)],
     ["gasUsed", qty(r.gasUsed)],
+    ["l1BaseFeeScalar", optQty(op?.l1BaseFeeScalar)],
+    ["l1BlobBaseFee", optQty(op?.l1BlobBaseFee)],
+    ["l1BlobBaseFeeScalar", optQty(op?.l1BlobBaseFeeScalar)],
+    ["l1Fee", optQty(op?.l1Fee)],
+    ["l1GasPrice", optQty(op?.l1GasPrice)],
+    ["l1GasUsed", optQty(op?.l1GasUsed)],
     ["logs", array(r.logs, (log, i) => logJson(log, r, ctx, i))],
     ["logsBloom", data(r.logsBloom)],
     ["root", r.root === undefined ? undefined : data(r.root)],

@@ -1,0 +1,42 @@
+// An OP-stack sequencer's deposits: the user deposits flashnode_depositTransaction hands it, kept
+// until the next block opens, and the deposits each block opens with (the L1-info deposit of
+// the simulated L1, then those user deposits), as Base puts them first, in flashblock 0.
+import type { Common } from "@ethereumjs/common";
+import { type DepositTx, decodeDepositTx } from "../chain/op/depositTx.ts";
+import {
+  DEFAULT_DEV_L1,
+  type DevL1Config,
+  devL1Values,
+  l1InfoDeposit,
+} from "../chain/op/l1Info.ts";
+import { TxRejectedError } from "./txPool.ts";
+
+export class DepositQueue {
+  private waiting: DepositTx[] = [];
+
+  constructor(
+    private readonly common: Common,
+    private readonly l1: DevL1Config = DEFAULT_DEV_L1,
+  ) {}
+
+  /** A user deposit (0x7e envelope) for the next block. */
+  accept(raw: Uint8Array): DepositTx {
+    let tx: DepositTx;
+    try {
+      tx = decodeDepositTx(raw, this.common);
+    } catch (e) {
+      throw new TxRejectedError(`invalid deposit: ${(e as Error).message}`);
+    }
+    this.waiting.push(tx);
+    return tx;
+  }
+
+  /**
+   * The deposits opening the block at `timestamp`; `recorded` (flashblock 0 of a block rebuilt
+   * after a restart) gives them as they were published.
+   */
+  opening(timestamp: bigint, recorded?: readonly Uint8Array[]): DepositTx[] {
+    if (recorded !== undefined) return recorded.map((raw) => decodeDepositTx(raw, this.common));
+    return [l1InfoDeposit(devL1Values(this.l1, timestamp), this.common), ...this.waiting.splice(0)];
+  }
+}
