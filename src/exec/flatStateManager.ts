@@ -2,9 +2,10 @@
 // pending overlay) through a BlockState-like reader; writes stay in memory and vanish with the
 // call. No trie is touched.
 import { SimpleStateManager } from "@ethereumjs/statemanager";
-import { Account, type Address, equalsBytes, KECCAK256_NULL } from "@ethereumjs/util";
+import { Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
 import type { AccountRecord } from "../chain/types.ts";
 import { bytesToHex } from "../util/hex.ts";
+import { SenderCodeMask } from "./senderCodeMask.ts";
 
 export type StateSource = {
   account(address: Uint8Array): AccountRecord | undefined;
@@ -16,7 +17,7 @@ const CLEARED = "cleared";
 
 export class FlatStateManager extends SimpleStateManager {
   /** A sender whose code the EVM library's EIP-3607 check must not see (hideSenderCode()). */
-  private codeHiddenFor: string | undefined;
+  private readonly mask = new SenderCodeMask();
 
   constructor(
     private readonly source: StateSource,
@@ -26,9 +27,7 @@ export class FlatStateManager extends SimpleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    const account = await this.storedAccount(address);
-    if (account === undefined || this.codeHiddenFor !== address.toString()) return account;
-    return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+    return this.mask.view(address, await this.storedAccount(address));
   }
 
   private async storedAccount(address: Address): Promise<Account | undefined> {
@@ -44,26 +43,14 @@ export class FlatStateManager extends SimpleStateManager {
     return account;
   }
 
-  /**
-   * Until the sender's account is next written (the transaction's nonce and fee, before it
-   * runs), reads of it see no code: geth's calls skip the EIP-3607 sender check, and anvil's
-   * impersonated contracts send. That write keeps the real code hash.
-   */
+  /** geth's calls skip EIP-3607; anvil's impersonated contracts send (src/exec/senderCodeMask.ts). */
   hideSenderCode(address: Address | undefined): void {
-    this.codeHiddenFor = address?.toString();
+    this.mask.set(address);
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    if (this.codeHiddenFor !== undefined && this.codeHiddenFor === address.toString()) {
-      this.codeHiddenFor = undefined;
-      const real = await this.storedAccount(address);
-      if (
-        account !== undefined &&
-        real !== undefined &&
-        equalsBytes(account.codeHash, KECCAK256_NULL)
-      )
-        account.codeHash = real.codeHash;
-    }
+    if (this.mask.covers(address))
+      this.mask.beforeWrite(account, await this.storedAccount(address));
     return super.putAccount(address, account);
   }
 

@@ -3,8 +3,9 @@
 // walking the trie.
 
 import { MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
-import { Account, type Address, equalsBytes, KECCAK256_NULL } from "@ethereumjs/util";
+import { type Account, Address } from "@ethereumjs/util";
 import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
+import { SenderCodeMask } from "./senderCodeMask.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
 
@@ -27,8 +28,8 @@ export class RecordingStateManager extends MerkleStateManager {
   readonly newCode = new Map<string, Uint8Array>();
   /** What changed since the last drainRecent(): a flashblock's worth. */
   private recent = emptyTouches();
-  /** An impersonated contract sending a transaction: its code hidden until it is written. */
-  private disguised: string | undefined;
+  /** An impersonated contract sending a transaction: its code hidden from EIP-3607's check. */
+  private readonly mask = new SenderCodeMask();
 
   constructor(
     opts: MerkleStateManagerOpts,
@@ -50,33 +51,17 @@ export class RecordingStateManager extends MerkleStateManager {
     this.recent.wiped.set(hex, address.bytes);
   }
 
-  /**
-   * The EVM library refuses a sender with code (EIP-3607); anvil lets an impersonated contract
-   * send. Until the sender's account is next written (the transaction's nonce and fee, before it
-   * runs), reads of it see no code; that write keeps the real code hash.
-   */
+  /** Hides `address`'s code from the next transaction's EIP-3607 check (senderCodeMask.ts). */
   disguise(address: Uint8Array | undefined): void {
-    this.disguised = address === undefined ? undefined : bytesToUnprefixedHex(address);
+    this.mask.set(address === undefined ? undefined : new Address(address));
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    const account = await super.getAccount(address);
-    if (this.disguised === undefined || account === undefined) return account;
-    if (this.disguised !== bytesToUnprefixedHex(address.bytes)) return account;
-    return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+    return this.mask.view(address, await super.getAccount(address));
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    if (this.disguised !== undefined && this.disguised === bytesToUnprefixedHex(address.bytes)) {
-      this.disguised = undefined;
-      const real = await super.getAccount(address);
-      if (
-        account !== undefined &&
-        real !== undefined &&
-        equalsBytes(account.codeHash, KECCAK256_NULL)
-      )
-        account.codeHash = real.codeHash;
-    }
+    if (this.mask.covers(address)) this.mask.beforeWrite(account, await super.getAccount(address));
     this.touch(address);
     if (account === undefined) this.wipe(address);
     return super.putAccount(address, account);
