@@ -9,6 +9,7 @@ import type { BlockAt, DevSigner, UnsignedTransaction } from "../rpc/backend.ts"
 import { bytesToUnprefixedHex, hexToBytes } from "../util/hex.ts";
 import { keccak256 } from "./crypto.ts";
 import { placeholderSignature } from "./impersonation.ts";
+import { libraryRefusalText } from "./txPrecheck.ts";
 import { typedDataDigest } from "./typedData.ts";
 
 /** Asked to sign for an account it holds no key of (anvil: -32602 "No Signer available"). */
@@ -17,6 +18,11 @@ export class NoSignerError extends Error {
   constructor() {
     super("No Signer available");
   }
+}
+
+/** A request the EVM library cannot make a transaction of, in geth's words (txPrecheck.ts). */
+export class TxBuildError extends Error {
+  readonly code = "TX_BUILD";
 }
 
 const utf8 = new TextEncoder();
@@ -77,21 +83,26 @@ export function createDevSigner(
     if (key === undefined) throw new NoSignerError();
     return key;
   };
-  const build = (tx: UnsignedTransaction, at: BlockAt, signature?: { r: bigint; s: bigint }) =>
-    createTx(
-      {
-        ...txData(tx),
-        ...(signature === undefined
-          ? {}
-          : {
-              // Legacy EIP-155: v = 2 × chain id + 35 (+ yParity 0).
-              v: tx.type === 0 ? tx.chainId * 2n + 35n : 0n,
-              r: signature.r,
-              s: signature.s,
-            }),
-      },
-      { common: commonAt(spec, at.number, at.timestamp) },
-    );
+  const build = (tx: UnsignedTransaction, at: BlockAt, signature?: { r: bigint; s: bigint }) => {
+    try {
+      return createTx(
+        {
+          ...txData(tx),
+          ...(signature === undefined
+            ? {}
+            : {
+                // Legacy EIP-155: v = 2 × chain id + 35 (+ yParity 0).
+                v: tx.type === 0 ? tx.chainId * 2n + 35n : 0n,
+                r: signature.r,
+                s: signature.s,
+              }),
+        },
+        { common: commonAt(spec, at.number, at.timestamp) },
+      );
+    } catch (e) {
+      throw new TxBuildError(libraryRefusalText((e as Error).message));
+    }
+  };
   return {
     accounts: accounts.map((a) => hexToBytes(a.address)),
     canSign: (address) => keys.has(bytesToUnprefixedHex(address)),

@@ -32,6 +32,22 @@ export type BlockContext = {
   readonly gasLeft: bigint;
 };
 
+/**
+ * geth's words for what the EVM library refuses when it builds or decodes a transaction (its own
+ * texts carry a dump of the transaction).
+ */
+export function libraryRefusalText(message: string): string {
+  // The first line, without the "(tx type=… hash=…)" dump that would match the tests below.
+  const head = message.split("\n")[0]!.replace(/\s*\(tx type=.*$/, "");
+  const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(head);
+  if (cap !== null) return `transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`;
+  if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(head))
+    return "max priority fee per gas higher than max fee per gas";
+  if (/chain ?id/i.test(head)) return "invalid chain id for signer";
+  if (/type|not supported|unsupported/i.test(head)) return "transaction type not supported";
+  return `invalid transaction: ${head}`;
+}
+
 /** Why `tx` cannot run in this block now, in geth's words; undefined if it can. */
 export async function precheck(
   vm: VM,

@@ -6,6 +6,7 @@ import {
   NetworkWrapperType,
   type TypedTransaction,
 } from "@ethereumjs/tx";
+import { libraryRefusalText } from "../exec/txPrecheck.ts";
 import { TxRejectedError } from "./txPool.ts";
 
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
@@ -13,14 +14,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
     if (raw[0] === 3) return decodeBlobTx(raw, common);
     return createTxFromRLP(raw, { common: common });
   } catch (e) {
-    const message = (e as Error).message;
-    const cap = /gas limit (\d+) exceeds the maximum allowed by EIP-7825 \((\d+)\)/.exec(message);
-    if (cap !== null)
-      throw new TxRejectedError(`transaction gas limit too high (cap: ${cap[2]}, tx: ${cap[1]})`);
-    if (/chain ?id/i.test(message)) throw new TxRejectedError("invalid chain id for signer");
-    if (/type|not supported|unsupported/i.test(message))
-      throw new TxRejectedError("transaction type not supported");
-    throw new TxRejectedError(`invalid transaction: ${message.split("\n")[0]}`);
+    throw new TxRejectedError(libraryRefusalText((e as Error).message));
   }
 }
 

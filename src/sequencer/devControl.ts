@@ -17,14 +17,20 @@ import type { PendingTransaction, RevertedChain } from "../pending/types.ts";
 import type { DevAnswer, DevRequest } from "../rpc/backend.ts";
 import type { FlashblockRecord } from "../store/chainStore.ts";
 import type { Building } from "./building.ts";
+import { MAX_TIMESTAMP } from "./devState.ts";
 import type { Sequencer } from "./sequencer.ts";
 
 const ZERO32 = new Uint8Array(32);
 
-/** A dev request refused for its arguments (anvil answers -32602). */
+/** A dev request refused: for its arguments (anvil answers -32602) or for the chain's state. */
 export class DevRequestError extends Error {
   readonly code = "DEV_REQUEST";
-  readonly rpcCode = -32602;
+  constructor(
+    message: string,
+    readonly rpcCode = -32602,
+  ) {
+    super(message);
+  }
 }
 
 function building(seq: Sequencer): Building {
@@ -188,6 +194,8 @@ function previousTimestamp(seq: Sequencer): bigint {
 }
 
 async function setNextTimestamp(seq: Sequencer, timestamp: bigint): Promise<void> {
+  // anvil's refusal (it draws the line at 2^64 - 1): a block at MAX_TIMESTAMP has no child.
+  if (timestamp >= MAX_TIMESTAMP) throw new DevRequestError("The timestamp is too big");
   const previous = previousTimestamp(seq);
   if (timestamp < previous)
     throw new DevRequestError(

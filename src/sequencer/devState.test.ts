@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DevClock, DevState } from "./devState.ts";
+import { DevClock, DevState, MAX_TIMESTAMP } from "./devState.ts";
 
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 
@@ -16,6 +16,16 @@ test("the clock: offset, an exact next timestamp used once (time goes on from it
   assert.ok(clock.take(0n) >= now() + 99_999n, "later blocks go on from the exact timestamp");
   const parent = now() + 500_000n;
   assert.equal(clock.take(parent), parent + 1n);
+});
+
+test("the clock stops at the largest dev timestamp, however far it was moved", () => {
+  const clock = new DevClock();
+  clock.offset = (1n << 64n) - 2n;
+  assert.equal(clock.take(0n), MAX_TIMESTAMP);
+  clock.offset = 0n;
+  assert.equal(clock.take(MAX_TIMESTAMP - 1n), MAX_TIMESTAMP);
+  clock.next = MAX_TIMESTAMP - 5n;
+  assert.equal(clock.take(0n), MAX_TIMESTAMP - 5n);
 });
 
 test("snapshots: ids never reused; a revert uses up the snapshot and every later one", () => {

@@ -3,6 +3,13 @@
 import type { FlashblockRecord } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 
+/**
+ * The largest timestamp a dev block may have; a block at it can have no child. Headers hold 64
+ * bits, but the EVM library compares fork times as JavaScript numbers, which fails erratically
+ * past 2^53 - 1 ("Maximum HF determined by block number is lower than timestamp HF").
+ */
+export const MAX_TIMESTAMP = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** anvil's TimeManager, for the blocks this sequencer opens. */
 export class DevClock {
   /** Seconds added to the wall clock (evm_increaseTime, evm_setNextBlockTimestamp). */
@@ -10,7 +17,11 @@ export class DevClock {
   /** The exact timestamp of the next block opened (evm_setNextBlockTimestamp), once. */
   next: bigint | undefined;
 
-  /** The timestamp of a block opened now on a parent with `parentTimestamp`. */
+  /**
+   * The timestamp of a block opened now on a parent with `parentTimestamp`, at most
+   * MAX_TIMESTAMP (however far evm_increaseTime moved the clock). The sequencer never seals a
+   * block at MAX_TIMESTAMP, so a parent always leaves room for one more second.
+   */
   take(parentTimestamp: bigint): bigint {
     const now = BigInt(Math.floor(Date.now() / 1000));
     let t = now + this.offset;
@@ -20,7 +31,8 @@ export class DevClock {
       this.offset = this.next - now;
       this.next = undefined;
     }
-    return t > parentTimestamp ? t : parentTimestamp + 1n;
+    if (t <= parentTimestamp) t = parentTimestamp + 1n;
+    return t < MAX_TIMESTAMP ? t : MAX_TIMESTAMP;
   }
 }
 

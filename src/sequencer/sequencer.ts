@@ -29,8 +29,8 @@ import { type BlockTransaction, builderTransactions, sealBuilder } from "./build
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { DepositQueue } from "./deposits.ts";
-import { control, devWritesOf, rebuildBlock } from "./devControl.ts";
-import { DevState } from "./devState.ts";
+import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devControl.ts";
+import { DevState, MAX_TIMESTAMP } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
 import { TxPool, TxRejectedError } from "./txPool.ts";
@@ -77,6 +77,8 @@ export class Sequencer {
   private executeScheduled = false;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
+  /** The block number last refused a seal for its timestamp (canSeal): logged once. */
+  private unsealable: number | undefined;
   /** OP stack: user deposits waiting for the next block's start, and each block's opening ones. */
   private readonly deposits: DepositQueue;
 
@@ -286,7 +288,7 @@ export class Sequencer {
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
     const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);
-    if (!last) return;
+    if (!last || !this.canSeal(b, forceSeal)) return;
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
     const sealed = await this.seal(b);
     // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
@@ -306,6 +308,21 @@ export class Sequencer {
       opening.map((t) => t.raw),
     );
     this.publish({ ...sealed, next });
+  }
+
+  /**
+   * A block at the largest timestamp could have no child, and the sequencer always has a block
+   * open: it stays open (serving pending) until an evm_revert goes back in time. evm_mine is
+   * told why; the block time's seal is skipped, logged once.
+   */
+  private canSeal(b: Building, forceSeal: boolean): boolean {
+    if (b.base.timestamp < MAX_TIMESTAMP) return true;
+    const why = `block ${b.base.number} has the largest timestamp a dev block may have (${MAX_TIMESTAMP}): no block could follow it; evm_revert to an earlier snapshot`;
+    if (forceSeal) throw new DevRequestError(why, -32000);
+    if (this.unsealable !== b.base.number)
+      this.log("warn", "not sealed", { block: b.base.number, reason: why });
+    this.unsealable = b.base.number;
+    return false;
   }
 
   async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {

@@ -96,32 +96,29 @@ async function main(): Promise<void> {
       ),
     });
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
+  /** A request refused: a dev method's refusal keeps its JSON-RPC code. */
+  const rejected = (id: number) => (e: unknown) =>
+    send({
+      type: "rejected",
+      id,
+      message: (e as Error).message,
+      ...(e instanceof DevRequestError ? { rpcCode: e.rpcCode } : {}),
+    });
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "submit") {
-      submit(msg.id, msg.raw).catch((e: unknown) =>
-        send({ type: "rejected", id: msg.id, message: (e as Error).message }),
-      );
+      submit(msg.id, msg.raw).catch(rejected(msg.id));
     } else if (msg.type === "mine") {
-      sequencer.mine().then(
-        (number) => send({ type: "mined", id: msg.id, number }),
-        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
-      );
+      sequencer
+        .mine()
+        .then((number) => send({ type: "mined", id: msg.id, number }), rejected(msg.id));
     } else if (msg.type === "control") {
-      sequencer.control(msg.request).then(
-        (answer) => send({ type: "controlled", id: msg.id, answer }),
-        (e: unknown) =>
-          send({
-            type: "rejected",
-            id: msg.id,
-            message: (e as Error).message,
-            ...(e instanceof DevRequestError ? { rpcCode: e.rpcCode } : {}),
-          }),
-      );
+      sequencer
+        .control(msg.request)
+        .then((answer) => send({ type: "controlled", id: msg.id, answer }), rejected(msg.id));
     } else if (msg.type === "pool") {
-      sequencer.poolContent().then(
-        (content) => send({ type: "pool", id: msg.id, content }),
-        (e: unknown) => send({ type: "rejected", id: msg.id, message: (e as Error).message }),
-      );
+      sequencer
+        .poolContent()
+        .then((content) => send({ type: "pool", id: msg.id, content }), rejected(msg.id));
     } else if (msg.type === "stop") {
       // The archive closes and "stopped" is sent whatever NATS does: a publisher that fails or
       // hangs while closing must not keep the node from stopping.

@@ -169,6 +169,7 @@ const ROWS: readonly Row[] = [
   { method: "evm_setNextBlockTimestamp", params: [1] },
   { method: "evm_setNextBlockTimestamp", params: ["0x1"] },
   { method: "evm_setNextBlockTimestamp", params: ["abc"], compare: "code", why: GETH_TEXT },
+  { method: "evm_setNextBlockTimestamp", params: ["0xffffffffffffffff"] },
   { method: "evm_setNextBlockTimestamp", params: [FAR] },
   { method: "evm_mine" },
   { method: "evm_mine", params: [FAR + 10] },

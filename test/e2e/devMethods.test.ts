@@ -188,6 +188,45 @@ test("impersonation: an unsigned transaction from any account, a contract includ
   assert.equal(await rpc("eth_estimateGas", [{ from: a, to, value: "0x1" }]), "0x5208");
 });
 
+test("the end of time: a block at the largest timestamp is not sealed; evm_revert goes back", async () => {
+  await assert.rejects(
+    rpc("evm_setNextBlockTimestamp", ["0xffffffffffffffff"]),
+    /The timestamp is too big/,
+  );
+  const snap = await rpc<string>("evm_snapshot");
+  const head = Number(await rpc<string>("eth_blockNumber"));
+  await assert.rejects(
+    rpc("evm_mine", [{ timestamp: "0x20000000000001", blocks: 1 }]),
+    /The timestamp is too big/,
+  );
+  // The EVM library reads fork times as JavaScript numbers: dev time ends at 2^53 - 1.
+  await rpc("evm_setNextBlockTimestamp", ["0x1ffffffffffffe"]);
+  await rpc("evm_mine");
+  assert.equal(Number(await rpc<string>("eth_blockNumber")), head + 1);
+  const sealed = await rpc<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
+  assert.equal(sealed.timestamp, "0x1ffffffffffffe");
+  // The block now open has the last second there is: no block could follow it.
+  const open = await rpc<{ timestamp: string }>("eth_getBlockByNumber", ["pending", false]);
+  assert.equal(open.timestamp, "0x1fffffffffffff");
+  await assert.rejects(rpc("evm_mine"), /largest timestamp a dev block may have/);
+  await assert.rejects(rpc("anvil_mine", ["0x2"]), /largest timestamp a dev block may have/);
+  assert.equal(Number(await rpc<string>("eth_blockNumber")), head + 1);
+  // Pending still serves: a transfer is pre-confirmed in the open block.
+  const to = node.accounts[8]!.address;
+  const before = await balance(to);
+  await rpc("eth_sendTransaction", [{ from: node.accounts[8]!.address, to, value: "0x0" }]);
+  await pollUntil(
+    () => rpc<{ transactions: string[] }>("eth_getBlockByNumber", ["pending", false]),
+    (b) => b.transactions.length > 1,
+  );
+  assert.ok((await balance(to)) < before, "the sender paid its fee in pending");
+  assert.equal(await rpc("evm_revert", [snap]), true);
+  assert.equal(Number(await rpc<string>("eth_blockNumber")), head);
+  await rpc("evm_mine");
+  const next = await rpc<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
+  assert.ok(BigInt(next.timestamp) < 2n ** 40n, "time is back on the wall clock");
+});
+
 test("cast send --unlocked, for a test account and for an impersonated one", {
   skip: existsSync(CAST) ? false : "cast binary not installed",
 }, async () => {

@@ -63,7 +63,6 @@ function blockOverrides(rng: Rng): Json {
 }
 
 const UNKNOWN_METHODS = [
-  "eth_sign",
   "debug_traceChain",
   "admin_peers",
   "rpc_modules",
@@ -162,6 +161,101 @@ function payloadAttributes(rng: Rng): Json {
 /** A filter id: a well-formed random one, or junk. */
 function filterId(rng: Rng): Json {
   return rng.chance(0.8) ? `0x${rng.hex(16)}` : junkValue(rng);
+}
+
+/**
+ * An address a dev method may write or impersonate: never a funded test account, whose balance,
+ * nonce and code the probes rely on after the run.
+ */
+function strayAddress(rng: Rng, env: CaseEnv): Json {
+  const a = address(rng, env);
+  return typeof a === "string" && env.accounts.includes(a) ? `0x${rng.hex(20)}` : a;
+}
+
+const CLOCK_METHODS = new Set(["evm_mine", "anvil_mine", "hardhat_mine", "evm_increaseTime"]);
+
+/**
+ * Junk that is no number in any reading: a time or snapshot argument that cannot move the chain's
+ * clock to its end or revert the run's own blocks (the probes read them afterwards).
+ */
+function nonNumeric(rng: Rng): Json {
+  return rng.pick<Json>(["x", "", "0x", "0xzz", null, true, [], {}, [1], { seconds: 1 }]);
+}
+
+/**
+ * The dev methods (anvil's, Hardhat's aliases, the signers): writes to stray addresses, time and
+ * mining in small steps, timestamps past the end of dev time (refused), and junk arguments. A
+ * revert is only tried with ids no snapshot has. The end of time and reverts have their e2e
+ * tests (test/e2e/devMethods.test.ts, devRevert.test.ts).
+ */
+function devCall(rng: Rng, env: CaseEnv): [string, Json[]] {
+  const stray = () => strayAddress(rng, env);
+  const small = () => rng.pick<Json>([0, 1, 2, "0x1", "0x3", 60, "0x3c"]);
+  const tooLate = () =>
+    rng.pick<Json>(["0x20000000000000", "0xffffffffffffffff", "0x10000000000000000", 2 ** 70]);
+  return rng.weighted<() => [string, Json[]]>([
+    [3, () => [rng.pick(["anvil_setBalance", "hardhat_setBalance"]), [stray(), quantity(rng)]]],
+    [2, () => [rng.pick(["anvil_setNonce", "hardhat_setNonce"]), [stray(), quantity(rng)]]],
+    [2, () => [rng.pick(["anvil_setCode", "hardhat_setCode"]), [stray(), hexData(rng)]]],
+    [
+      2,
+      () => ["anvil_setStorageAt", [stray(), slot(rng), rng.chance(0.8) ? hash(rng) : slot(rng)]],
+    ],
+    [
+      2,
+      () => [
+        rng.pick([
+          "anvil_impersonateAccount",
+          "anvil_stopImpersonatingAccount",
+          "hardhat_impersonateAccount",
+          "hardhat_stopImpersonatingAccount",
+        ]),
+        [stray()],
+      ],
+    ],
+    [1, () => ["anvil_autoImpersonateAccount", [rng.pick<Json>([true, false, "true", 1, null])]]],
+    [2, () => ["eth_sendTransaction", [callObject(rng, env)]]],
+    [
+      2,
+      () => [
+        rng.pick(["eth_sign", "personal_sign"]),
+        rng.chance(0.5) ? [address(rng, env), hexData(rng)] : [hexData(rng), address(rng, env)],
+      ],
+    ],
+    [1, () => ["eth_signTypedData_v4", [address(rng, env), junkValue(rng)]]],
+    [1, () => ["eth_signTransaction", [callObject(rng, env)]]],
+    [1, () => [rng.pick(["eth_accounts", "eth_requestAccounts", "evm_snapshot"]), []]],
+    [1, () => ["evm_revert", [rng.chance(0.5) ? "0xffffffffff" : nonNumeric(rng)]]],
+    [1, () => ["evm_increaseTime", [rng.chance(0.8) ? small() : nonNumeric(rng)]]],
+    [
+      1,
+      () => [
+        "evm_setNextBlockTimestamp",
+        [
+          rng.weighted<() => Json>([
+            [2, tooLate],
+            [1, () => nonNumeric(rng)],
+            [1, small],
+          ])(),
+        ],
+      ],
+    ],
+    [
+      1,
+      () => [
+        rng.pick(["evm_mine", "anvil_mine", "hardhat_mine"]),
+        rng.chance(0.5) ? [] : [small()],
+      ],
+    ],
+    [
+      1,
+      () => [
+        "evm_mine",
+        [rng.chance(0.5) ? { blocks: small(), timestamp: tooLate() } : nonNumeric(rng)],
+      ],
+    ],
+    [1, () => ["flashnode_depositTransaction", [junkValue(rng)]]],
+  ])();
 }
 
 /** [method, params] of a call to one of the node's methods (or an unknown one). */
@@ -338,12 +432,14 @@ export function call(rng: Rng, env: CaseEnv): [string, Json[]] {
       ],
     ],
     [4, () => [rng.pick(UNKNOWN_METHODS), [sel()]]],
+    [6, () => devCall(rng, env)],
   ])();
   const [method, params] = pair;
-  // Arity games: a missing, an extra or a null argument.
+  // Arity games: a missing, an extra or a null argument. No extra one for the methods that move
+  // the dev clock: junk as anvil_mine's interval would run it to the end of dev time.
   const r = rng.int(20);
   if (r === 0 && params.length > 0) params.pop();
-  else if (r === 1) params.push(junkValue(rng));
+  else if (r === 1 && !CLOCK_METHODS.has(method)) params.push(junkValue(rng));
   else if (r === 2 && params.length > 0) params[rng.int(params.length)] = null;
   return [method, params];
 }

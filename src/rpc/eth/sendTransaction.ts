@@ -3,7 +3,13 @@ import { isImpersonated, NoSignerAvailableError } from "../dev/devControl.ts";
 import { ServerError } from "../errors.ts";
 import { defineMethod, required } from "../method.ts";
 import { transactionSink } from "./sendRawTransaction.ts";
-import { fillTransaction, nextBlock, parseTransactionArgs, senderOf } from "./txDefaults.ts";
+import {
+  fillTransaction,
+  nextBlock,
+  parseTransactionArgs,
+  senderOf,
+  signed,
+} from "./txDefaults.ts";
 
 /**
  * eth_sendTransaction(request) → hash: filled as anvil fills it (src/rpc/eth/txDefaults.ts),
@@ -24,9 +30,11 @@ export function sendTransaction(backend: RpcBackend) {
       const tx = await fillTransaction(backend, from, args);
       const at = nextBlock(backend);
       if (signer === undefined) throw new NoSignerAvailableError();
-      const raw = impersonated
-        ? signer.placeholderTransaction(from, tx, at)
-        : signer.signTransaction(from, tx, at);
+      const raw = signed(() =>
+        impersonated
+          ? signer.placeholderTransaction(from, tx, at)
+          : signer.signTransaction(from, tx, at),
+      );
       try {
         return (await sink.submit(raw)).hash;
       } catch (e) {

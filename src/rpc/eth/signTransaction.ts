@@ -2,7 +2,13 @@ import { bytesToHex } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
 import { NoSignerAvailableError } from "../dev/devControl.ts";
 import { defineMethod, required } from "../method.ts";
-import { fillTransaction, nextBlock, parseTransactionArgs, senderOf } from "./txDefaults.ts";
+import {
+  fillTransaction,
+  nextBlock,
+  parseTransactionArgs,
+  senderOf,
+  signed,
+} from "./txDefaults.ts";
 
 /**
  * eth_signTransaction(request) → the signed transaction's bytes, filled as eth_sendTransaction
@@ -16,7 +22,7 @@ export function signTransaction(backend: RpcBackend) {
       const signer = backend.signer;
       if (signer === undefined || !signer.canSign(from)) throw new NoSignerAvailableError();
       const tx = await fillTransaction(backend, from, args);
-      return bytesToHex(signer.signTransaction(from, tx, nextBlock(backend)));
+      return bytesToHex(signed(() => signer.signTransaction(from, tx, nextBlock(backend))));
     },
   });
 }

@@ -5,7 +5,7 @@
 import type { BlockAt, CallRequest, RpcBackend, UnsignedTransaction } from "../backend.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { devAccounts, NoSignerAvailableError } from "../dev/devControl.ts";
-import { InvalidParamsError } from "../errors.ts";
+import { InvalidParamsError, ServerError } from "../errors.ts";
 import { parseQuantity, parseUint64 } from "../params.ts";
 import { livePending, resolveState } from "../resolveBlock.ts";
 import { callService } from "./callTarget.ts";
@@ -129,4 +129,16 @@ export async function fillTransaction(
     accessList: type === 1 || type === 2 || type === 4 ? (args.accessList ?? []) : undefined,
     authorizationList: type === 4 ? (args.authorizationList ?? []) : undefined,
   };
+}
+
+/**
+ * The signer's bytes for a filled request; what it cannot make a transaction of (a tip above
+ * the fee cap, gas above EIP-7825's cap) it refuses in geth's words, answered as -32000.
+ */
+export function signed(sign: () => Uint8Array): Uint8Array {
+  try {
+    return sign();
+  } catch (e) {
+    throw new ServerError((e as Error).message);
+  }
 }
