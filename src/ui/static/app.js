@@ -233,7 +233,7 @@ async function load(l) {
   const [chainId, latest, pending] = await Promise.all([
     l.call("eth_chainId"),
     l.call("eth_getBlockByNumber", ["latest", false]),
-    l.call("eth_getBlockByNumber", ["pending", false]),
+    l.call("eth_getBlockByNumber", ["pending", true]),
   ]);
   $("chain-id").textContent = String(hexNumber(chainId));
   $("endpoint").textContent = `${origin.host} (${l.state === "live" ? "WebSocket" : "HTTP"})`;
@@ -242,7 +242,8 @@ async function load(l) {
   if (pendingNumber !== undefined && pendingNumber > s.head.number && s.pending === undefined) {
     startPending(pendingNumber, { gasLimit: hexNumber(pending.gasLimit) });
     s.pending.gasUsed = hexNumber(pending.gasUsed) ?? 0;
-    for (const hash of pending.transactions) s.pending.txs.set(hash, { hash });
+    for (const tx of pending.transactions)
+      s.pending.txs.set(tx.hash, { hash: tx.hash, type: hexNumber(tx.type) });
   }
   if (s.pending !== undefined) $("pending-number").textContent = `#${s.pending.number}`;
   renderBuilding(s.pending);
@@ -260,7 +261,13 @@ async function load(l) {
     s.pending.flashblocks.size === 0
   ) {
     for (const f of summaryOfPending) s.pending.flashblocks.set(f.index, f);
+    // The block's transactions in order, flashblock by flashblock: each one's index.
+    const txs = [...s.pending.txs.values()];
+    let at = 0;
+    for (const f of summaryOfPending)
+      for (let k = 0; k < f.count && at < txs.length; k++) txs[at++].flashblock ??= f.index;
     renderBuilding(s.pending);
+    renderPending(s.pending, s.latencyByHash, lookup);
   }
   const tick = async () => {
     if (mine !== session) return;

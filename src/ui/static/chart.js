@@ -102,5 +102,5 @@ function fmt(v) {
 export function summary(values) {
   if (values.length === 0) return "";
   const ms = (v) => `${v < 10 ? v.toFixed(1) : v.toFixed(0)} ms`;
-  return `p50 ${ms(percentile(values, 50))} · p99 ${ms(percentile(values, 99))} · max ${ms(Math.max(...values))} (${values.length} samples)`;
+  return `p50 ${ms(percentile(values, 50))} · p99 ${ms(percentile(values, 99))} · max ${ms(Math.max(...values))} (${values.length} ${values.length === 1 ? "sample" : "samples"})`;
 }
