@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NO_ROW, SlotRowCache } from "./slotRowCache.ts";
+import { NO_ROW, SlotRowCache, slotRowCacheTableBytes } from "./slotRowCache.ts";
 
 function key(address: number, slot: number): Uint8Array {
   const k = new Uint8Array(52);
@@ -61,7 +61,7 @@ test("slot row cache: without a head hash nothing is kept", () => {
 test("slot row cache: many keys colliding in one place all read right", () => {
   const cache = new SlotRowCache();
   cache.atHead(1, new Uint8Array(32));
-  // 200k keys over 65,536 places: collisions replace entries, never answer for another key.
+  // 200k keys over 131,072 places: collisions replace entries, never answer for another key.
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < 200_000; i++) {
       const v = cache.row(
@@ -74,32 +74,86 @@ test("slot row cache: many keys colliding in one place all read right", () => {
   assert.ok(cache.hits > 0, "some entries survive the round");
 });
 
-test("slot row cache: the value is derived once per entry; rows past the byte budget are not kept", () => {
-  const cache = new SlotRowCache(10);
+test("slot row cache: the value is derived once per entry; a new head derives it again", () => {
+  const cache = new SlotRowCache();
   cache.atHead(1, new Uint8Array(32));
   let derived = 0;
   const deriveValue = (row: Uint8Array) => {
     derived++;
-    return row.length === 0 ? new Uint8Array(0) : row.subarray(0, 1);
+    return row.length === 0 ? new Uint8Array(0) : row.slice(0, 1);
   };
   let reads = 0;
-  const read = (bytes: number) => () => {
-    reads++;
-    return bytes === 0 ? NO_ROW : new Uint8Array(bytes).fill(7);
-  };
+  const read =
+    (bytes: number, fill = 7) =>
+    () => {
+      reads++;
+      return bytes === 0 ? NO_ROW : new Uint8Array(bytes).fill(fill);
+    };
   assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
   assert.deepEqual(cache.value(key(1, 1), read(6), deriveValue), new Uint8Array([7]));
   assert.deepEqual([reads, derived], [1, 1]);
-  // 6 + 6 > 10: answered, not kept.
-  assert.equal(cache.row(key(1, 2), read(6)).length, 6);
-  assert.equal(cache.row(key(1, 2), read(6)).length, 6);
+  // A row read with row() first, then its value: derived once, from the kept row.
+  assert.deepEqual(cache.row(key(1, 4), read(6, 4)), new Uint8Array(6).fill(4));
+  assert.deepEqual(cache.value(key(1, 4), read(6), deriveValue), new Uint8Array([4]));
+  assert.deepEqual([reads, derived], [2, 2]);
+  // A slot never written is kept as NO_ROW.
+  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
+  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
   assert.equal(reads, 3);
-  // A slot never written is kept as NO_ROW (no bytes).
-  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
-  assert.equal(cache.row(key(1, 3), read(0)), NO_ROW);
+  // A long row (past the arena's 192 bytes) comes back whole.
+  assert.deepEqual(cache.row(key(1, 5), read(1500, 5)), new Uint8Array(1500).fill(5));
+  assert.deepEqual(cache.row(key(1, 5), read(1500, 9)), new Uint8Array(1500).fill(5));
   assert.equal(reads, 4);
   // A new head: the old entries miss; the value is derived again from the new row.
   cache.atHead(2, new Uint8Array(32).fill(1));
-  assert.deepEqual(cache.value(key(1, 1), read(3), deriveValue), new Uint8Array([7]));
-  assert.deepEqual([reads, derived], [5, 2]);
+  assert.deepEqual(cache.value(key(1, 1), read(3, 8), deriveValue), new Uint8Array([8]));
+  assert.deepEqual([reads, derived], [5, 3]);
+});
+
+test("slot row cache: long rows are kept while their arena has room, until the next head", () => {
+  const budget = 1024 * 1024;
+  const cache = new SlotRowCache(budget);
+  cache.atHead(1, new Uint8Array(32));
+  const room = Math.floor((budget - slotRowCacheTableBytes(budget)) / 1000);
+  assert.ok(room > 10 && room < 1000, `room for ${room} long rows`);
+  let reads = 0;
+  const read =
+    (bytes: number, fill = 0) =>
+    () => {
+      reads++;
+      return new Uint8Array(bytes).fill(fill);
+    };
+  // Slots 0..n differ in their low bytes: each has a place of its own.
+  for (let i = 0; i < room + 20; i++) cache.row(key(1, i), read(1000, i & 0xff));
+  reads = 0;
+  for (let i = 0; i < room + 20; i++) {
+    const row = cache.row(key(1, i), read(1000, i & 0xff));
+    assert.equal(row.length, 1000);
+    assert.equal(row[999], i & 0xff, `row ${i}`);
+  }
+  assert.equal(reads, 20, "the rows past the arena are read again");
+  // Short rows live in their entries' places: they fit whatever the long rows took.
+  for (let i = 0; i < 100; i++) cache.row(key(2, i), read(100));
+  reads = 0;
+  for (let i = 0; i < 100; i++) cache.row(key(2, i), read(100));
+  assert.equal(reads, 0);
+  // A new head empties the long-row arena: room again.
+  cache.atHead(2, new Uint8Array(32).fill(2));
+  for (let i = room; i < room + 20; i++) cache.row(key(1, i), read(1000));
+  reads = 0;
+  for (let i = room; i < room + 20; i++) cache.row(key(1, i), read(1000));
+  assert.equal(reads, 0);
+});
+
+test("slot row cache: a budget of 0 keeps nothing", () => {
+  const cache = new SlotRowCache(0);
+  cache.atHead(1, new Uint8Array(32));
+  let reads = 0;
+  const read = () => {
+    reads++;
+    return new Uint8Array([1]);
+  };
+  cache.row(key(3, 3), read);
+  cache.row(key(3, 3), read);
+  assert.equal(reads, 2);
 });
