@@ -26,6 +26,7 @@ const { values } = parseArgs({
     modes: { type: "string", default: "pinned,shared,workers" },
     warmup: { type: "string", default: "3" },
     charts: { type: "string", default: join(import.meta.dirname, "../../docs/charts") },
+    "batch-ceiling-us": { type: "string", default: "200" },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -33,6 +34,11 @@ const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 /** Seconds of unmeasured load per workload and node before the first mode: JIT warm-up. */
 const WARMUP = Number(values.warmup);
+/**
+ * µs of busy CPU the batch ceiling spends per request: about what flashnode spends on a batch of
+ * 100 reads, so that its throughput is near flashnode's and its latency shows the stack's own.
+ */
+const BATCH_CEILING_US = Number(values["batch-ceiling-us"]);
 
 /**
  * pinned: each server on CPU 1 and wrk (1 thread) on CPU 0, for per-core efficiency; shared: no
@@ -233,6 +239,21 @@ try {
       }),
     })
   ).text();
+  // flashnode's answer to a batch: what the batch ceiling sends back.
+  const batchSample = await (
+    await fetch(flashUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(
+        Array.from({ length: 100 }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i + 1,
+          method: "eth_getStorageAt",
+          params: [seed.contract, `0x${(i + 1).toString(16)}`, "latest"],
+        })),
+      ),
+    })
+  ).text();
   const report: string[] = [];
   let workersUrl: string | undefined;
   for (const mode of MODES) {
@@ -270,6 +291,10 @@ try {
     // latest workload: its ratio comes from windows next to each other in time.
     const processes = workers ? RPC_WORKERS : FLASHNODE_PROCESSES;
     const bare = await startBare(sample, processes, mode.serverCpus);
+    // The batch's ceiling: the same stack answering flashnode's batch response after
+    // BATCH_CEILING_US of busy CPU, in the batch workload's rounds.
+    const bareBatch = await startBare(batchSample, processes, mode.serverCpus, BATCH_CEILING_US);
+    const batchCeiling: WrkResult[] = [];
     const rows: string[] = [];
     const figures: WorkloadFigures[] = [];
     const rps = new Map<string, number>();
@@ -280,9 +305,12 @@ try {
     try {
       for (const w of modeWorkloads) {
         const latest = w.name === "eth_getStorageAt latest";
+        const batched = w.calls > 1;
         const targets = latest
           ? [...modeNodes, { name: "bare", url: bare.url, path: "/" }]
-          : modeNodes;
+          : batched
+            ? [...modeNodes, { name: "bare-batch", url: bareBatch.url, path: "/" }]
+            : modeNodes;
         const perNode = new Map<string, WrkResult[]>();
         for (let round = 0; round < ROUNDS; round++) {
           for (const node of targets) {
@@ -317,6 +345,10 @@ try {
           ["anvil --silent", a],
         ];
         if (latest) servers.push(["bare node:http", perNode.get("bare")!]);
+        if (batched) {
+          batchCeiling.push(...perNode.get("bare-batch")!);
+          servers.push([`bare node:http, ${BATCH_CEILING_US} µs a request`, batchCeiling]);
+        }
         figures.push({
           workload: w.name,
           servers: servers.map(([server, runs]) => ({
@@ -333,6 +365,7 @@ try {
       }
     } finally {
       bare.child.kill("SIGTERM");
+      bareBatch.child.kill("SIGTERM");
     }
     const latest = rps.get("eth_getStorageAt latest")!;
     report.push(
@@ -345,6 +378,7 @@ try {
       "",
       `ceiling (bare node:http, ${processes} process${processes > 1 ? "es" : ""}, fixed ${Buffer.byteLength(sample)} B response, in the latest workload's rounds): ${ceiling.toFixed(0)} req/s`,
       `flashnode latest / ceiling = ${(latest / ceiling).toFixed(2)} (median of round ratios ${ceilingRatio.toFixed(2)}); historical / latest = ${(rps.get("eth_getStorageAt historical")! / latest).toFixed(2)}; pending / latest = ${(rps.get("eth_getStorageAt pending")! / latest).toFixed(2)}; windows re-run for steal: ${rerunsForSteal}`,
+      `batch ceiling (bare node:http, ${processes} process${processes > 1 ? "es" : ""}, flashnode's ${Buffer.byteLength(batchSample)} B batch answer after ${BATCH_CEILING_US} µs of busy CPU, in the batch workload's rounds): ${median(batchCeiling.map((r) => r.requestsPerSecond)).toFixed(0)} req/s, p50 ${median(batchCeiling.map((r) => r.p50Ms)).toFixed(2)} ms, p99 ${median(batchCeiling.map((r) => r.p99Ms)).toFixed(2)} ms`,
     );
     if (workers) {
       report.push(await visibility(workersUrl!));

@@ -70,9 +70,10 @@ export async function startBare(
   response: string,
   processes: number,
   cpus: string,
+  workUs = 0,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const file = join(ROOT, "node_modules", ".flashnode-bench-response.json");
+  const file = join(ROOT, "node_modules", `.flashnode-bench-response-${port}.json`);
   writeFileSync(file, response);
   const child = spawn(
     "taskset",
@@ -86,6 +87,7 @@ export async function startBare(
       String(port),
       String(processes),
       file,
+      String(workUs),
     ],
     { stdio: "ignore", cwd: ROOT },
   );
