@@ -3,29 +3,17 @@
 // one; every block time it seals that block into the archive (one atomic write) and opens the
 // next. All work runs through one queue, so submissions, execution, flashblocks and seals
 // never interleave.
-import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
-import type { Blob4844Tx } from "@ethereumjs/tx";
-import { calcGasLimit } from "../chain/gasLimit.ts";
-import { DEPOSIT_TX_TYPE, isDepositTx } from "../chain/op/depositTx.ts";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
-import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
-import { keccak256 } from "../exec/crypto.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
-import { includeTransaction } from "../exec/op/opBlock.ts";
-import type {
-  FlashblockUpdate,
-  PendingBase,
-  PendingTransaction,
-  SealedUpdate,
-} from "../pending/types.ts";
+import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import type { ChainStore } from "../store/chainStore.ts";
-import { bytesToHex, hexToBytes } from "../util/hex.ts";
-import { type BlockTransaction, builderTransactions, sealBuilder } from "./builderAccess.ts";
+import { bytesToHex } from "../util/hex.ts";
+import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
+import { type BlockTransaction, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { DepositQueue } from "./deposits.ts";
@@ -59,14 +47,15 @@ export type SubmitResult = {
   readonly nextNonce: bigint;
 };
 
-const ZERO32 = new Uint8Array(32);
-
 export class Sequencer {
   readonly pool = new TxPool();
   /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devControl.ts). */
   readonly dev = new DevState();
-  /** When each pooled transaction was submitted (the start of its pre-confirmation latency). */
-  private readonly intake = new IntakeTimes();
+  /**
+   * When each pooled transaction was submitted (the start of its pre-confirmation latency);
+   * taken as it is included (blockAssembly.ts).
+   */
+  readonly intake = new IntakeTimes();
   /** The block being built (devControl.ts replaces it on evm_revert and reopens). */
   building: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
@@ -79,8 +68,11 @@ export class Sequencer {
   onBlockCommitted: ((number: number) => void) | undefined;
   /** The block number last refused a seal for its timestamp (canSeal): logged once. */
   private unsealable: number | undefined;
-  /** OP stack: user deposits waiting for the next block's start, and each block's opening ones. */
-  private readonly deposits: DepositQueue;
+  /**
+   * OP stack: user deposits waiting for the next block's start, and each block's opening ones
+   * (blockAssembly.ts).
+   */
+  readonly deposits: DepositQueue;
 
   constructor(
     readonly executor: BlockExecutor,
@@ -356,112 +348,21 @@ export class Sequencer {
     return added;
   }
 
-  /** Executes one transaction onto the block being built; throws if it cannot be included. */
-  async include(
-    b: Building,
-    tx: BlockTransaction,
-    allowNoBlobs = false,
-  ): Promise<PendingTransaction> {
-    // An impersonated sender may be a contract (anvil lets it send).
-    const impersonated = isDepositTx(tx) ? undefined : placeholderSender(tx);
-    if (impersonated !== undefined) this.executor.disguise(impersonated);
-    let record: Awaited<ReturnType<typeof includeTransaction>>;
-    try {
-      record = await includeTransaction(
-        b.builder,
-        this.executor.op,
-        tx,
-        { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
-        allowNoBlobs,
-      );
-    } finally {
-      if (impersonated !== undefined) this.executor.disguise(undefined);
-    }
-    // The block holds the tx without its blob sidecar; the builder keeps that form.
-    const built = builderTransactions(b.builder);
-    const included = built[built.length - 1]!;
-    b.receipts.push(record);
-    const hash = included.hash();
-    const receivedAt = this.intake.take(bytesToHex(hash));
-    const pending: PendingTransaction = {
-      hash,
-      raw: included.serialize(),
-      ...(receivedAt === undefined ? {} : { receivedAt }),
-    };
-    // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
-    if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
-      b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
-    const key = RLP.encode(b.transactions.length);
-    await b.txTrie.put(key, pending.raw);
-    await b.receiptTrie.put(key, receiptRlp(record));
-    b.transactions.push(pending);
-    return pending;
+  /**
+   * Executes one transaction onto the block being built (blockAssembly.ts); throws if it cannot
+   * be included.
+   */
+  include(b: Building, tx: BlockTransaction, allowNoBlobs = false): Promise<PendingTransaction> {
+    return includeInBlock(this, b, tx, allowNoBlobs);
   }
 
   /**
-   * Opens the next block; `recorded` rebuilds one whose flashblocks were recorded (its time and
-   * flashblock 0's deposits). On an OP-stack chain the block starts with its deposits.
+   * Opens the next block (blockAssembly.ts); `recorded` rebuilds one whose flashblocks were
+   * recorded (its time and flashblock 0's deposits). On an OP-stack chain the block starts with
+   * its deposits.
    */
-  async open(
-    recorded?: { readonly timestamp: bigint; readonly deposits: readonly Uint8Array[] },
-    openedAt = performance.now(),
-  ): Promise<Building> {
-    const parent = this.executor.headBlock();
-    const timestamp = recorded?.timestamp ?? this.dev.clock.take(parent.header.timestamp);
-    const prevRandao = keccak256(parent.hash());
-    const gasLimit = calcGasLimit(parent.header.gasLimit, this.opts.gasLimit);
-    const builder = await this.executor.openBuilder({
-      coinbase: this.opts.coinbase,
-      timestamp,
-      gasLimit,
-      mixHash: prevRandao,
-      parentBeaconBlockRoot: ZERO32,
-    });
-    const common = this.common;
-    const headerData = (
-      builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }
-    ).headerData;
-    const excessBlobGas = headerData.excessBlobGas ?? 0n;
-    const base: PendingBase = {
-      number: Number(parent.header.number + 1n),
-      parentHash: parent.hash(),
-      timestamp,
-      gasLimit,
-      baseFeePerGas: headerData.baseFeePerGas,
-      coinbase: this.opts.coinbase,
-      prevRandao,
-      parentBeaconBlockRoot: ZERO32,
-      extraData: new Uint8Array(0),
-      excessBlobGas,
-      blobGasPrice: createBlockHeader(
-        { excessBlobGas, number: parent.header.number + 1n, timestamp },
-        { common },
-      ).getBlobGasPrice(),
-    };
-    // A payload id as Base's builder makes one: 8 bytes naming this build.
-    const payloadId = bytesToHex(
-      keccak256(
-        hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
-      ).subarray(0, 8),
-    );
-    const b: Building = {
-      builder,
-      base,
-      payloadId,
-      openedAt,
-      receipts: [],
-      transactions: [],
-      unpublished: [],
-      sidecars: new Map(),
-      index: 0,
-      txTrie: new MerklePatriciaTrie({ common: this.common }),
-      receiptTrie: new MerklePatriciaTrie({ common: this.common }),
-    };
-    if (this.executor.op !== undefined) {
-      for (const tx of this.deposits.opening(timestamp, recorded?.deposits))
-        await this.include(b, tx);
-    }
-    return b;
+  open(recorded?: RecordedOpening, openedAt = performance.now()): Promise<Building> {
+    return openBlock(this, recorded, openedAt);
   }
 
   /** Flashblock `b.index` of what ran since the previous one (drains the state diff). */

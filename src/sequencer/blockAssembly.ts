@@ -1,0 +1,136 @@
+// The block being built, put together (functions on a Sequencer, run in its queue): opening it
+// on the head (its header fields, its tries, an OP-stack block's opening deposits) and
+// executing one transaction onto it (its receipt, its trie entries, its intake time).
+import { createBlockHeader } from "@ethereumjs/block";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
+import type { Blob4844Tx } from "@ethereumjs/tx";
+import { calcGasLimit } from "../chain/gasLimit.ts";
+import { isDepositTx } from "../chain/op/depositTx.ts";
+import { receiptRlp } from "../chain/rawEncoding.ts";
+import { keccak256 } from "../exec/crypto.ts";
+import { placeholderSender } from "../exec/impersonation.ts";
+import { includeTransaction } from "../exec/op/opBlock.ts";
+import type { PendingBase, PendingTransaction } from "../pending/types.ts";
+import { bytesToHex, hexToBytes } from "../util/hex.ts";
+import { type BlockTransaction, builderTransactions } from "./builderAccess.ts";
+import type { Building } from "./building.ts";
+import type { Sequencer } from "./sequencer.ts";
+
+const ZERO32 = new Uint8Array(32);
+
+/** What a recorded block is rebuilt with: its time and flashblock 0's deposits. */
+export type RecordedOpening = {
+  readonly timestamp: bigint;
+  readonly deposits: readonly Uint8Array[];
+};
+
+/** Executes one transaction onto the block being built; throws if it cannot be included. */
+export async function includeInBlock(
+  seq: Sequencer,
+  b: Building,
+  tx: BlockTransaction,
+  allowNoBlobs: boolean,
+): Promise<PendingTransaction> {
+  // An impersonated sender may be a contract (anvil lets it send).
+  const impersonated = isDepositTx(tx) ? undefined : placeholderSender(tx);
+  if (impersonated !== undefined) seq.executor.disguise(impersonated);
+  let record: Awaited<ReturnType<typeof includeTransaction>>;
+  try {
+    record = await includeTransaction(
+      b.builder,
+      seq.executor.op,
+      tx,
+      { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
+      allowNoBlobs,
+    );
+  } finally {
+    if (impersonated !== undefined) seq.executor.disguise(undefined);
+  }
+  // The block holds the tx without its blob sidecar; the builder keeps that form.
+  const built = builderTransactions(b.builder);
+  const included = built[built.length - 1]!;
+  b.receipts.push(record);
+  const hash = included.hash();
+  const receivedAt = seq.intake.take(bytesToHex(hash));
+  const pending: PendingTransaction = {
+    hash,
+    raw: included.serialize(),
+    ...(receivedAt === undefined ? {} : { receivedAt }),
+  };
+  // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
+  if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
+    b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
+  const key = RLP.encode(b.transactions.length);
+  await b.txTrie.put(key, pending.raw);
+  await b.receiptTrie.put(key, receiptRlp(record));
+  b.transactions.push(pending);
+  return pending;
+}
+
+/**
+ * Opens the next block; `recorded` rebuilds one whose flashblocks were recorded (its time and
+ * flashblock 0's deposits). On an OP-stack chain the block starts with its deposits.
+ */
+export async function openBlock(
+  seq: Sequencer,
+  recorded: RecordedOpening | undefined,
+  openedAt: number,
+): Promise<Building> {
+  const parent = seq.executor.headBlock();
+  const timestamp = recorded?.timestamp ?? seq.dev.clock.take(parent.header.timestamp);
+  const prevRandao = keccak256(parent.hash());
+  const gasLimit = calcGasLimit(parent.header.gasLimit, seq.opts.gasLimit);
+  const builder = await seq.executor.openBuilder({
+    coinbase: seq.opts.coinbase,
+    timestamp,
+    gasLimit,
+    mixHash: prevRandao,
+    parentBeaconBlockRoot: ZERO32,
+  });
+  const common = seq.common;
+  const headerData = (
+    builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }
+  ).headerData;
+  const excessBlobGas = headerData.excessBlobGas ?? 0n;
+  const base: PendingBase = {
+    number: Number(parent.header.number + 1n),
+    parentHash: parent.hash(),
+    timestamp,
+    gasLimit,
+    baseFeePerGas: headerData.baseFeePerGas,
+    coinbase: seq.opts.coinbase,
+    prevRandao,
+    parentBeaconBlockRoot: ZERO32,
+    extraData: new Uint8Array(0),
+    excessBlobGas,
+    blobGasPrice: createBlockHeader(
+      { excessBlobGas, number: parent.header.number + 1n, timestamp },
+      { common },
+    ).getBlobGasPrice(),
+  };
+  // A payload id as Base's builder makes one: 8 bytes naming this build.
+  const payloadId = bytesToHex(
+    keccak256(
+      hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
+    ).subarray(0, 8),
+  );
+  const b: Building = {
+    builder,
+    base,
+    payloadId,
+    openedAt,
+    receipts: [],
+    transactions: [],
+    unpublished: [],
+    sidecars: new Map(),
+    index: 0,
+    txTrie: new MerklePatriciaTrie({ common: seq.common }),
+    receiptTrie: new MerklePatriciaTrie({ common: seq.common }),
+  };
+  if (seq.executor.op !== undefined) {
+    for (const tx of seq.deposits.opening(timestamp, recorded?.deposits))
+      await includeInBlock(seq, b, tx, false);
+  }
+  return b;
+}
