@@ -1,6 +1,7 @@
-// Writes docs/config.md from the option table (src/cli/options.ts): run after changing options.
+// Writes docs/config.md from the option table (src/cli/optionTable.ts): run after changing options.
 import { writeFileSync } from "node:fs";
-import { envName, OPTIONS } from "../src/cli/options.ts";
+import { envName } from "../src/cli/options.ts";
+import { OPTIONS } from "../src/cli/optionTable.ts";
 
 const rows = OPTIONS.map((o) => {
   const dflt =

@@ -3,7 +3,8 @@
 // the command creates anything on disk.
 import { isIP } from "node:net";
 import { didYouMean, jsonErrorReason, UsageError } from "./args.ts";
-import type { Command, OptionDef, OptionValue } from "./options.ts";
+import type { OptionValue } from "./options.ts";
+import type { Command, OptionDef } from "./optionTable.ts";
 
 /** Where a bad value came from, unless it is the flag itself (the message names the flag). */
 function originPrefix(origin: string): string {

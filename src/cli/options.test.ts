@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
-import { envName, OPTIONS, parseDuration, resolveOptions } from "./options.ts";
+import { envName, parseDuration, resolveOptions } from "./options.ts";
+import { OPTIONS } from "./optionTable.ts";
 
 test("precedence: flag > FLASHNODE_* > config file > default", () => {
   const file = join(tempDatadir("config"), "flashnode.json");

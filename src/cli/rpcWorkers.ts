@@ -1,6 +1,7 @@
 // What `dev`, `serve` and `replica` share about serving from several reader processes.
 import type { FrontendOptions } from "../node/frontend.ts";
-import { defaultRpcWorkers, envName } from "./options.ts";
+import { envName } from "./options.ts";
+import { defaultRpcWorkers } from "./optionTable.ts";
 
 /**
  * `--rpc-workers` (default one per core, at most 4). With several readers, a generated API key is
