@@ -3,7 +3,6 @@
 
 import {
   encodeRpcError,
-  InternalError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
@@ -22,13 +21,36 @@ import type {
   MethodDef,
   MethodRegistry,
   ParamSpec,
-  Refusal,
   RequestContext,
 } from "./method.ts";
-import { RawJson, RawJsonBytes } from "./method.ts";
 import { parseSubscriptionId } from "./params.ts";
+import {
+  hasValidId,
+  isCall,
+  isIgnored,
+  isNotification,
+  isObject,
+  newEnvelope,
+  paramsOf,
+} from "./requestEnvelope.ts";
+import {
+  appendErrors,
+  EMPTY_BATCH,
+  errorTail,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  payloadSize,
+  refused,
+  resultTail,
+  type Tail,
+  TIMED_OUT,
+  TOO_LARGE,
+  tailLength,
+  wrap,
+  wrapTail,
+} from "./responseTails.ts";
 import { readSimpleBatch, readSimpleRequest } from "./simpleRequest.ts";
-import { joinParts, SplicedBody, splice } from "./splicedBody.ts";
+import { joinParts, type SplicedBody } from "./splicedBody.ts";
 import type { Envelope } from "./wire.ts";
 import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
 
@@ -69,79 +91,16 @@ export type RefusedResponse = {
  */
 export type DispatchResult = string | SplicedBody | undefined | RefusedResponse;
 
-/** One call's `"result":…` or `"error":…` member. */
-type Tail = string | SplicedBody;
-
 export type Dispatcher = {
   /** Synchronous when every call it holds is (no promise per request on the hot path). */
   handle(body: string, ctx: RequestContext): DispatchResult | Promise<DispatchResult>;
 };
 
-const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}';
-const EMPTY_BATCH = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}';
-const INVALID_REQUEST = '"error":{"code":-32600,"message":"invalid request"}';
-const TIMED_OUT = '"error":{"code":-32002,"message":"request timed out"}';
-const TOO_LARGE = '"error":{"code":-32003,"message":"response too large"}';
 const NOTIFICATIONS_UNSUPPORTED = new RpcError(-32601, "notifications not supported");
 const UNSUBSCRIBE_PARAMS: readonly ParamSpec<unknown>[] = [
   { parse: parseSubscriptionId, optional: false },
 ];
 const TIMEOUT = Symbol("timeout");
-
-function newEnvelope(): Envelope {
-  return { version: "", id: undefined, method: "", paramsKey: undefined, hasResultOrError: false };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function hasValidId(env: Envelope): boolean {
-  const c = env.id?.charCodeAt(0);
-  return c !== undefined && c !== 0x7b && c !== 0x5b;
-}
-
-function isNotification(env: Envelope): boolean {
-  return env.version === "2.0" && env.id === undefined && env.method !== "";
-}
-
-function isCall(env: Envelope): boolean {
-  return env.version === "2.0" && env.method !== "" && hasValidId(env);
-}
-
-/** Messages geth's handler drops without answering: responses and subscription pushes. */
-function isIgnored(env: Envelope): boolean {
-  if (env.version !== "2.0") return false;
-  if (isNotification(env)) return env.method.endsWith("_subscription");
-  return (
-    env.method === "" && hasValidId(env) && env.hasResultOrError && env.paramsKey === undefined
-  );
-}
-
-/** `{"jsonrpc":"2.0","id":…,<tail>}`; geth omits `id` when the message had none. */
-function wrap(id: string | undefined, tail: string): string {
-  return id === undefined ? `{"jsonrpc":"2.0",${tail}}` : `{"jsonrpc":"2.0","id":${id},${tail}}`;
-}
-
-function wrapTail(id: string | undefined, tail: Tail): string | SplicedBody {
-  if (typeof tail === "string") return wrap(id, tail);
-  return splice(id === undefined ? '{"jsonrpc":"2.0",' : `{"jsonrpc":"2.0","id":${id},`, tail, "}");
-}
-
-function errorTail(e: unknown): string {
-  return `"error":${encodeRpcError(toRpcError(e))}`;
-}
-
-/** Bytes geth counts towards the batch response limit: the result or error JSON. */
-function payloadSize(tail: Tail): number {
-  // A spliced tail is always a result: `"result":` is 9 bytes.
-  if (typeof tail !== "string") return tail.byteLength - 9;
-  return Buffer.byteLength(tail) - (tail.charCodeAt(1) === 0x72 ? 9 : 8);
-}
-
-function tailLength(tail: Tail): number {
-  return typeof tail === "string" ? tail.length : tail.textLength();
-}
 
 /** geth parsePositionalArguments. */
 function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[] {
@@ -171,29 +130,6 @@ function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[
   return args;
 }
 
-/** Printable ASCII without `"` or `\\`: JSON.stringify would only add the quotes. */
-function isPlainString(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
-  }
-  return true;
-}
-
-function resultTail(result: unknown): Tail {
-  // Most results are hex strings: quoted as they are, without a trip through JSON.stringify.
-  if (typeof result === "string" && isPlainString(result)) return `"result":"${result}"`;
-  if (result instanceof RawJson) return `"result":${result.json}`;
-  if (result instanceof RawJsonBytes) return new SplicedBody(['"result":', result.bytes]);
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(result);
-  } catch (e) {
-    return errorTail(new InternalError(e instanceof Error ? e.message : String(e)));
-  }
-  return `"result":${json ?? "null"}`;
-}
-
 function withTimeout(work: Promise<Tail>, ms: number): Promise<Tail | typeof TIMEOUT> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(TIMEOUT), ms);
@@ -216,20 +152,6 @@ export function createDispatcher(
   const subscriptions = options.subscriptions ?? false;
   const observe = options.observe;
   const onUnexpectedError = options.onUnexpectedError;
-
-  function refused(id: string | undefined, r: Refusal): RefusedResponse {
-    const body = wrap(
-      id ?? "null",
-      `"error":${encodeRpcError({ code: r.code, message: r.message })}`,
-    );
-    return { refused: true, status: r.status, headers: r.headers ?? {}, body };
-  }
-
-  function paramsOf(env: Envelope, msg: unknown): unknown {
-    return env.paramsKey === undefined
-      ? undefined
-      : (msg as Record<string, unknown>)[env.paramsKey];
-  }
 
   /**
    * geth handler.handleCall: the result or error of one call or notification. Never throws.
@@ -471,18 +393,4 @@ export function createDispatcher(
         : handleSingle(body, start, parsed, ctx);
     },
   };
-}
-
-/** geth batchCallBuffer.respondWithError: every remaining non-notification, raw id as is. */
-function appendErrors(
-  out: (string | SplicedBody)[],
-  envs: readonly Envelope[],
-  calls: readonly number[],
-  from: number,
-  tail: string,
-): void {
-  for (let c = from; c < calls.length; c++) {
-    const env = envs[calls[c]!]!;
-    if (!isNotification(env)) out.push(wrap(env.id, tail));
-  }
 }
