@@ -99,18 +99,35 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return json.result;
 }
 
-/**
- * From the readers' /metrics: how soon after the sequencer published it each reader showed a
- * flashblock (every reader's observations summed), during the workers mode's load.
- */
-async function visibility(base: string): Promise<string> {
+type Buckets = Array<{ le: number; count: number }>;
+
+/** A histogram's cumulative buckets from the readers' /metrics (every reader's summed). */
+async function histograms(base: string): Promise<Map<string, Buckets>> {
   const text = await (await fetch(`${base}metrics`)).text();
+  const out = new Map<string, Buckets>();
+  for (const name of ["flashnode_reader_relay_seconds", "flashnode_flashblock_visible_seconds"]) {
+    out.set(
+      name,
+      [...text.matchAll(new RegExp(`${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, "g"))].map((m) => ({
+        le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]),
+        count: Number(m[2]),
+      })),
+    );
+  }
+  return out;
+}
+
+/**
+ * How soon after the relay (and after the sequencer published it) each reader showed a
+ * flashblock, counting only the observations made between `before` and `after`: the workers
+ * mode's measured load, not the readers' start or the warm-up.
+ */
+function visibility(before: Map<string, Buckets>, after: Map<string, Buckets>): string {
   const summary = (name: string) => {
-    const buckets = [
-      ...text.matchAll(new RegExp(`${name}_bucket\\{le="([^"]+)"\\} (\\d+)`, "g")),
-    ].map((m) => ({
-      le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]),
-      count: Number(m[2]),
+    const was = before.get(name) ?? [];
+    const buckets = (after.get(name) ?? []).map((b, i) => ({
+      le: b.le,
+      count: b.count - (was[i]?.count ?? 0),
     }));
     const total = buckets.at(-1)?.count ?? 0;
     const within = (p: number) => buckets.find((b) => b.count >= p * total)?.le ?? Number.NaN;
@@ -120,7 +137,7 @@ async function visibility(base: string): Promise<string> {
   return [
     "",
     `flashblock from the primary's relay to each reader's pending view, under the load above (flashnode_reader_relay_seconds): ${summary("flashnode_reader_relay_seconds")}`,
-    `flashblock from the sequencer's publication to each reader's pending view (flashnode_flashblock_visible_seconds): ${summary("flashnode_flashblock_visible_seconds")}`,
+    `flashblock from the sequencer's publication to each reader's pending view, under the load above (flashnode_flashblock_visible_seconds): ${summary("flashnode_flashblock_visible_seconds")}`,
   ].join("\n");
 }
 
@@ -272,6 +289,7 @@ try {
         await runWrk(workersUrl, luaScript(`/rpc/${KEY}`, w.body), WARMUP, CONNECTIONS, mode.wrk);
     }
     for (const child of servers.values()) pin(child.pid!, mode.serverCpus);
+    const visibleBefore = workers ? await histograms(workersUrl!) : undefined;
     const modeNodes = workers
       ? [{ name: "flashnode", url: `${workersUrl!}rpc/${KEY}`, path: `/rpc/${KEY}` }, nodes[1]]
       : nodes;
@@ -381,7 +399,7 @@ try {
       `batch ceiling (bare node:http, ${processes} process${processes > 1 ? "es" : ""}, flashnode's ${Buffer.byteLength(batchSample)} B batch answer after ${BATCH_CEILING_US} µs of busy CPU, in the batch workload's rounds): ${median(batchCeiling.map((r) => r.requestsPerSecond)).toFixed(0)} req/s, p50 ${median(batchCeiling.map((r) => r.p50Ms)).toFixed(2)} ms, p99 ${median(batchCeiling.map((r) => r.p99Ms)).toFixed(2)} ms`,
     );
     if (workers) {
-      report.push(await visibility(workersUrl!));
+      report.push(visibility(visibleBefore!, await histograms(workersUrl!)));
       // Why a relay can take longer than 5 ms under this load: a reader waiting for a CPU.
       report.push(
         `under its own load, flashnode's processes (every thread) were runnable but waiting for a CPU ${((1000 * waited.ms) / waited.wallMs).toFixed(0)} ms per second (/proc schedstat; wrk's 2 threads share the two cores)`,

@@ -38,7 +38,11 @@ export type ChainFollower = {
   pending(): PendingBlock | undefined;
   /** The position of the newest update applied (0 before any). */
   position(): number;
-  apply(u: ChainUpdate): void;
+  /**
+   * Applies an update; `catchUp`: one published before this follower existed (not timed in the
+   * flashblock stats).
+   */
+  apply(u: ChainUpdate, catchUp?: boolean): void;
   /** Resolves once an update at or past `position` is applied, or false at the deadline. */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
   /** True once a flashblock carries the transaction; false at the deadline. */
@@ -186,7 +190,7 @@ export function createChainFollower(deps: {
     stats,
     txRate,
     timeline,
-    apply(u) {
+    apply(u, catchUp = false) {
       deps.forward?.(u);
       const fb = u.kind === "flashblock" ? u : u.next;
       if (u.kind === "flashblock") {
@@ -202,7 +206,7 @@ export function createChainFollower(deps: {
       timeline.flashblock(fb, (pending?.transactions.length ?? 0) - fb.transactions.length);
       if (fb.transactions.length > 0) emitPreconfirmed(fb);
       position = updatePosition(u);
-      stats.record(fb.buildMs, fb.publishedAt, now());
+      stats.record(fb.buildMs, fb.publishedAt, now(), !catchUp);
       for (const t of fb.transactions) included.release(t.hash);
       reached.sealed(position);
     },

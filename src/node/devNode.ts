@@ -274,7 +274,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
       decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
       ...(callClient === undefined ? {} : { forward: (u: ChainUpdate) => callClient.forward(u) }),
     });
-    for (const u of early) chain.apply(u);
+    for (const u of early) chain.apply(u, true);
     follower = chain;
     const nats = opts.nats?.servers.join(",");
     logSealed = (u) => {

@@ -110,7 +110,8 @@ export async function startStreamReader(opts: {
       for (const u of m.updates) {
         // evm_revert: the pool's next nonces are the state's again (sequencerClient.ts).
         if (u.kind === "sealed" && u.reverted !== undefined) poolNonces.clear();
-        follower.apply(u);
+        // Without sentAt: the block so far, sent as this reader joined (updateRelay.ts).
+        follower.apply(u, m.sentAt === undefined);
       }
       if (m.sentAt !== undefined) {
         const lagMs = performance.timeOrigin + performance.now() - m.sentAt;

@@ -42,8 +42,18 @@ export class FlashblockStats {
     if (list.length > this.capacity) list.shift();
   }
 
-  record(buildMs: number, publishedAt: number, appliedAt: number): void {
+  /**
+   * One flashblock applied. `timed` false: published before this process followed the chain (a
+   * joining reader's current block, updates buffered at start); counted, but its build time and
+   * lag are not observed: the lag would be the follower's start, not the chain's delivery.
+   */
+  record(buildMs: number, publishedAt: number, appliedAt: number, timed = true): void {
     this.total++;
+    if (!timed) {
+      this.lastPublished = publishedAt;
+      this.lastApplied = appliedAt;
+      return;
+    }
     this.push(this.build, buildMs);
     this.push(this.lag, appliedAt - publishedAt);
     if (this.lastPublished !== undefined)
