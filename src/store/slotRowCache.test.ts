@@ -157,3 +157,32 @@ test("slot row cache: a budget of 0 keeps nothing", () => {
   cache.row(key(3, 3), read);
   assert.equal(reads, 2);
 });
+
+test("slot row cache: a row that does not fit never gives its value to the entry in its place", () => {
+  const budget = 1024 * 1024;
+  const cache = new SlotRowCache(budget);
+  cache.atHead(1, new Uint8Array(32));
+  const firstByte = (row: Uint8Array) => row.slice(0, 1);
+  // Fill the long-row arena: the next long row is answered but not kept.
+  const room = Math.floor((budget - slotRowCacheTableBytes(budget)) / 1000);
+  for (let i = 0; i < room; i++) cache.row(key(5, 10_000 + i), () => new Uint8Array(1000));
+  // Two keys in one place: their address bytes differ, and the slot makes up for it.
+  const spread = (a: number) => Math.imul(a * 0x01010101, 0x85ebca6b);
+  const mine = key(1, 7);
+  const other = key(2, (7 ^ spread(1) ^ spread(2)) >>> 0);
+  let reads = 0;
+  const read = (row: Uint8Array) => () => {
+    reads++;
+    return row;
+  };
+  assert.deepEqual(cache.value(mine, read(new Uint8Array([1, 1])), firstByte), new Uint8Array([1]));
+  // The other key's long row misses, is answered, and is not kept (no room).
+  assert.deepEqual(
+    cache.value(other, read(new Uint8Array(1000).fill(7)), firstByte),
+    new Uint8Array([7]),
+  );
+  assert.equal(reads, 2);
+  // The first key still answers its own value, from memory.
+  assert.deepEqual(cache.value(mine, read(new Uint8Array([9])), firstByte), new Uint8Array([1]));
+  assert.equal(reads, 2);
+});

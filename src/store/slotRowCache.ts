@@ -116,7 +116,8 @@ export class SlotRowCache {
       return v;
     }
     const v = deriveValue(this.fill(key, read, ~i));
-    if (this.epochs[~i] === this.epoch) this.values[~i] = v;
+    // Kept only if the row was: a row that did not fit leaves another key's entry in its place.
+    if (this.epochs[~i] === this.epoch && this.sameKey(~i, key)) this.values[~i] = v;
     return v;
   }
 
