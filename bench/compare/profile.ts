@@ -42,7 +42,7 @@ const child = spawn(
     ...nodeFlags,
     BIN,
     "dev",
-    // The benchmark's chain: plain Ethereum, as anvil's.
+    // The benchmark's chain: plain Ethereum, as `npm run bench` runs it (no OP-stack deposits).
     "--ethereum",
     "--datadir",
     datadir,
