@@ -13,7 +13,9 @@ export class SenderCodeMask {
 
   /** The account as getAccount shows it: without code while hidden. */
   view(address: Address, account: Account | undefined): Account | undefined {
-    if (account === undefined || this.hidden !== address.toString()) return account;
+    // Every state read passes here: no address string unless a sender is hidden.
+    if (account === undefined || this.hidden === undefined || this.hidden !== address.toString())
+      return account;
     return new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
   }
 
