@@ -64,9 +64,15 @@ export class RemoteError extends Error {
     this.code = w.code;
     this.data = w.data;
   }
+
+  /** The JSON-RPC code the error carried, if it carried one. */
+  get rpcCode(): number | undefined {
+    return typeof this.code === "number" ? this.code : undefined;
+  }
 }
 
-function toWire(e: unknown): WireError {
+/** An error as it crosses a channel (its class name, message, code and data). */
+export function toWire(e: unknown): WireError {
   if (!(e instanceof Error)) return { name: "Error", message: String(e) };
   const { code, data, rpcCode } = e as { code?: unknown; data?: unknown; rpcCode?: unknown };
   const wireCode =
@@ -105,6 +111,7 @@ export class Channel<Theirs extends Api, Mine extends Api> {
   private readonly handlers = new Map<string, (body: never) => unknown>();
   private readonly listeners = new Map<string, Array<(body: never) => void>>();
   private gone: PeerGoneError | undefined;
+  private readonly goneListeners: Array<(e: PeerGoneError) => void> = [];
   private readonly unlisten: () => void;
 
   constructor(
@@ -172,6 +179,13 @@ export class Channel<Theirs extends Api, Mine extends Api> {
     this.listeners.set(kind, list);
   }
 
+  /** Resolves once the peer is gone (never rejects): where a dead peer is replaced. */
+  whenGone(): Promise<PeerGoneError> {
+    const gone = this.gone;
+    if (gone !== undefined) return Promise.resolve(gone);
+    return new Promise((resolve) => this.goneListeners.push(resolve));
+  }
+
   /** Stops listening; what waits rejects as if the peer were gone. */
   close(reason = "the channel was closed"): void {
     this.fail(reason);
@@ -186,6 +200,7 @@ export class Channel<Theirs extends Api, Mine extends Api> {
       w.reject(this.gone);
     }
     this.waiting.clear();
+    for (const l of this.goneListeners.splice(0)) l(this.gone);
   }
 
   private receive(m: unknown): void {
