@@ -34,6 +34,11 @@ export function createBackend(
   store: ChainStore,
   services: {
     readonly pending?: () => PendingBlock | undefined;
+    /**
+     * The head RPC shows, where the node follows a stream (its follower's): it moves with the
+     * pending view, never ahead of it. Absent: the archive's own head.
+     */
+    readonly head?: () => number | undefined;
     readonly transactions?: TransactionSink;
     readonly signer?: DevSigner;
     readonly calls?: CallService;
@@ -51,7 +56,7 @@ export function createBackend(
     forks: new ForkSchedule(
       spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
     ),
-    chain: store,
+    chain: services.head === undefined ? store : { ...store, headNumber: services.head },
     state: store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),

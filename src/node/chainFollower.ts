@@ -36,6 +36,12 @@ export function updatePosition(u: ChainUpdate): number {
 
 export type ChainFollower = {
   pending(): PendingBlock | undefined;
+  /**
+   * The newest sealed block this follower has shown: the head RPC answers from. The archive may
+   * already hold a newer block (its writer commits before it sends the seal); it is shown with
+   * the seal's update, together with the next block's flashblock 0, never before.
+   */
+  head(): number | undefined;
   /** The position of the newest update applied (0 before any). */
   position(): number;
   /**
@@ -62,7 +68,7 @@ export function followerMetrics(
   follower: ChainFollower,
 ): MetricsSources {
   return {
-    head: () => store.headNumber(),
+    head: follower.head,
     pendingNumber: () => follower.pending()?.base.number,
     flashblocks: follower.stats,
     storeSizeBytes: () => kv.sizeOnDisk(),
@@ -124,11 +130,13 @@ export function createChainFollower(deps: {
 }): ChainFollower {
   const { kv, store, feed } = deps;
   let pending: PendingBlock | undefined;
+  // Until the first seal arrives: the archive's head as this follower started.
+  let head = store.headNumber();
   let position = 0;
   const stats = new FlashblockStats();
   const txRate = new RateWindow(10_000);
   const timeline = new TxTimeline();
-  const seals = new SealWaiters(() => store.headNumber());
+  const seals = new SealWaiters(() => head);
   const included = new InclusionWaiters();
   // The same waiting as for seals, over stream positions.
   const reached = new SealWaiters(() => position);
@@ -139,6 +147,7 @@ export function createChainFollower(deps: {
     // view, so head and pending change together.
     kv.refresh();
     pending = applyFlashblock(undefined, u.next);
+    head = u.number;
     seals.sealed(u.number);
     const reverted = u.reverted;
     if (reverted !== undefined) {
@@ -186,6 +195,7 @@ export function createChainFollower(deps: {
 
   const follower: ChainFollower = {
     pending: () => pending,
+    head: () => head,
     position: () => position,
     stats,
     txRate,

@@ -330,6 +330,7 @@ export async function startDevNode(opts: DevNodeOptions): Promise<DevNode> {
     const backend = createBackend(spec, store, {
       feed,
       pending: chain.pending,
+      head: chain.head,
       transactions: {
         submit: (raw) => sequencerClient.submit(raw),
         poolNonce: (address) => sequencerClient.poolNonce(address),

@@ -191,6 +191,7 @@ export async function startReplicaNode(opts: ReplicaNodeOptions): Promise<Replic
     const backend = createBackend(spec, store, {
       feed,
       pending: chain.pending,
+      head: chain.head,
       transactions: {
         submit: (raw) => sequencer.submit(raw),
         poolNonce: () => undefined,

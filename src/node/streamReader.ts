@@ -140,6 +140,7 @@ export async function startStreamReader(opts: {
   const backend = createBackend(spec, store, {
     feed,
     pending: follower.pending,
+    head: follower.head,
     transactions: {
       submit: (raw) =>
         request((id) => ({ type: "flashnode:submit", id, raw })).then((hash) => ({ hash })),
