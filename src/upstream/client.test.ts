@@ -4,7 +4,8 @@ import { after, before, beforeEach, test } from "node:test";
 import { freePort } from "../../bench/compare/peers.ts";
 import { type Anvil, startAnvilUpstream } from "../../test/utils/anvilUpstream.ts";
 import { type RpcProxy, startRpcProxy } from "../../test/utils/rpcProxy.ts";
-import { UpstreamClient, type UpstreamHooks } from "./client.ts";
+import type { UpstreamHooks } from "./calls.ts";
+import { UpstreamClient } from "./client.ts";
 import {
   UpstreamCallError,
   UpstreamProtocolError,
