@@ -81,6 +81,29 @@ test("an upstream that refuses batches gets one call per request from then on", 
   assert.equal(proxy.batches, refused, "no batch after the refusal");
 });
 
+test("a batch refused for one method it holds (proxyd's 403 -32001) is split, batching stays on", async () => {
+  const notWhitelisted = {
+    status: 403,
+    headers: { "content-type": "application/json" },
+    body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"rpc method is not whitelisted"}}',
+  };
+  proxy.fault = ({ calls }) =>
+    calls.some((c) => c.method === "eth_getBlockReceipts") ? notWhitelisted : undefined;
+  const c = client();
+  const [id, receipts] = await Promise.allSettled([
+    c.chainId(),
+    c.call("eth_getBlockReceipts", ["latest"]),
+  ]);
+  assert.deepEqual(id, { status: "fulfilled", value: 31337n });
+  assert.equal(receipts.status, "rejected");
+  assert.ok(receipts.reason instanceof UpstreamCallError);
+  assert.equal(receipts.reason.rpcCode, -32001);
+  assert.notEqual(c.stats().batching, "no");
+  proxy.resetCounts();
+  await Promise.all([c.chainId(), c.blockNumber()]);
+  assert.equal(proxy.batches, 1);
+});
+
 test("HTTP 429 is retried after the Retry-After the upstream asked for", async () => {
   proxy.fault = ({ n }) =>
     n === 1

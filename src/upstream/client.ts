@@ -13,7 +13,12 @@ import {
   type UpstreamHooks,
   type UpstreamStats,
 } from "./calls.ts";
-import { backoffHintMs, isRateLimitError } from "./classify.ts";
+import {
+  backoffHintMs,
+  isBatchRefusal,
+  isMethodUnavailable,
+  isRateLimitError,
+} from "./classify.ts";
 import {
   quoteBody,
   UpstreamCallError,
@@ -43,6 +48,8 @@ type Entry = {
   readonly deadline: number;
   /** Sends so far. */
   attempt: number;
+  /** Sent in a request of its own (its batch was refused because of some call in it). */
+  alone: boolean;
   done: boolean;
   /** The last failure, for the error if the budget runs out while waiting. */
   last: { readonly errorClass: FailureClass; readonly reason: string } | undefined;
@@ -117,6 +124,7 @@ export class UpstreamClient {
         budgetMs,
         deadline: Date.now() + budgetMs,
         attempt: 0,
+        alone: false,
         done: false,
         last: undefined,
         timer: undefined,
@@ -216,7 +224,10 @@ export class UpstreamClient {
 
   private pump(): void {
     while (this.queue.length > 0 && this.active < this.o.maxConcurrency) {
-      const size = this.counters.batching === "no" ? 1 : this.o.maxBatchSize;
+      let size = this.counters.batching === "no" ? 1 : this.o.maxBatchSize;
+      const alone = this.queue.findIndex((e) => e.alone);
+      if (alone === 0) size = 1;
+      else if (alone > 0) size = Math.min(size, alone);
       const chunk = this.queue.splice(0, size).filter((e) => !e.done);
       if (chunk.length === 0) continue;
       this.active++;
@@ -229,10 +240,10 @@ export class UpstreamClient {
 
   private async send(chunk: Entry[]): Promise<void> {
     const asBatch = chunk.length > 1;
-    const byId = new Map<number, Entry>();
+    const byId = new Map<string, Entry>();
     const bodies = chunk.map((entry) => {
       const id = this.nextId++;
-      byId.set(id, entry);
+      byId.set(String(id), entry);
       entry.attempt++;
       return { jsonrpc: "2.0", id, method: entry.method, params: entry.params };
     });
@@ -272,6 +283,16 @@ export class UpstreamClient {
         for (const e of chunk) this.retryOrFail(e, "rate", "rateLimited", reason, retryAfterMs);
         return;
       }
+      // proxyd refuses a whole batch for one method it does not serve (403 -32001 "rpc method
+      // is not whitelisted"): those calls go one by one this time; batching stays on.
+      if (err !== undefined && !isBatchRefusal(err.message) && isMethodUnavailable(err)) {
+        for (const e of chunk) {
+          e.attempt--;
+          e.alone = true;
+          this.enqueue(e);
+        }
+        return;
+      }
       this.refuseBatching(chunk, `answered a batch with ${quoteBody(JSON.stringify(body))}`);
       return;
     }
@@ -279,7 +300,9 @@ export class UpstreamClient {
     const answered = new Set<Entry>();
     for (const item of body) {
       const id = isObject(item) ? item.id : undefined;
-      const entry = typeof id === "number" ? byId.get(id) : undefined;
+      // Some gateways echo ids as strings.
+      const entry =
+        typeof id === "number" || typeof id === "string" ? byId.get(String(id)) : undefined;
       if (entry === undefined || answered.has(entry)) continue;
       answered.add(entry);
       this.settle(entry, item, status, retryAfterMs);

@@ -50,6 +50,8 @@ export function createForkHistory(opts: ForkHistoryOptions): ForkHistory {
   const { client, fork } = opts;
   const host = client.host;
   const cache = new ForkCache(opts.env, fork, opts.logger);
+  // F is served by its hash: an upstream that reorged past F cannot answer another block for it.
+  if (cache.canonical(fork.number) === undefined) cache.putCanonical(fork.number, fork.hash);
   const callOpts = { deadlineMs: opts.readDeadlineMs ?? 10_000 };
   /** Once the upstream refused eth_getBlockReceipts, receipts come one per transaction. */
   let blockReceiptsRefused = false;
