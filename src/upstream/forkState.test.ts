@@ -170,9 +170,13 @@ test("a restart on the same datadir fetches nothing; another F does not see F's 
 });
 
 test("with the upstream down, cached reads answer and uncached ones fail within the budget", async () => {
-  const state = createForkState({ client: client(), env: env(), fork, readDeadlineMs: 500 });
-  await state.storage(b(chain.contract), b(word(3n)));
-  await state.account(b(chain.contract));
+  const e = env();
+  const warm = createForkState({ client: client(), env: e, fork });
+  await warm.storage(b(chain.contract), b(word(3n)));
+  await warm.account(b(chain.contract));
+  await nextTick();
+  // A short budget only once the upstream hangs: the warm-up must not race it under load.
+  const state = createForkState({ client: client(), env: e, fork, readDeadlineMs: 500 });
   proxy.fault = () => "hang";
   assert.equal(bytesToBigInt(await state.storage(b(chain.contract), b(word(3n)))), 300n);
   assert.ok((await state.code(b(chain.contract))).length > 0);
