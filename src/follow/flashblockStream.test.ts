@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, it } from "node:test";
-import type { WebSocket } from "ws";
-import { WebSocketServer } from "ws";
 import { startTestDevNode } from "../../test/utils/devChain.ts";
+import type { FlashblockSource, SourceOptions } from "../../test/utils/flashblockSource.ts";
+import {
+  FakeClock,
+  flashblockMessage,
+  startFlashblockSource,
+} from "../../test/utils/flashblockSource.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { backoffDelay } from "./backoff.ts";
 import type { Flashblock } from "./flashblock.ts";
@@ -12,44 +15,8 @@ import type {
   DisconnectReason,
   FlashblockStreamOptions,
   InvalidFrame,
-  StreamClock,
 } from "./flashblockStream.ts";
 import { FlashblockStream } from "./flashblockStream.ts";
-
-const h32 = (b: string) => `0x${b.repeat(64)}`;
-
-function message(block: number, index: number): string {
-  return JSON.stringify({
-    payload_id: "0x03c33cc62b81edb6",
-    index,
-    ...(index === 0
-      ? {
-          base: {
-            parent_beacon_block_root: h32("1"),
-            parent_hash: h32("2"),
-            fee_recipient: "0x4200000000000000000000000000000000000011",
-            prev_randao: h32("3"),
-            block_number: `0x${block.toString(16)}`,
-            gas_limit: "0x3938700",
-            timestamp: "0x690fdf84",
-            extra_data: "0x",
-            base_fee_per_gas: "0x34",
-          },
-        }
-      : {}),
-    diff: {
-      state_root: h32("0"),
-      receipts_root: h32("4"),
-      logs_bloom: `0x${"00".repeat(256)}`,
-      gas_used: "0x0",
-      block_hash: h32("5"),
-      transactions: [`0x7e${index.toString(16).padStart(2, "0")}`],
-      withdrawals: [],
-      withdrawals_root: h32("6"),
-    },
-    metadata: { block_number: block },
-  });
-}
 
 type Event =
   | { kind: "flashblock"; fb: Flashblock; encoding: string }
@@ -83,79 +50,13 @@ class Recorder {
   }
 }
 
-type FakeTimer = { at: number; fn: () => void; live: boolean };
-
-/** Timers that fire only when the test advances time. */
-class FakeClock implements StreamClock {
-  t = 1_000_000;
-  readonly #timers: FakeTimer[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  schedule(fn: () => void, ms: number): () => void {
-    const timer = { at: this.t + ms, fn, live: true };
-    this.#timers.push(timer);
-    return () => {
-      timer.live = false;
-    };
-  }
-
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      let next: FakeTimer | undefined;
-      for (const timer of this.#timers)
-        if (timer.live && timer.at <= end && (next === undefined || timer.at < next.at))
-          next = timer;
-      if (next === undefined) break;
-      next.live = false;
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-  }
-}
-
-type Server = {
-  readonly wss: WebSocketServer;
-  readonly url: string;
-  /** Each accepted connection, in order. */
-  connection(): Promise<WebSocket>;
-};
-
-const servers: WebSocketServer[] = [];
+const sources: FlashblockSource[] = [];
 const clients: FlashblockStream[] = [];
 
-type ServerOpts = { autoPong?: boolean; accept?: () => boolean };
-
-async function startServer(opts: ServerOpts = {}): Promise<Server> {
-  const accept = opts.accept;
-  const wss = new WebSocketServer({
-    host: "127.0.0.1",
-    port: 0,
-    autoPong: opts.autoPong ?? true,
-    ...(accept === undefined ? {} : { verifyClient: (_info, cb) => cb(accept(), 503) }),
-  });
-  servers.push(wss);
-  await new Promise<void>((resolve) => wss.once("listening", resolve));
-  const accepted: WebSocket[] = [];
-  const waiting: ((ws: WebSocket) => void)[] = [];
-  wss.on("connection", (ws) => {
-    const w = waiting.shift();
-    if (w === undefined) accepted.push(ws);
-    else w(ws);
-  });
-  const { port } = wss.address() as AddressInfo;
-  return {
-    wss,
-    url: `ws://127.0.0.1:${port}/ws`,
-    connection: () => {
-      const ws = accepted.shift();
-      return ws !== undefined ? Promise.resolve(ws) : new Promise((r) => waiting.push(r));
-    },
-  };
+async function startServer(opts: SourceOptions = {}): Promise<FlashblockSource> {
+  const source = await startFlashblockSource(opts);
+  sources.push(source);
+  return source;
 }
 
 function startClient(
@@ -182,15 +83,7 @@ function startClient(
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          for (const ws of s.clients) ws.terminate();
-          s.close(() => resolve());
-        }),
-    ),
-  );
+  await Promise.all(sources.splice(0).map((s) => s.close()));
 });
 
 describe("backoffDelay", () => {
@@ -218,9 +111,9 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     const { stream, events } = startClient(server.url);
     const ws = await server.connection();
     await events.nextOf("connect");
-    ws.send(message(100, 0));
-    ws.send(brotliFrame(message(100, 1)));
-    ws.send(Buffer.from(message(100, 2)), { binary: true });
+    ws.send(flashblockMessage(100, 0));
+    ws.send(brotliFrame(flashblockMessage(100, 1)));
+    ws.send(Buffer.from(flashblockMessage(100, 2)), { binary: true });
     const got: [number, number, string][] = [];
     for (let i = 0; i < 3; i++) {
       const e = await events.nextOf("flashblock");
@@ -246,7 +139,7 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     ws.send("{not json");
     ws.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]), { binary: true });
     ws.send(JSON.stringify({ payload_id: "0x01", index: 0 }));
-    ws.send(message(7, 0));
+    ws.send(flashblockMessage(7, 0));
     const codes: string[] = [];
     for (let i = 0; i < 3; i++) codes.push((await events.nextOf("invalid")).frame.code);
     assert.deepEqual(codes, ["FRAME_JSON", "FRAME_BROTLI", "FLASHBLOCK_SHAPE"]);
@@ -282,8 +175,8 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     stream.start();
     const ws = await server.connection();
     await open;
-    ws.send(message(1, 0));
-    ws.send(message(1, 1));
+    ws.send(flashblockMessage(1, 0));
+    ws.send(flashblockMessage(1, 1));
     await second;
     assert.deepEqual(seen, [0, 1]);
   });
@@ -300,7 +193,7 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     assert.equal(gone.reason.retryInMs, 10);
     const second = await server.connection();
     await events.nextOf("connect");
-    second.send(message(5, 0));
+    second.send(flashblockMessage(5, 0));
     assert.equal((await events.nextOf("flashblock")).fb.blockNumber, 5);
     assert.equal(stream.stats.reconnects, 1);
     assert.equal(stream.stats.connects, 2);
@@ -328,9 +221,9 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     assert.deepEqual(delays, [50, 100, 200, 400, 500]);
     const ws = await server.connection();
     await events.nextOf("connect");
-    ws.send(message(1, 0));
+    ws.send(flashblockMessage(1, 0));
     await events.nextOf("flashblock");
-    ws.send(message(1, 1));
+    ws.send(flashblockMessage(1, 1));
     await events.nextOf("flashblock");
     // Not healthy long enough yet: the backoff goes on growing.
     ws.terminate();
@@ -338,7 +231,7 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     clock.advance(500);
     const again = await server.connection();
     await events.nextOf("connect");
-    again.send(message(1, 2));
+    again.send(flashblockMessage(1, 2));
     await events.nextOf("flashblock");
     clock.advance(5_000);
     again.terminate();
@@ -356,7 +249,7 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     const ws = await server.connection();
     await events.nextOf("connect");
     const pinged = new Promise<void>((resolve) => ws.once("ping", () => resolve()));
-    ws.send(message(1, 0));
+    ws.send(flashblockMessage(1, 0));
     await events.nextOf("flashblock");
     await pinged;
     const { reason } = await events.nextOf("disconnect");
@@ -404,7 +297,7 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     const ws = await server.connection();
     await events.nextOf("connect");
     clock.advance(4_000);
-    ws.send(message(1, 0));
+    ws.send(flashblockMessage(1, 0));
     await events.nextOf("flashblock");
     clock.advance(4_999);
     assert.equal(stream.stats.readTimeouts, 0, "the frame at 4 s moved the deadline");

@@ -59,7 +59,7 @@ export type DisconnectReason = {
 };
 
 export type InvalidFrame = {
-  readonly code: FrameDecodeError["code"] | FlashblockParseError["code"];
+  readonly code: FrameDecodeError["code"] | FlashblockParseError["code"] | "FRAME_INTERNAL";
   readonly message: string;
   /** The start of the frame (text, or hex of its first bytes), for the log line. */
   readonly sample: string;
@@ -257,9 +257,15 @@ export class FlashblockStream {
       encoding = decoded.encoding;
       fb = parseFlashblock(decoded.json);
     } catch (e) {
-      if (!(e instanceof FrameDecodeError || e instanceof FlashblockParseError)) throw e;
+      // Anything else is a bug here, but one frame must not take the follower down with it.
+      const known = e instanceof FrameDecodeError || e instanceof FlashblockParseError;
+      if (!known) this.#log()?.error({ err: e }, "flashblocks stream: frame handling failed");
       this.#stats.invalid++;
-      const invalid: InvalidFrame = { code: e.code, message: e.message, sample: sampleOf(data) };
+      const invalid: InvalidFrame = {
+        code: known ? e.code : "FRAME_INTERNAL",
+        message: e instanceof Error ? e.message : String(e),
+        sample: sampleOf(data),
+      };
       this.#log()?.warn(
         { code: invalid.code, sample: invalid.sample },
         `flashblocks stream: invalid frame skipped: ${invalid.message}`,
@@ -306,8 +312,10 @@ export class FlashblockStream {
         this.#armPing(Math.min(this.#pingIntervalMs, this.#pongTimeoutMs - waited));
         return;
       }
+      // The socket may be closing already (the peer started the close handshake).
+      if (this.#ws?.readyState !== WebSocket.OPEN) return;
       this.#pingSentAt = now;
-      this.#ws?.ping();
+      this.#ws.ping();
       this.#armPing(Math.min(this.#pingIntervalMs, this.#pongTimeoutMs));
     }, ms);
   }

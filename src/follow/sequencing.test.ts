@@ -117,6 +117,7 @@ describe("Sequencing", () => {
     assert.equal(open.base.blockNumber, 11);
     const r1 = s.flashblock(fb(11, 1), 2);
     assert.deepEqual(kinds(r1), ["extend"]);
+    assert.equal(open.flashblocks.length, 1, "an action keeps the list it was given");
     assert.deepEqual(r1.events, [{ name: "applied", block: 11, index: 1, transactions: 1 }]);
     const p = s.pending!;
     assert.equal(p.number, 11);

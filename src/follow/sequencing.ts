@@ -267,7 +267,8 @@ export class Sequencing {
       payloadId: first.payloadId,
       parent: head,
       base,
-      flashblocks: chain,
+      // Its own array: the action keeps the list it was given while pending grows.
+      flashblocks: [...chain],
       transactionHashes,
       updatedAt: now,
     };
