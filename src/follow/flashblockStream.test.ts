@@ -16,7 +16,7 @@ import type {
   FlashblockStreamOptions,
   InvalidFrame,
 } from "./flashblockStream.ts";
-import { FlashblockStream } from "./flashblockStream.ts";
+import { FlashblockStream, StreamUrlError } from "./flashblockStream.ts";
 
 type Event =
   | { kind: "flashblock"; fb: Flashblock; encoding: string }
@@ -303,6 +303,12 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     assert.equal(stream.stats.readTimeouts, 0, "the frame at 4 s moved the deadline");
     clock.advance(1);
     assert.equal((await events.nextOf("disconnect")).reason.kind, "read-timeout");
+  });
+
+  it("refuses a URL that is not ws:// or wss://", () => {
+    const handlers = { onFlashblock: () => {} };
+    for (const url of ["http://127.0.0.1:1/ws", "not a url"])
+      assert.throws(() => new FlashblockStream({ url, handlers }), StreamUrlError);
   });
 
   it("stops dialling once closed", async () => {

@@ -104,6 +104,12 @@ export type FlashblockStreamStats = {
   bytes: number;
 };
 
+/** An unusable stream URL: an operator's error, said in one line. */
+export class StreamUrlError extends Error {
+  readonly code = "USAGE";
+  override readonly name = "StreamUrlError";
+}
+
 type State = "idle" | "connecting" | "open" | "waiting" | "closed";
 
 function sampleOf(data: string | Uint8Array): string {
@@ -153,6 +159,12 @@ export class FlashblockStream {
   #closed: Promise<void> = Promise.resolve();
 
   constructor(opts: FlashblockStreamOptions) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(opts.url).protocol;
+    } catch {}
+    if (protocol !== "ws:" && protocol !== "wss:")
+      throw new StreamUrlError(`the flashblocks stream must be a ws:// or wss:// URL: ${opts.url}`);
     this.#opts = opts;
     this.#clock = opts.clock ?? systemClock;
     this.#random = opts.random ?? Math.random;
@@ -219,7 +231,7 @@ export class FlashblockStream {
     this.#ws = ws;
     ws.on("open", () => this.#onOpen(ws));
     ws.on("message", (data, isBinary) => {
-      if (this.#ws !== ws) return;
+      if (this.#ws !== ws || this.#state !== "open") return;
       const buf = rawToBuffer(data);
       this.#onFrame(isBinary ? buf : buf.toString("utf8"));
     });
