@@ -433,6 +433,16 @@ describe("Sequencing", () => {
     assert.deepEqual(kinds(foreign), ["clear:payload-changed"]);
   });
 
+  it("drops pending the follower could not apply, but not for a report about an older build", () => {
+    const s = withPending(10, 2);
+    assert.deepEqual(s.executionFailed(fb(11, 1, { build: 1 })), { actions: [], events: [] });
+    const r = s.executionFailed(fb(11, 1));
+    assert.deepEqual(r.events, [{ name: "executionFailed", block: 11, index: 1 }]);
+    assert.deepEqual(kinds(r), ["clear:execution-failed"]);
+    assert.deepEqual(names(s.flashblock(fb(11, 3), 5)), ["nonZeroFirst"]);
+    assert.deepEqual(s.executionFailed(fb(11, 3)), { actions: [], events: [] });
+  });
+
   it("drops pending that got no flashblock for maxPendingAgeMs", () => {
     const s = withPending(10, 1, { maxPendingAgeMs: 1_000 });
     assert.deepEqual(kinds(s.tick(1_000)), []);

@@ -215,6 +215,22 @@ export class Sequencing {
     return step.result();
   }
 
+  /**
+   * The follower could not apply `fb` (a transaction invalid on the parent state, or results
+   * that disagree with the flashblock's roots): pending is dropped until the next index 0, as
+   * for a gap. A report about a build that is no longer pending (actions run later than they
+   * are decided) changes nothing.
+   */
+  executionFailed(fb: Flashblock): SequencingResult {
+    const step = new Step();
+    const p = this.#pending;
+    if (p === undefined || p.number !== fb.blockNumber || p.payloadId !== fb.payloadId)
+      return step.result();
+    step.emit({ name: "executionFailed", block: fb.blockNumber, index: fb.index });
+    this.#clear("execution-failed", step);
+    return step.result();
+  }
+
   /** Time passes: pending and cached flashblocks older than maxPendingAgeMs are dropped. */
   tick(now: number): SequencingResult {
     const step = new Step();

@@ -48,7 +48,9 @@ export type ClearReason =
   /** Pending fell more than maxPendingDepth blocks behind the chain's tip. */
   | "depth-exceeded"
   /** No flashblock for maxPendingAgeMs. */
-  | "stale";
+  | "stale"
+  /** The follower could not apply a flashblock. */
+  | "execution-failed";
 
 /**
  * What the follower does, in order. Today every input yields at most one action.
@@ -150,7 +152,8 @@ export type SequencingEvent =
       readonly tip: number;
       readonly maxDepth: number;
     }
-  | { readonly name: "stale"; readonly block: number; readonly ageMs: number };
+  | { readonly name: "stale"; readonly block: number; readonly ageMs: number }
+  | { readonly name: "executionFailed"; readonly block: number; readonly index: number };
 
 export type SequencingEventName = SequencingEvent["name"];
 
@@ -171,6 +174,7 @@ export const SEQUENCING_EVENT_NAMES: readonly SequencingEventName[] = [
   "canonicalReorg",
   "depthExceeded",
   "stale",
+  "executionFailed",
 ];
 
 export type SequencingResult = {
