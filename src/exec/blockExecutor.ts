@@ -30,8 +30,8 @@ import type {
 } from "../chain/types.ts";
 import type { StateDiff } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
-import { keccak256 } from "./crypto.ts";
 import { applyStateWrite } from "./devWrites.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";

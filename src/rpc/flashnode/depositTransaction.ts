@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeDeposit } from "../../chain/op/depositTx.ts";
 import { userDepositSourceHash } from "../../chain/op/l1Info.ts";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import type { RpcBackend } from "../backend.ts";
 import { InvalidParamsError, ServerError } from "../errors.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
