@@ -1,12 +1,5 @@
 // Builds the RPC layer's view of a chain: read interfaces plus whatever services the node has.
-import {
-  decodeBlock,
-  decodeFees,
-  decodeHeader,
-  decodeTransaction,
-  pendingBlockView,
-  pendingHeaderRlp,
-} from "../chain/blockView.ts";
+import { decodeBlock, decodeFees, decodeHeader, decodeTransaction } from "../chain/blockView.ts";
 import { ForkSchedule } from "../chain/ethConfig.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
@@ -22,6 +15,7 @@ import { createProofService } from "../exec/proofs.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { pendingBlockView, pendingHeaderRlp } from "../pending/pendingView.ts";
 import type { TimelineReader } from "../pending/txTimeline.ts";
 import type { CallService, DevSigner, RpcBackend, TransactionSink } from "../rpc/backend.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
