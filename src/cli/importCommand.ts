@@ -1,6 +1,6 @@
 // `flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`
 import { rmSync } from "node:fs";
-import { applyForkchoiceFile, type ImportProgress, importChain } from "../chain/importer.ts";
+import { applyForkchoiceFile, type ImportProgress, importChain } from "../exec/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir, missingRoot } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";

@@ -2,9 +2,9 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { isOperatorError } from "../cli/args.ts";
+import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
