@@ -2,11 +2,12 @@
 // rate limits shared with the other readers through the primary, and the node-wide /metrics.
 // The messages of stream readers (`dev`'s and a replica's: the chain stream, transactions, a
 // replica's lag) are here too: one protocol.
+
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
+import type { ChainUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../rpc/errors.ts";
-import type { ChainUpdate } from "./chainFollower.ts";
 
 /** Messages between the primary (readerCluster.ts) and its readers. */
 export type ReaderMessage =

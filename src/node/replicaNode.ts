@@ -3,6 +3,7 @@
 // same RPC as the sequencer's node; transactions go to the sequencer over NATS request/reply.
 // With --rpc-workers N, this process follows the streams and writes the archive, and N reader
 // processes serve RPC from it, fed the chain stream over IPC as dev's readers are.
+
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
@@ -10,6 +11,7 @@ import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
+import type { ChainUpdate } from "../pending/types.ts";
 import { type BlockFollower, followBlocks } from "../replica/blockFollower.ts";
 import { bootstrapArchive } from "../replica/bootstrap.ts";
 import { openNatsLink } from "../replica/natsLink.ts";
@@ -24,12 +26,7 @@ import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { createBackend } from "./backendFactory.ts";
-import {
-  type ChainUpdate,
-  createChainFollower,
-  followerHealth,
-  followerMetrics,
-} from "./chainFollower.ts";
+import { createChainFollower, followerHealth, followerMetrics } from "./chainFollower.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { PositionFence } from "./positionFence.ts";
 import { type ReaderCluster, startReaderCluster } from "./readerCluster.ts";
