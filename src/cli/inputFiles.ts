@@ -1,9 +1,11 @@
 // The files a command is pointed at (genesis, forkchoice, chain), read and checked before the
 // command creates or wipes a datadir, each mistake as one line naming its flag.
+
 import { statSync } from "node:fs";
 import { type ChainSpec, chainSpecFromGenesis, genesisBlock } from "../chain/genesis.ts";
 import { ChainFile } from "../chain/rlpFile.ts";
-import { readJsonFile, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { readJsonFile } from "./args.ts";
 
 /** A geth genesis file, parsed and checked as a chain spec (creating nothing). */
 export async function readGenesisFile(

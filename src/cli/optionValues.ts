@@ -1,8 +1,10 @@
 // One option's raw value (flag, FLASHNODE_* variable or config file) checked and converted, and
 // node:util parseArgs errors rewritten: every mistake is one line naming the flag, found before
 // the command creates anything on disk.
+
 import { isIP } from "node:net";
-import { didYouMean, jsonErrorReason, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { didYouMean, jsonErrorReason } from "./args.ts";
 import type { OptionValue } from "./options.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
 

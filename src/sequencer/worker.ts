@@ -1,14 +1,15 @@
 // The sequencer's thread: it owns the archive's write side and the EVM, so block building never
 // stalls the thread that answers RPC.
+
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
-import { isOperatorError } from "../cli/args.ts";
 import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
 import { DevRequestError } from "./devControl.ts";
