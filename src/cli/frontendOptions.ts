@@ -1,11 +1,13 @@
 // The serving side's options (FrontendOptions) from the parsed flags: API keys and their limits,
 // the method policy, body/batch/response limits and timeouts.
+
 import { randomBytes } from "node:crypto";
 import { DEFAULT_POLICY, parsePolicy } from "../edge/policy.ts";
 import type { RateLimit } from "../edge/rateLimit.ts";
 import type { FrontendOptions } from "../node/frontend.ts";
 import { UsageError } from "../util/errors.ts";
-import { type OptionValue, parseDuration } from "./options.ts";
+import { parseDuration } from "./options.ts";
+import type { OptionValue } from "./optionValues.ts";
 
 function num(values: ReadonlyMap<string, OptionValue>, name: string): number {
   return values.get(name) as number;

@@ -5,8 +5,9 @@
 import { isIP } from "node:net";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean, jsonErrorReason } from "./args.ts";
-import type { OptionValue } from "./options.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
+
+export type OptionValue = string | number | boolean | readonly string[] | unknown;
 
 /** Where a bad value came from, unless it is the flag itself (the message names the flag). */
 function originPrefix(origin: string): string {

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean, readJsonFile } from "./args.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
-import { coerce, parseArgsMessage } from "./optionValues.ts";
+import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
 const POSITIONALS: Record<Command, readonly string[]> = {
@@ -16,7 +16,6 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   replica: [],
 };
 
-export type OptionValue = string | number | boolean | readonly string[] | unknown;
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
   readonly positionals: readonly string[];
