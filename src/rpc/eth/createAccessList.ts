@@ -1,7 +1,7 @@
+import { array, data, object, qty } from "../../util/json.ts";
 import type { RpcBackend } from "../backend.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { withCallErrors } from "../callFailure.ts";
-import { array, data, object, qty } from "../format/json.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { type BlockSelector, parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";

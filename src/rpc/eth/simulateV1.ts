@@ -1,8 +1,8 @@
+import { array, data, object, qty } from "../../util/json.ts";
 import type { RpcBackend } from "../backend.ts";
 import { withCallErrors } from "../callFailure.ts";
 import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
 import { blockJson } from "../format/block.ts";
-import { array, data, object, qty } from "../format/json.ts";
 import {
   MAX_SIMULATE_BLOCKS,
   MAX_SIMULATE_CALLS_PER_BLOCK,
