@@ -2,7 +2,6 @@
 // (eth/filters/api.go FilterCriteria.UnmarshalJSON, filter_system.go SubscribeLogs,
 // filter.go filterLogs): positional topics, null = wildcard, nested arrays = OR.
 
-import { InvalidParamsError } from "../rpc/errors.ts";
 import {
   checkQueryLimit,
   type FilterCriteria,
@@ -11,6 +10,7 @@ import {
   parseFilterCriteria,
 } from "../rpc/filterCriteria.ts";
 import type { BlockNumberSelector } from "../rpc/params.ts";
+import { InvalidParamsError } from "../services/errors.ts";
 import type { LogEvent } from "./types.ts";
 
 /** A parsed filter, ready to match: the criteria plus inclusive numeric bounds (tags set none,

@@ -2,14 +2,13 @@
 // rpc/server.go): raw id echo, notifications, batches, limits, timeouts.
 
 import {
-  encodeRpcError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
   RpcError,
   ServerError,
   toRpcError,
-} from "./errors.ts";
+} from "../services/errors.ts";
 import {
   BATCH_REQUEST_LIMIT,
   BATCH_RESPONSE_MAX_SIZE,
@@ -51,8 +50,15 @@ import {
 } from "./responseTails.ts";
 import { readSimpleBatch, readSimpleRequest } from "./simpleRequest.ts";
 import { joinParts, type SplicedBody } from "./splicedBody.ts";
-import type { Envelope } from "./wire.ts";
-import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
+import {
+  type Envelope,
+  encodeRpcError,
+  firstValueEnd,
+  scanEnvelope,
+  skipSpace,
+  skipValue,
+  utf8Length,
+} from "./wire.ts";
 
 export type DispatcherOptions = {
   /** Max calls per batch (0: unlimited). */

@@ -2,8 +2,8 @@
 // rules (eth/filters/api.go FilterCriteria.UnmarshalJSON): positional topics, null = wildcard,
 // nested arrays = OR, and geth's exact error texts.
 
+import { InvalidParamsError, ServerError } from "../services/errors.ts";
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from "../util/hex.ts";
-import { InvalidParamsError, ServerError } from "./errors.ts";
 import type { BlockNumberSelector } from "./params.ts";
 import { parseBlockNumberOnly, parseHash32 } from "./params.ts";
 import { goFold } from "./wire.ts";

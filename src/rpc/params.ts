@@ -3,8 +3,8 @@
 // which the dispatcher adds. Known gap: geth's hexutil reads the raw JSON text between the
 // quotes, so a string written with JSON escapes (`"0x\u0031"`) fails in geth but parses here.
 
+import { InvalidParamsError } from "../services/errors.ts";
 import { nibble, unprefixedHexToBytes } from "../util/hex.ts";
-import { InvalidParamsError } from "./errors.ts";
 import { goFold, goQuote, utf8Length } from "./wire.ts";
 
 export type BlockTag = "latest" | "earliest" | "pending" | "safe" | "finalized";

@@ -1,11 +1,12 @@
 // Writing the response: each call's tail (`"result":…` or `"error":…`), the envelope around it,
 // the fixed error answers, and the byte counts geth's batch response limit is checked against.
+
+import { InternalError, toRpcError } from "../services/errors.ts";
 import type { RefusedResponse } from "./dispatch.ts";
-import { encodeRpcError, InternalError, toRpcError } from "./errors.ts";
 import { RawJson, RawJsonBytes, type Refusal } from "./method.ts";
 import { isNotification } from "./requestEnvelope.ts";
 import { SplicedBody, splice } from "./splicedBody.ts";
-import type { Envelope } from "./wire.ts";
+import { type Envelope, encodeRpcError } from "./wire.ts";
 
 /** One call's `"result":…` or `"error":…` member. */
 export type Tail = string | SplicedBody;

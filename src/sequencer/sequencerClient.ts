@@ -4,7 +4,7 @@ import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
-import { RpcError } from "../rpc/errors.ts";
+import { RpcError } from "../services/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";

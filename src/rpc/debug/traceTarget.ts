@@ -1,8 +1,9 @@
 // Which block a debug_trace* method traces, with geth's not-found texts (eth/tracers/api.go).
+
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex, equalBytes } from "../../util/hex.ts";
 import type { RpcBackend, TraceOptions, TraceRequest } from "../backend.ts";
 import { withCallErrors } from "../callFailure.ts";
-import { ServerError } from "../errors.ts";
 import { callService } from "../eth/callTarget.ts";
 import { RawJson } from "../method.ts";
 import type { BlockNumberSelector } from "../params.ts";

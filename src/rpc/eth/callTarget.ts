@@ -1,5 +1,5 @@
+import { ServerError } from "../../services/errors.ts";
 import type { CallTarget, RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import type { BlockSelector } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
 

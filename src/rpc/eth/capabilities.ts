@@ -1,6 +1,6 @@
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod } from "../method.ts";
 
 type Resource = { disabled: boolean; oldestBlock?: string };

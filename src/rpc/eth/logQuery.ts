@@ -2,9 +2,9 @@
 // (eth/filters FilterAPI.GetLogs, Filter.Logs): eth_getLogs and eth_getFilterLogs run it.
 // Candidate blocks come from the archive's log index; their receipts decide exactly.
 import type { BlockReceipts } from "../../chain/types.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
 import { hexToBytes } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
 import { checkQueryLimit, type FilterCriteria, matchesCriteria } from "../filterCriteria.ts";
 import { forEachLog, logJson } from "../format/receipt.ts";
 import type { BlockNumberSelector } from "../params.ts";

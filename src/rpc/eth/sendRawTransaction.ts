@@ -1,5 +1,5 @@
+import { ServerError } from "../../services/errors.ts";
 import type { RpcBackend, TransactionSink } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseHexBytes } from "../params.ts";
 

@@ -1,7 +1,7 @@
+import { ClientLimitExceededError, InvalidParamsError } from "../../services/errors.ts";
 import { array, data, object, qty } from "../../util/json.ts";
 import type { RpcBackend } from "../backend.ts";
 import { withCallErrors } from "../callFailure.ts";
-import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
 import { blockJson } from "../format/block.ts";
 import {
   MAX_SIMULATE_BLOCKS,

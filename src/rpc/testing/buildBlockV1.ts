@@ -1,8 +1,8 @@
 import type { HeaderView } from "../../chain/blockView.ts";
+import { ServerError } from "../../services/errors.ts";
 import { equalBytes } from "../../util/hex.ts";
 import { array, data, object, qty } from "../../util/json.ts";
 import type { BuiltPayload, PoolContent, RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { callService } from "../eth/callTarget.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { parseHash32, parseHexBytes } from "../params.ts";
