@@ -4,6 +4,7 @@
 // the archive are untouched. The EVM library's block builder does the block's system work: the
 // EIP-4788 beacon root and EIP-2935 parent hash calls first, the withdrawals and the EIP-7685
 // requests (deposit logs, the EIP-7002 and EIP-7251 queue calls) last.
+
 import { type Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
@@ -12,9 +13,9 @@ import type { Address } from "@ethereumjs/util";
 import { buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
-import type { BuildBlockRequest, BuiltPayload } from "../rpc/backend.ts";
 import { addTransaction } from "../sequencer/builderAccess.ts";
 import { decodeRawTransaction } from "../sequencer/decodeTransaction.ts";
+import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
 import { CallFailedError } from "./callExecutor.ts";

@@ -1,6 +1,7 @@
 // debug_trace*: re-executes a block's transactions on its parent's state (read from the
 // archive's flat tables, as eth_call reads any block) with a tracer watching the ones asked
 // for, or traces a call on a block's state, as geth does.
+
 import { Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -17,7 +18,8 @@ import { blockFromRlp, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
-import type { CallRequest, TraceOptions, TraceRequest } from "../rpc/backend.ts";
+import type { CallRequest } from "../services/callRequest.ts";
+import type { TraceOptions, TraceRequest } from "../services/calls.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import {
   type CallBlockEnv,

@@ -2,14 +2,15 @@
 // block calls this. Errors and not-found results follow geth: state reads fail on an unknown
 // block, block reads answer null. `pending` is the pre-confirmed block when one extends the
 // head, and `latest` otherwise: never null, never an error.
+
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { PendingOverlay } from "../pending/pendingState.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
 import { ServerError } from "../services/errors.ts";
 import type { StateReader } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
-import type { RpcBackend } from "./backend.ts";
-import type { BlockSelector } from "./params.ts";
 
 export type ResolvedBlock = { readonly number: number; readonly hash: Uint8Array };
 

@@ -8,13 +8,14 @@
 //   block being built takes it at once (it is reopened) while it has no transactions, since its
 //   timestamp came with its pre-confirmations;
 // - anvil_mine seals blocks one after another, `interval` seconds apart.
+
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
 import { decodeStateWrite, encodeStateWrite } from "../exec/devWrites.ts";
 import { withPlaceholderSender } from "../exec/impersonation.ts";
 import type { PendingTransaction, RevertedChain } from "../pending/types.ts";
-import type { DevAnswer, DevRequest } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest } from "../services/transactions.ts";
 import type { FlashblockRecord } from "../store/chainStore.ts";
 import type { Building } from "./building.ts";
 import { MAX_TIMESTAMP } from "./devState.ts";

@@ -3,13 +3,14 @@
 // one; every block time it seals that block into the archive (one atomic write) and opens the
 // next. All work runs through one queue, so submissions, execution, flashblocks and seals
 // never interleave.
+
 import type { Common } from "@ethereumjs/common";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";

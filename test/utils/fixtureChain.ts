@@ -1,15 +1,17 @@
 // The execution-apis fixture chain served in-process, for method tests: calls go through the
 // real dispatcher and registry, over the imported archive as it is, or over a view of it whose
 // head is moved back to block h - 1 with block h as the pre-confirmed ("pending") block.
+
 import { createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts";
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
 import type { PendingBlock } from "../../src/pending/pendingBlock.ts";
-import type { CallService, RpcBackend } from "../../src/rpc/backend.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
 import { SplicedBody } from "../../src/rpc/splicedBody.ts";
+import type { RpcBackend } from "../../src/services/backend.ts";
+import type { CallService } from "../../src/services/calls.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../../src/util/hex.ts";

@@ -1,6 +1,7 @@
 // The transactions of the execution-apis txpool fixtures, and a backend whose pool holds a
 // chosen set of them (over the fixture chain's config and an empty archive): the txpool_*
 // methods' tests check geth's rendering without running a sequencer.
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Common } from "@ethereumjs/common";
@@ -10,7 +11,7 @@ import {
 } from "@ethereumjs/tx";
 import { chainSpecFromGenesis } from "../../src/chain/genesis.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
-import type { PoolContent, PoolTransaction } from "../../src/rpc/backend.ts";
+import type { PoolContent, PoolTransaction } from "../../src/services/transactions.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import { hexToBytes } from "../../src/util/hex.ts";

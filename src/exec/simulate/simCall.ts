@@ -5,7 +5,7 @@ import type { Block, BlockHeader } from "@ethereumjs/block";
 import { Account, Address, bigIntMax, bigIntMin } from "@ethereumjs/util";
 import { type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
-import type { SimulateCall, SimulatedCall } from "../../rpc/simulateTypes.ts";
+import type { SimulateCall, SimulatedCall } from "../../services/simulate.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../../util/hex.ts";
 import { revertMessage } from "../../util/revert.ts";
 import { CallFailedError } from "../callExecutor.ts";

@@ -6,7 +6,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { createTx, getCalldataFloorGas, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToUnpaddedBytes, toChecksumAddress } from "@ethereumjs/util";
 import type { TransactionView } from "../../chain/blockView.ts";
-import type { SimulateCall } from "../../rpc/simulateTypes.ts";
+import type { SimulateCall } from "../../services/simulate.ts";
 import { keccak256 } from "../../util/crypto.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
 import { CallFailedError } from "../callExecutor.ts";

@@ -1,11 +1,12 @@
 // eth_simulateV1 over the archive: the base block (sealed, or the pre-confirmed block over its
 // parent) resolved from the store, then the simulator run on it. Used by the call worker.
+
 import { createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../../pending/pendingState.ts";
-import type { CallTarget } from "../../rpc/backend.ts";
-import type { SimulatedBlock, SimulateRequest } from "../../rpc/simulateTypes.ts";
+import type { CallTarget } from "../../services/callRequest.ts";
+import type { SimulatedBlock, SimulateRequest } from "../../services/simulate.ts";
 import type { ChainStore } from "../../store/chainStore.ts";
 import { CallFailedError } from "../callExecutor.ts";
 import { type SimBase, Simulator } from "./simulator.ts";

@@ -8,7 +8,7 @@ import { createVM, encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
-import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../rpc/simulateTypes.ts";
+import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
 import type { StateSource } from "../flatStateManager.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
 import { applyStateOverrides, type Precompiles } from "./overrides.ts";

@@ -3,8 +3,8 @@
 // naming the field. The tracer, its config and the timeout are checked where the trace runs,
 // as geth checks them only when a transaction is traced.
 
+import type { TraceOptions } from "../../services/calls.ts";
 import { InvalidParamsError } from "../../services/errors.ts";
-import type { TraceOptions } from "../backend.ts";
 import { parseUint } from "../params.ts";
 
 export type TraceCallOptions = {

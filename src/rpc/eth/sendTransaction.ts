@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { ServerError } from "../../services/errors.ts";
-import type { RpcBackend } from "../backend.ts";
 import { isImpersonated, NoSignerAvailableError } from "../dev/devControl.ts";
 import { defineMethod, required } from "../method.ts";
 import { transactionSink } from "./sendRawTransaction.ts";

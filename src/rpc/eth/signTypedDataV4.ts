@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { InvalidParamsError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { NoSignerAvailableError } from "../dev/devControl.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseAddress } from "../params.ts";

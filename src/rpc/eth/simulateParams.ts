@@ -3,6 +3,15 @@
 // value of the wrong type names the struct field it was meant for.
 
 import { InvalidParamsError } from "../../services/errors.ts";
+import type {
+  AccountOverride,
+  BlockOverrides,
+  SimulateBlock,
+  SimulateCall,
+  SimulateRequest,
+  StateOverrides,
+  WithdrawalOverride,
+} from "../../services/simulate.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import {
   parseAddress,
@@ -12,15 +21,6 @@ import {
   parseQuantity,
   parseUint64,
 } from "../params.ts";
-import type {
-  AccountOverride,
-  BlockOverrides,
-  SimulateBlock,
-  SimulateCall,
-  SimulateRequest,
-  StateOverrides,
-  WithdrawalOverride,
-} from "../simulateTypes.ts";
 import { goFold } from "../wire.ts";
 
 type Obj = Record<string, unknown>;

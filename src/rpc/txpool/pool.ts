@@ -1,11 +1,13 @@
 // What the txpool_* methods share: the sequencer's pool, grouped as geth's TxPoolAPI groups it
 // (sender → nonce → transaction). geth's blob pool lists nothing of its content (only its counts
 // reach txpool_status): blob transactions are left out of the listings here too.
+
 import { toChecksumAddress } from "@ethereumjs/util";
 import type { TransactionView } from "../../chain/blockView.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { ServerError } from "../../services/errors.ts";
+import type { PoolContent, PoolTransaction } from "../../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../../util/hex.ts";
-import type { PoolContent, PoolTransaction, RpcBackend } from "../backend.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
 
 /** A node that forwards transactions to the sequencer (a replica) keeps no pool of its own. */
