@@ -39,6 +39,7 @@ import {
   INVALID_REQUEST,
   PARSE_ERROR,
   payloadSize,
+  type RefusedResponse,
   refused,
   resultTail,
   type Tail,
@@ -81,14 +82,6 @@ export type DispatcherOptions = {
     ms: number,
     errorCode: number | undefined,
   ) => void;
-};
-
-/** A request refused by the admission check: sent with its own HTTP status. */
-export type RefusedResponse = {
-  readonly refused: true;
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
 };
 
 /**

@@ -2,7 +2,6 @@
 // the fixed error answers, and the byte counts geth's batch response limit is checked against.
 
 import { InternalError, toRpcError } from "../services/errors.ts";
-import type { RefusedResponse } from "./dispatch.ts";
 import { RawJson, RawJsonBytes, type Refusal } from "./method.ts";
 import { isNotification } from "./requestEnvelope.ts";
 import { SplicedBody, splice } from "./splicedBody.ts";
@@ -23,6 +22,14 @@ export const TOO_LARGE = '"error":{"code":-32003,"message":"response too large"}
 export function wrap(id: string | undefined, tail: string): string {
   return id === undefined ? `{"jsonrpc":"2.0",${tail}}` : `{"jsonrpc":"2.0","id":${id},${tail}}`;
 }
+
+/** A request refused by the admission check: sent with its own HTTP status. */
+export type RefusedResponse = {
+  readonly refused: true;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+};
 
 /** A request the admission check refused, answered with its own HTTP status. */
 export function refused(id: string | undefined, r: Refusal): RefusedResponse {
