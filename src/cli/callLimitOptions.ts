@@ -1,5 +1,4 @@
 // --rpc-gascap and --rpc-evmtimeout, as the call workers of dev, serve and replica take them.
-
 import type { CallLimits } from "../exec/callLimits.ts";
 import { parseDuration } from "./options.ts";
 import type { OptionValue } from "./optionValues.ts";

@@ -1,6 +1,5 @@
 // `flashnode dev` (what `npm start` runs): a local chain with a sequencer, 200 ms flashblocks,
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
-
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";

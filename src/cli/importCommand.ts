@@ -1,5 +1,4 @@
 // `flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`
-
 import { rmSync } from "node:fs";
 import { applyForkchoiceFile, type ImportProgress, importChain } from "../exec/importer.ts";
 import { createChainStore } from "../store/chainStore.ts";

@@ -1,6 +1,5 @@
 // The files a command is pointed at (genesis, forkchoice, chain), read and checked before the
 // command creates or wipes a datadir, each mistake as one line naming its flag.
-
 import { statSync } from "node:fs";
 import { type ChainSpec, chainSpecFromGenesis, genesisBlock } from "../chain/genesis.ts";
 import { ChainFile } from "../chain/rlpFile.ts";

@@ -1,7 +1,6 @@
 // One option's raw value (flag, FLASHNODE_* variable or config file) checked and converted, and
 // node:util parseArgs errors rewritten: every mistake is one line naming the flag, found before
 // the command creates anything on disk.
-
 import { isIP } from "node:net";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean, jsonErrorReason } from "./args.ts";

@@ -1,7 +1,6 @@
 // The options of a command resolved from the table in optionTable.ts: each value comes from its
 // flag, else its FLASHNODE_* variable, else the config file, else its default; `--help` is
 // generated from the same table.
-
 import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean, readJsonFile } from "./args.ts";

@@ -1,5 +1,4 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
-
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";

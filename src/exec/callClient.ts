@@ -1,5 +1,4 @@
 // The RPC thread's handle on the call worker (implements the RPC layer's CallService).
-
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";

@@ -1,7 +1,6 @@
 // eth_call and eth_estimateGas on the EVM library, over flat state (never the trie), with
 // geth's semantics: no base fee when no gas price is given, reverts as code 3 with their data,
 // estimation by binary search within 1.5% of the minimum, the RPC gas cap and eth_call's timeout.
-
 import { createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";

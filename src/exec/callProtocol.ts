@@ -1,5 +1,4 @@
 // Messages between the RPC thread and the call worker. Plain data only.
-
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {

@@ -1,7 +1,6 @@
 // The thread that runs eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
 // debug_trace* and testing_buildBlockV1, so EVM work never blocks RPC answers. It reads the
 // archive's flat state and keeps its own copy of the pending block.
-
 import { parentPort, workerData } from "node:worker_threads";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";

@@ -1,7 +1,6 @@
 // Merkle proofs (eth_getProof) from the state trie nodes the archive keeps: every sealed state's
 // nodes are stored, content-addressed, so a proof can be made at any block whose state root's
 // nodes are in the archive (dev, import; not a replica that does not --verify, which stores none).
-
 import type { Common } from "@ethereumjs/common";
 import { createMerkleProof, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";

@@ -1,7 +1,6 @@
 // debug_trace*: re-executes a block's transactions on its parent's state (read from the
 // archive's flat tables, as eth_call reads any block) with a tracer watching the ones asked
 // for, or traces a call on a block's state, as geth does.
-
 import { Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";

@@ -2,7 +2,6 @@
 // rate limits shared with the other readers through the primary, and the node-wide /metrics.
 // The messages of stream readers (`dev`'s and a replica's: the chain stream, transactions, a
 // replica's lag) are here too: one protocol.
-
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
 import type { ChainUpdate } from "../pending/types.ts";

@@ -3,7 +3,6 @@
 // same RPC as the sequencer's node; transactions go to the sequencer over NATS request/reply.
 // With --rpc-workers N, this process follows the streams and writes the archive, and N reader
 // processes serve RPC from it, fed the chain stream over IPC as dev's readers are.
-
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";

@@ -2,7 +2,6 @@
 // stream to every reader (the current block's updates so far to a reader that joins, then each
 // new one), writes the position fence before any reader can show an update, and runs the
 // readers' transactions through the one target (dev's sequencer; a replica's NATS forwarder).
-
 import type { Worker } from "node:cluster";
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";

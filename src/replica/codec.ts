@@ -4,7 +4,6 @@
 // message is built from the same domain types the node already passes between its threads and
 // processes, so the stream adds no second schema to keep in step. Sequencer and replicas must
 // run releases that share FORMAT (docs/replicas.md).
-
 import { deserialize, serialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainUpdate } from "../pending/types.ts";

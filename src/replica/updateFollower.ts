@@ -3,7 +3,6 @@
 // sealed here yet waits for the block stream); one for a block already sealed past is dropped;
 // a flashblock that does not continue the pending block (a gap) is dropped until the next index 0
 // (carried by a seal), so pending never shows a block with a hole in it.
-
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";

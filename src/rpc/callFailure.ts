@@ -1,6 +1,5 @@
 // Call/estimate failures from the call worker as JSON-RPC errors: reverts are code 3 with the
 // revert data (geth's revertError), everything else -32000.
-
 import type { CallResult } from "../services/callRequest.ts";
 import { RpcError } from "../services/errors.ts";
 import { bytesToHex } from "../util/hex.ts";

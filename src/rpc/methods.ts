@@ -1,5 +1,4 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
-
 import type { RpcBackend } from "../services/backend.ts";
 import { autoImpersonateAccount } from "./anvil/autoImpersonateAccount.ts";
 import { impersonateAccount, stopImpersonatingAccount } from "./anvil/impersonateAccount.ts";

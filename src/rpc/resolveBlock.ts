@@ -2,7 +2,6 @@
 // block calls this. Errors and not-found results follow geth: state reads fail on an unknown
 // block, block reads answer null. `pending` is the pre-confirmed block when one extends the
 // head, and `latest` otherwise: never null, never an error.
-
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { PendingOverlay } from "../pending/pendingState.ts";

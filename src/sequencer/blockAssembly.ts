@@ -6,14 +6,15 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
+import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import { receiptRlp } from "../chain/rawEncoding.ts";
 import { placeholderSender } from "../exec/impersonation.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
+import { builderHeader, builderTransactions } from "../exec/vmInternals.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
-import { type BlockTransaction, builderTransactions } from "./builderAccess.ts";
 import type { Building } from "./building.ts";
 import type { Sequencer } from "./sequencer.ts";
 
@@ -89,16 +90,14 @@ export async function openBlock(
     parentBeaconBlockRoot: ZERO32,
   });
   const common = seq.common;
-  const headerData = (
-    builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }
-  ).headerData;
+  const headerData = builderHeader(builder);
   const excessBlobGas = headerData.excessBlobGas ?? 0n;
   const base: PendingBase = {
     number: Number(parent.header.number + 1n),
     parentHash: parent.hash(),
     timestamp,
     gasLimit,
-    baseFeePerGas: headerData.baseFeePerGas,
+    baseFeePerGas: headerData.baseFeePerGas!,
     coinbase: seq.opts.coinbase,
     prevRandao,
     parentBeaconBlockRoot: ZERO32,

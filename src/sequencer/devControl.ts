@@ -8,7 +8,6 @@
 //   block being built takes it at once (it is reopened) while it has no transactions, since its
 //   timestamp came with its pre-confirmations;
 // - anvil_mine seals blocks one after another, `interval` seconds apart.
-
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";

@@ -3,7 +3,6 @@
 // being built are still pool transactions (geth's pending block is built from its pool the same
 // way), and come first, in block order. Then the waiting ones: a sender's run of nonces from its
 // nonce after the pre-confirmed block is pending, what follows a gap is queued.
-
 import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { PoolContent, PoolTransaction } from "../services/transactions.ts";

@@ -1,5 +1,4 @@
 // Messages between the RPC thread and the sequencer worker. Plain data only.
-
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";

@@ -3,26 +3,31 @@
 // one; every block time it seals that block into the archive (one atomic write) and opens the
 // next. All work runs through one queue, so submissions, execution, flashblocks and seals
 // never interleave.
-
 import type { Common } from "@ethereumjs/common";
+import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { decodeRawTransaction } from "../exec/decodeTransaction.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
+import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import {
+  type DevAnswer,
+  type DevRequest,
+  type PoolContent,
+  TxRejectedError,
+} from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
-import { type BlockTransaction, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
-import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { DepositQueue } from "./deposits.ts";
 import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devControl.ts";
 import { DevState, MAX_TIMESTAMP } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
-import { TxPool, TxRejectedError } from "./txPool.ts";
+import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
   readonly blockTimeMs: number;

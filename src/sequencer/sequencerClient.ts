@@ -1,15 +1,18 @@
 // The RPC thread's handle on the sequencer worker: transaction intake, and the stream of
 // flashblocks and seals that keeps the pending view current.
-
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { RpcError } from "../services/errors.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import {
+  type DevAnswer,
+  type DevRequest,
+  type PoolContent,
+  TxRejectedError,
+} from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
-import { TxRejectedError } from "./txPool.ts";
 
 type Pending = {
   resolve: (value: string | PoolContent | DevAnswer) => void;

@@ -1,12 +1,12 @@
 // The sequencer's thread: it owns the archive's write side and the EVM, so block building never
 // stalls the thread that answers RPC.
-
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import { TxRejectedError } from "../services/transactions.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { isOperatorError } from "../util/errors.ts";
@@ -15,7 +15,6 @@ import { tsWorkerData } from "../util/tsWorker.ts";
 import { DevRequestError } from "./devControl.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
-import { TxRejectedError } from "./txPool.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("sequencer worker started outside a worker thread");

@@ -1,6 +1,5 @@
 // eth_simulateV1's request and result as plain data (they cross to the call worker and back):
 // geth's simOpts / simBlock / override.StateOverride / override.BlockOverrides, parsed.
-
 import type { BlockView } from "../chain/blockView.ts";
 import type { CallRequest } from "./callRequest.ts";
 

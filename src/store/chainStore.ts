@@ -1,5 +1,4 @@
 // The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
-
 import type { Forkchoice } from "../chain/forkchoice.ts";
 import type {
   AccountChange,

@@ -1,7 +1,6 @@
 // The execution-apis fixture chain served in-process, for method tests: calls go through the
 // real dispatcher and registry, over the imported archive as it is, or over a view of it whose
 // head is moved back to block h - 1 with block h as the pre-confirmed ("pending") block.
-
 import { createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts";
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";

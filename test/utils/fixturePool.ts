@@ -1,7 +1,6 @@
 // The transactions of the execution-apis txpool fixtures, and a backend whose pool holds a
 // chosen set of them (over the fixture chain's config and an empty archive): the txpool_*
 // methods' tests check geth's rendering without running a sequencer.
-
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Common } from "@ethereumjs/common";

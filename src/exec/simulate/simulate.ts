@@ -1,6 +1,5 @@
 // eth_simulateV1 over the archive: the base block (sealed, or the pre-confirmed block over its
 // parent) resolved from the store, then the simulator run on it. Used by the call worker.
-
 import { createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";

@@ -1,5 +1,4 @@
 // Which block a debug_trace* method traces, with geth's not-found texts (eth/tracers/api.go).
-
 import type { RpcBackend } from "../../services/backend.ts";
 import type { BlockNumberSelector } from "../../services/blockSelector.ts";
 import type { TraceOptions, TraceRequest } from "../../services/calls.ts";

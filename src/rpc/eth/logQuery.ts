@@ -1,7 +1,6 @@
 // One log query over the archive and the pre-confirmed block, with geth's range rules
 // (eth/filters FilterAPI.GetLogs, Filter.Logs): eth_getLogs and eth_getFilterLogs run it.
 // Candidate blocks come from the archive's log index; their receipts decide exactly.
-
 import type { BlockReceipts } from "../../chain/types.ts";
 import type { RpcBackend } from "../../services/backend.ts";
 import type { BlockNumberSelector } from "../../services/blockSelector.ts";

@@ -1,7 +1,6 @@
 // eth_simulateV1's first parameter (geth's simOpts) parsed at the edge, with encoding/json's
 // rules: keys match case-insensitively, null leaves a field unset, unknown keys are ignored, and a
 // value of the wrong type names the struct field it was meant for.
-
 import { InvalidParamsError } from "../../services/errors.ts";
 import type {
   AccountOverride,

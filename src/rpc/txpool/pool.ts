@@ -1,7 +1,6 @@
 // What the txpool_* methods share: the sequencer's pool, grouped as geth's TxPoolAPI groups it
 // (sender → nonce → transaction). geth's blob pool lists nothing of its content (only its counts
 // reach txpool_status): blob transactions are left out of the listings here too.
-
 import { toChecksumAddress } from "@ethereumjs/util";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { RpcBackend } from "../../services/backend.ts";
