@@ -23,7 +23,7 @@ import { bytesToHex } from "../util/hex.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
-import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devControl.ts";
+import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devRequests.ts";
 import { DevState, MAX_TIMESTAMP } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
@@ -55,14 +55,14 @@ export type SubmitResult = {
 
 export class Sequencer {
   readonly pool = new TxPool();
-  /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devControl.ts). */
+  /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devRequests.ts). */
   readonly dev = new DevState();
   /**
    * When each pooled transaction was submitted (the start of its pre-confirmation latency);
    * taken as it is included (blockAssembly.ts).
    */
   readonly intake = new IntakeTimes();
-  /** The block being built (devControl.ts replaces it on evm_revert and reopens). */
+  /** The block being built (devRequests.ts replaces it on evm_revert and reopens). */
   building: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
@@ -142,7 +142,7 @@ export class Sequencer {
     this.schedule();
   }
 
-  /** A dev method's request (src/sequencer/devControl.ts), between two executions. */
+  /** A dev method's request (src/sequencer/devRequests.ts), between two executions. */
   control(request: DevRequest): Promise<DevAnswer> {
     return this.serial(() => control(this, request));
   }

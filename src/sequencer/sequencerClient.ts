@@ -147,7 +147,7 @@ export class SequencerClient {
     });
   }
 
-  /** A dev method's request (src/sequencer/devControl.ts). */
+  /** A dev method's request (src/sequencer/devRequests.ts). */
   control(request: DevRequest): Promise<DevAnswer> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

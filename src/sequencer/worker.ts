@@ -12,7 +12,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
-import { DevRequestError } from "./devControl.ts";
+import { DevRequestError } from "./devRequests.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 

@@ -26,7 +26,7 @@ export type PoolContent = {
   readonly queued: readonly PoolTransaction[];
 };
 
-/** What a dev method asks of the sequencer (src/sequencer/devControl.ts). */
+/** What a dev method asks of the sequencer (src/sequencer/devRequests.ts). */
 export type DevRequest =
   | { readonly op: "write"; readonly write: StateWrite }
   | { readonly op: "impersonate"; readonly address: Uint8Array; readonly on: boolean }
