@@ -62,8 +62,8 @@ export class Sequencer {
    * taken as it is included (blockAssembly.ts).
    */
   readonly intake = new IntakeTimes();
-  /** The block being built (devRequests.ts replaces it on evm_revert and reopens). */
-  building: Building | undefined;
+  /** The block being built (replaced at each seal, and by the dev requests: replace()). */
+  private building: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -145,6 +145,17 @@ export class Sequencer {
   /** A dev method's request (src/sequencer/devRequests.ts), between two executions. */
   control(request: DevRequest): Promise<DevAnswer> {
     return this.serial(() => control(this, request));
+  }
+
+  /** The block being built; throws when the sequencer is not running (devRequests.ts). */
+  current(): Building {
+    if (this.building === undefined) throw new Error("sequencer is not running");
+    return this.building;
+  }
+
+  /** Makes `b` the block being built: a block rebuilt from its record, or reopened. */
+  replace(b: Building): void {
+    this.building = b;
   }
 
   async stop(): Promise<void> {
@@ -232,9 +243,9 @@ export class Sequencer {
         const b = this.building;
         if (b === undefined || this.stopped) return;
         // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
-        const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+        const due = b.nextDue(this.opts.flashblockIntervalMs);
         const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
-        if (budget > 0) b.unpublished.push(...(await this.executeWaiting(b, budget)));
+        if (budget > 0) b.hold(await this.executeWaiting(b, budget));
       }).catch((e: unknown) =>
         this.log("error", "execution failed", { error: (e as Error).stack ?? String(e) }),
       );
@@ -245,7 +256,7 @@ export class Sequencer {
   private schedule(): void {
     if (this.stopped || this.building === undefined) return;
     const b = this.building;
-    const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+    const due = b.nextDue(this.opts.flashblockIntervalMs);
     this.timer = setTimeout(
       () => {
         void this.serial(() => this.tick()).then(
@@ -276,13 +287,12 @@ export class Sequencer {
     if (b === undefined) return;
     const started = performance.now();
     const interval = this.opts.flashblockIntervalMs;
-    b.index++;
+    b.advance();
     // Decided at the tick's start, before execution: how long this flashblock's execution
     // takes must not move the seal to an earlier slot.
     const last = forceSeal || started - b.openedAt + interval / 2 >= this.opts.blockTimeMs;
     // A forced seal takes everything waiting: a mined block holds what was sent before it.
-    const added = b.unpublished;
-    b.unpublished = [];
+    const added = b.takeUnpublished();
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
     const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);
