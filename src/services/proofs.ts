@@ -1,4 +1,4 @@
-// eth_getProof's service: Merkle proofs from the archive's trie nodes (exec/proofs.ts).
+// eth_getProof's service, implemented in exec/proofs.ts.
 
 /** Merkle proofs from the archive's state trie nodes (eth_getProof). */
 export type ProofService = {

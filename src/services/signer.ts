@@ -1,6 +1,6 @@
-import type { CallRequest } from "./callRequest.ts";
 // The dev chain's signing keys (eth_accounts, eth_sign…, eth_sendTransaction), implemented in
 // exec/devSigner.ts.
+import type { CallRequest } from "./callRequest.ts";
 
 /** A transaction to sign (eth_sendTransaction, eth_signTransaction), every field filled. */
 export type UnsignedTransaction = {

@@ -2,7 +2,10 @@
 // sequencer (or a replica's forwarder) answers.
 import type { StateWrite } from "../chain/types.ts";
 
-/** A transaction the intake refuses (the pool, or its decoding); the message is geth's. JSON-RPC code -32000. */
+/**
+ * A transaction the intake refuses (the pool, or its decoding); the message is geth's. JSON-RPC
+ * code -32000.
+ */
 export class TxRejectedError extends Error {
   readonly code = "TX_REJECTED";
 }
