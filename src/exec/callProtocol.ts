@@ -1,16 +1,14 @@
 // What the RPC thread and the call worker ask of each other (src/util/channel.ts). Plain data.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
   AccessListResult,
-  BuildBlockRequest,
-  BuiltPayload,
   CallRequest,
   CallResult,
   CallTarget,
-  TraceOptions,
-  TraceRequest,
-} from "../rpc/backend.ts";
-import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
+} from "../services/callRequest.ts";
+import type { TraceOptions, TraceRequest } from "../services/calls.ts";
+import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 import type { CallLimits } from "./callLimits.ts";
 

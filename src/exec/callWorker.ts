@@ -6,7 +6,7 @@ import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
-import type { CallTarget } from "../rpc/backend.ts";
+import type { CallTarget } from "../services/callRequest.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
@@ -109,9 +109,7 @@ async function main(): Promise<void> {
         ? e
         : new CallFailedError((e as Error).message, -32000, undefined);
     });
-  channel.handle("trace", ({ request, options }) =>
-    failures(() => traces.trace(request, options)),
-  );
+  channel.handle("trace", ({ request, options }) => failures(() => traces.trace(request, options)));
   channel.handle("build", (request) =>
     failures(() => {
       const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);

@@ -12,9 +12,9 @@ import type { CallLimits } from "../exec/callLimits.ts";
 import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
-import { RpcError } from "../rpc/errors.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
+import { RpcError } from "../services/errors.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
@@ -180,7 +180,7 @@ export async function startStreamReader(opts: {
     logger: opts.logger,
     readers: opts.readers,
     metricsSources: {
-      ...followerMetrics(kv, store, follower),
+      ...followerMetrics(kv, follower),
       recordsBuilds: opts.recordsBuilds,
       onRelay: (l) => relayListeners.push(l),
       ...(replica === undefined ? {} : { replicaLag: () => lag }),

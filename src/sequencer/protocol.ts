@@ -3,7 +3,7 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {

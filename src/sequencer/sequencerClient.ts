@@ -5,7 +5,7 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { Channel } from "../util/channel.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
@@ -84,7 +84,7 @@ export class SequencerClient {
     return this.channel.request("pool", null);
   }
 
-  /** A dev method's request (src/sequencer/devControl.ts). */
+  /** A dev method's request (src/sequencer/devRequests.ts). */
   control(request: DevRequest): Promise<DevAnswer> {
     return this.channel.request("control", request);
   }

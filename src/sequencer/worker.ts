@@ -2,20 +2,20 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
-import { isOperatorError } from "../cli/args.ts";
+import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import { TxRejectedError } from "../services/transactions.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { toWire } from "../util/channel.ts";
+import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
-import { DevRequestError } from "./devControl.ts";
+import { DevRequestError } from "./devRequests.ts";
 import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
-import { TxRejectedError } from "./txPool.ts";
 
 const channel = parentChannel<SequencerParentApi, SequencerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<SequencerWorkerData>(workerData);
