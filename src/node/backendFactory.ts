@@ -25,7 +25,7 @@ import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
-import { readerSlot } from "./readerCluster.ts";
+import { readerSlot } from "./readerSlot.ts";
 
 export function createBackend(
   spec: ChainSpec,

@@ -70,6 +70,8 @@ export type SequencerParentApi = {
   }> & {
     readonly update: FlashblockUpdate | SealedUpdate;
     readonly submitted: Submitted;
+    /** Why the sequencer's node is not ready (its NATS unreachable); sent as it changes. */
+    readonly health: { readonly reasons: readonly string[] };
     readonly log: {
       readonly level: ForwardedLevel;
       readonly msg: string;

@@ -21,6 +21,7 @@ export class SequencerClient {
   /** Told of each sender's next pool nonce as the pool accepts its transactions. */
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   private stopping: Promise<void> | undefined;
+  private reasons: readonly string[] = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -56,6 +57,9 @@ export class SequencerClient {
         "transaction received",
       );
     });
+    channel.on("health", (m) => {
+      client.reasons = m.reasons;
+    });
     channel.on("update", (update) => {
       // After evm_revert the pool's next nonces are the state's again (what the dropped
       // blocks ran is gone): the next submission tells them anew.
@@ -87,6 +91,11 @@ export class SequencerClient {
   /** A dev method's request (src/sequencer/devRequests.ts). */
   control(request: DevRequest): Promise<DevAnswer> {
     return this.channel.request("control", request);
+  }
+
+  /** Why the sequencer's node is not ready (its NATS unreachable); empty: ready. */
+  readiness(): string[] {
+    return [...this.reasons];
   }
 
   /** Every sender's next pool nonce (what a new RPC reader starts from). */

@@ -26,6 +26,8 @@ const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>)
 ) => channel.emit("log", { level, msg, fields });
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
+/** How often the NATS link's reachability is checked for /readyz. */
+const HEALTH_CHECK_MS = 500;
 
 async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
@@ -96,6 +98,18 @@ async function main(): Promise<void> {
       logger: forwardingLogger(data.nats.logLevel, log),
     });
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
+  if (publisher !== undefined) {
+    // The RPC thread's /readyz says why while NATS is out of reach.
+    const watched = publisher;
+    let said: string | undefined;
+    const timer = setInterval(() => {
+      const why = watched.unreachable();
+      if (why === said) return;
+      said = why;
+      channel.emit("health", { reasons: why === undefined ? [] : [why] });
+    }, HEALTH_CHECK_MS);
+    timer.unref();
+  }
   channel.handle("submit", submit);
   channel.handle("mine", () => sequencer.mine());
   channel.handle("control", (request) => sequencer.control(request));
