@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  didYouMean,
-  editDistance,
-  isOperatorError,
-  jsonErrorReason,
-  nearest,
-  UsageError,
-} from "./args.ts";
+import { didYouMean, editDistance, jsonErrorReason, nearest } from "./args.ts";
 
 test("edit distance", () => {
   assert.equal(editDistance("port", "port"), 0);
@@ -24,16 +17,6 @@ test("the nearest known name, only when it is near", () => {
   assert.equal(nearest("zzzzzzzz", flags), undefined);
   assert.equal(didYouMean("hots", flags, "--"), " (did you mean --host?)");
   assert.equal(didYouMean("qqqqqqq", flags), "");
-});
-
-test("operator errors are one line; bugs keep their stack", () => {
-  assert.equal(isOperatorError(new UsageError("bad flag")), true);
-  const enoent = Object.assign(new Error("ENOENT: no such file"), { code: "ENOENT" });
-  assert.equal(isOperatorError(enoent), true, "a system error names what the operator must fix");
-  const internal = Object.assign(new TypeError("bad arg"), { code: "ERR_INVALID_ARG_TYPE" });
-  assert.equal(isOperatorError(internal), false, "Node's ERR_* codes are programming errors");
-  assert.equal(isOperatorError(new TypeError("x is undefined")), false);
-  assert.equal(isOperatorError("a string"), false);
 });
 
 test("a JSON syntax error, short: no quoted text, a line and column", () => {

@@ -1,22 +1,8 @@
-// Command-line plumbing shared by the commands: the one-line usage error, the nearest-name
-// suggestion, and input files checked before anything is created on disk.
+// Command-line plumbing shared by the commands: the nearest-name suggestion, and input files
+// checked before anything is created on disk.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-
-/** A command-line mistake: printed as one line, exit code 1. */
-export class UsageError extends Error {
-  readonly code = "USAGE";
-}
-
-/**
- * Whether an error is the operator's to fix, printed as one line: flashnode's own errors carry a
- * string code (USAGE, DATADIR_UNAVAILABLE…), and so do the system's (ENOENT, ENOSPC…). Node's
- * ERR_* codes and errors without a code are programming errors.
- */
-export function isOperatorError(e: unknown): e is Error & { code: string } {
-  const code = (e as { code?: unknown } | null)?.code;
-  return e instanceof Error && typeof code === "string" && !code.startsWith("ERR_");
-}
+import { UsageError } from "../util/errors.ts";
 
 /** Levenshtein distance (small strings: flag and command names). */
 export function editDistance(a: string, b: string): number {

@@ -2,9 +2,10 @@
 // flag, else its FLASHNODE_* variable, else the config file, else its default; `--help` is
 // generated from the same table.
 import { parseArgs } from "node:util";
-import { didYouMean, readJsonFile, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { didYouMean, readJsonFile } from "./args.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
-import { coerce, parseArgsMessage } from "./optionValues.ts";
+import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
 const POSITIONALS: Record<Command, readonly string[]> = {
@@ -14,7 +15,6 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   replica: [],
 };
 
-export type OptionValue = string | number | boolean | readonly string[] | unknown;
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
   readonly positionals: readonly string[];
