@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { brotliCompressSync } from "node:zlib";
-import { keccak256 } from "../exec/crypto.ts";
 import type { PendingBase } from "../pending/types.ts";
 import { flashblockWireJson } from "../sequencer/flashblockWire.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { FlashblockParseError, parseFlashblock } from "./flashblock.ts";
 import { brotliFrame, decodeFrame, FrameDecodeError } from "./flashblockFrame.ts";

@@ -3,8 +3,9 @@
 // FlashblockParseError. Base's serde types are the measure of "well-formed": payload_id 8 bytes,
 // `index` and `metadata.block_number` plain JSON integers, header fields hex, `base` only
 // meaningful on index 0 (older producers send `"base": null` on the others, newer omit it).
-import { keccak256 } from "../exec/crypto.ts";
+
 import type { PendingTransaction } from "../pending/types.ts";
+import { keccak256 } from "../util/crypto.ts";
 import type { Hex } from "../util/hex.ts";
 import { bytesToHex, unprefixedHexToBytes } from "../util/hex.ts";
 

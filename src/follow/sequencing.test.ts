@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { keccak256 } from "../exec/crypto.ts";
+import { keccak256 } from "../util/crypto.ts";
 import type { Hex } from "../util/hex.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";

@@ -14,8 +14,8 @@ import {
 } from "../../test/utils/anvilUpstream.ts";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
 import { type RpcProxy, startRpcProxy } from "../../test/utils/rpcProxy.ts";
-import { keccak256 } from "../exec/crypto.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, hexToBytes } from "../util/hex.ts";
 import { UpstreamClient } from "./client.ts";
 import { UpstreamNotArchiveError, UpstreamUnavailableError } from "./errors.ts";

@@ -4,9 +4,9 @@
 // macrotask leave as one JSON-RPC batch (the client's doing); what was fetched stays in the
 // datadir (forkCache.ts), so nothing is fetched twice for this chain and F.
 import type { AccountRecord } from "../chain/types.ts";
-import { keccak256 } from "../exec/crypto.ts";
 import type { Logger } from "../log/logger.ts";
 import type { KvEnv } from "../store/lmdb.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft, trimLeadingZeros } from "../util/hex.ts";
 import { notArchiveReason } from "./classify.ts";
 import type { UpstreamClient } from "./client.ts";

@@ -3,8 +3,9 @@
 // A chunk the upstream refuses as too wide (or too full) is halved, or cut to the size the
 // upstream names, and the working size is remembered for the next query. Each chunk's answer is
 // cached: logs at or below F never change.
-import { keccak256 } from "../exec/crypto.ts";
+
 import type { Logger } from "../log/logger.ts";
+import { keccak256 } from "../util/crypto.ts";
 import type { CallOptions } from "./calls.ts";
 import { logRangeLimit } from "./classify.ts";
 import type { UpstreamClient } from "./client.ts";
