@@ -36,7 +36,9 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
 
 /** The start banner: the same lines in every role, with the role's own details. */
 export function banner(plan: NodePlan, node: RunningNode, details: readonly string[]): string {
-  const keyNote = plan.frontend.generatedKey ? "   (key generated for this run; set --api-key)" : "";
+  const keyNote = plan.frontend.generatedKey
+    ? "   (key generated for this run; set --api-key)"
+    : "";
   const live = plan.source.kind !== "archive";
   const lines = [
     "",

@@ -88,7 +88,12 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       case "archive": {
         archive = await servedArchive(datadir);
         parts.add(() => archive.kv.close());
-        source = { target: undefined, resumedAt: undefined, readiness: () => [], close: async () => {} };
+        source = {
+          target: undefined,
+          resumedAt: undefined,
+          readiness: () => [],
+          close: async () => {},
+        };
         break;
       }
     }
@@ -125,7 +130,10 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       let pending: PendingBlock | undefined;
       parts.add(
         stream.subscribe((u) => {
-          pending = applyFlashblock(u.kind === "sealed" ? undefined : pending, u.kind === "sealed" ? u.next : u);
+          pending = applyFlashblock(
+            u.kind === "sealed" ? undefined : pending,
+            u.kind === "sealed" ? u.next : u,
+          );
         }),
       );
       const host = await startReaderHost({

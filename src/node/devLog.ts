@@ -61,7 +61,12 @@ export function logDevChain(stream: UpdateStream, store: ChainStore, logger: Log
     if (u.kind === "sealed" && u.reverted === undefined) sealed(u);
     preconfirmed(fb);
     flashblockLog.debug(
-      { block: fb.base.number, index: fb.index, transactions: fb.transactions.length, buildMs: fb.buildMs },
+      {
+        block: fb.base.number,
+        index: fb.index,
+        transactions: fb.transactions.length,
+        buildMs: fb.buildMs,
+      },
       "flashblock",
     );
   });

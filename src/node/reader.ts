@@ -6,10 +6,10 @@
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
+import type { Health } from "../edge/edgeServer.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createDevSigner } from "../exec/devSigner.ts";
-import type { Health } from "../edge/edgeServer.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MetricsSources } from "../metrics/metrics.ts";
@@ -32,8 +32,8 @@ import {
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import type { ChainTarget, ViewOptions } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
-import type { SourceHealth } from "./readerProtocol.ts";
 import type { ReaderLink } from "./readerLink.ts";
+import type { SourceHealth } from "./readerProtocol.ts";
 import { storeReadiness, withinLag } from "./readiness.ts";
 
 /** How long a call waits for an update the fence says another reader may have shown. */

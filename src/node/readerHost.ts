@@ -206,7 +206,9 @@ export async function startReaderHost(opts: {
     serve(reader);
     const listening = new Promise<{ url: string; dedicatedUrl: string }>((resolve, reject) => {
       channel.on("listening", resolve);
-      void channel.whenGone().then((e) => reject(new Error(`reader ${slot} did not start: ${e.message}`)));
+      void channel
+        .whenGone()
+        .then((e) => reject(new Error(`reader ${slot} did not start: ${e.message}`)));
     });
     void channel.whenGone().then((e) => {
       readers.delete(worker);

@@ -53,7 +53,11 @@ export type PrimaryApi = {
     readonly metrics: { readonly request: null; readonly reply: string };
     /** A filter poll for the filter reader `slot` holds; its result as JSON text. */
     readonly filterCall: {
-      readonly request: { readonly slot: number; readonly method: string; readonly filterId: string };
+      readonly request: {
+        readonly slot: number;
+        readonly method: string;
+        readonly filterId: string;
+      };
       readonly reply: string;
     };
   };

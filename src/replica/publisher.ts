@@ -6,9 +6,9 @@
 
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
