@@ -2,7 +2,8 @@
 // node:util parseArgs errors rewritten: every mistake is one line naming the flag, found before
 // the command creates anything on disk.
 import { isIP } from "node:net";
-import { didYouMean, jsonErrorReason, UsageError } from "./args.ts";
+import { didYouMean } from "../util/nearestName.ts";
+import { jsonErrorReason, UsageError } from "./args.ts";
 import type { OptionValue } from "./options.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
 

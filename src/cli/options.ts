@@ -2,7 +2,8 @@
 // flag, else its FLASHNODE_* variable, else the config file, else its default; `--help` is
 // generated from the same table.
 import { parseArgs } from "node:util";
-import { didYouMean, readJsonFile, UsageError } from "./args.ts";
+import { didYouMean } from "../util/nearestName.ts";
+import { readJsonFile, UsageError } from "./args.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
 import { coerce, parseArgsMessage } from "./optionValues.ts";
 
