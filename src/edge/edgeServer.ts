@@ -6,7 +6,13 @@ import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
-import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
+import {
+  type CallSummary,
+  callBlocks,
+  type MethodRegistry,
+  type Refusal,
+  type RequestContext,
+} from "../rpc/method.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
 import { createFastHttpServer } from "./fastHttp.ts";
@@ -24,6 +30,8 @@ export type EdgeLimits = {
 
 export type EdgeOptions = {
   readonly dispatcher: Dispatcher;
+  /** The registry the dispatcher serves: the policy reads each call's blocks through it. */
+  readonly methods: MethodRegistry;
   readonly policy: MethodPolicy;
   /** Dedicated endpoint keys, each optionally rate-limited. */
   readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
@@ -110,11 +118,12 @@ export function createEdge(opts: EdgeOptions): Edge {
   const ui = createUiHandler();
 
   const log = opts.logger?.child({ module: "edge" });
+  const blocksOf = callBlocks(opts.methods);
 
   function admit(tier: Tier, limiter: RateLimiter | undefined, bucket: string, client: string) {
     return (calls: readonly CallSummary[]): Refusal | undefined => {
       for (const call of calls) {
-        if (!allowed(opts.policy, tier, call)) {
+        if (!allowed(opts.policy, tier, call, blocksOf)) {
           metrics?.forbidden(tier, call.method);
           log?.debug({ tier, client, method: call.method, calls: calls.length }, "forbidden (403)");
           return NOT_WHITELISTED;

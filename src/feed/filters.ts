@@ -7,7 +7,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { FilterService } from "../rpc/backend.ts";
-import type { FilterCriteria } from "../rpc/filterCriteria.ts";
+import { type FilterCriteria, followsPending } from "../rpc/filterCriteria.ts";
 import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
 import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
 
@@ -120,12 +120,11 @@ export function createFilterManager(
 
   return {
     newLogFilter(criteria) {
-      const top = criteria.toBlock;
       return install({
         kind: "logs",
         criteria,
         match: logFilterOf(criteria, true),
-        live: top === undefined || (top.kind === "tag" && top.tag === "pending"),
+        live: followsPending(criteria),
       });
     },
     newBlockFilter: () => install({ kind: "blocks" }),

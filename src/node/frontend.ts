@@ -7,12 +7,14 @@ import { type OptionValue, parseDuration } from "../cli/options.ts";
 import { createEdge, type Edge, type Health } from "../edge/edgeServer.ts";
 import { DEFAULT_POLICY, type MethodPolicy, parsePolicy } from "../edge/policy.ts";
 import type { RateLimit } from "../edge/rateLimit.ts";
+import { SUBSCRIPTION_METHODS } from "../feed/subscriptions.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import { attachWebSocket } from "../feed/wsServer.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetrics, type Metrics, type MetricsSources } from "../metrics/metrics.ts";
 import { createDispatcher, type DispatcherOptions } from "../rpc/dispatch.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
+import { METHOD_NAMES } from "../rpc/methods.ts";
 import { listen } from "../rpc/server.ts";
 import { routeFilterCalls } from "./filterRouting.ts";
 import { readerSlot } from "./readerCluster.ts";
@@ -58,7 +60,7 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
   let policy = DEFAULT_POLICY;
   if (values.get("policy") !== undefined) {
     try {
-      policy = parsePolicy(values.get("policy"));
+      policy = parsePolicy(values.get("policy"), [...METHOD_NAMES, ...SUBSCRIPTION_METHODS]);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -159,6 +161,7 @@ export async function startFrontend(args: {
   };
   const edge: Edge = createEdge({
     dispatcher: createDispatcher(methods, dispatcherOptions),
+    methods,
     policy: o.policy,
     apiKeys: o.apiKeys,
     publicRateLimit: o.publicRateLimit,

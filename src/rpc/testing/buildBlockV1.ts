@@ -5,7 +5,7 @@ import { ServerError } from "../errors.ts";
 import { callService } from "../eth/callTarget.ts";
 import { array, data, object, qty } from "../format/json.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
-import { parseHash32, parseHexBytes } from "../params.ts";
+import { parseBlockHash, parseHexBytes } from "../params.ts";
 import { parsePayloadAttributes, parseTransactionList } from "./payloadAttributes.ts";
 
 /** geth's ExecutableData, as its gencodec writes it (nil pointers as null). */
@@ -60,7 +60,7 @@ async function poolPending(backend: RpcBackend): Promise<PoolContent["pending"]>
 export function buildBlockV1(backend: RpcBackend) {
   return defineMethod({
     params: [
-      required(parseHash32),
+      required(parseBlockHash),
       required(parsePayloadAttributes),
       optional(parseTransactionList),
       optional(parseHexBytes),
