@@ -62,7 +62,7 @@ export class ServerError extends RpcError {
   }
 }
 
-/** geth's clientLimitExceededError (eth_simulateV1's block and call limits). */
+/** geth's clientLimitExceededError (eth_simulateV1's block and call limits, eth_getStorageValues' slots). */
 export class ClientLimitExceededError extends RpcError {
   static readonly code: number = -38026;
   constructor(message: string) {

@@ -1,6 +1,6 @@
 import { bytesToHex } from "../../util/hex.ts";
 import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, RpcError } from "../errors.ts";
+import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector, parseHash32 } from "../params.ts";
 import { resolveState } from "../resolveBlock.ts";
@@ -8,13 +8,6 @@ import { storageWord } from "./storageWord.ts";
 
 /** geth's cap on the total number of slots in one call. */
 export const MAX_STORAGE_VALUES_SLOTS = 1024;
-
-export class ClientLimitExceededError extends RpcError {
-  static readonly code = -38026;
-  constructor(message: string) {
-    super(ClientLimitExceededError.code, message);
-  }
-}
 
 type StorageRequest = ReadonlyArray<readonly [address: Uint8Array, slots: Uint8Array[]]>;
 
