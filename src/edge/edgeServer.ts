@@ -5,7 +5,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Dispatcher } from "../rpc/dispatch.ts";
+import type { Dispatcher, RefusedResponse } from "../rpc/dispatch.ts";
+import { sendAnswer } from "../rpc/httpAnswer.ts";
 import {
   type CallSummary,
   callBlocks,
@@ -52,8 +53,12 @@ export type Health = {
   readonly reasons: readonly string[];
 };
 
-const UNAUTHORIZED =
-  '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}';
+const UNAUTHORIZED: RefusedResponse = {
+  refused: true,
+  status: 401,
+  headers: {},
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}',
+};
 
 /** The path of a request target: origin-form, or absolute-form (as sent to proxies). */
 function pathOf(url: string): string {
@@ -205,7 +210,10 @@ export function createEdge(opts: EdgeOptions): Edge {
       );
     }
     const ctx = route(path, req);
-    if (ctx === 401) return send(res, 401, "application/json", UNAUTHORIZED);
+    if (ctx === 401) {
+      res.on("error", ignore);
+      return sendAnswer(res, UNAUTHORIZED, false);
+    }
     if (ctx === undefined || typeof ctx === "number") {
       res.on("error", ignore);
       res.writeHead(404, { "content-length": 0 });
