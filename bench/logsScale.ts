@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { chainSpecFromGenesis } from "../src/chain/genesis.ts";
 import type { Log, ReceiptRecord } from "../src/chain/types.ts";
-import { keccak256 } from "../src/exec/crypto.ts";
 import { createBackend } from "../src/node/backendFactory.ts";
 import { queryLogs } from "../src/rpc/eth/logQuery.ts";
 import { parseFilterCriteria } from "../src/rpc/filterCriteria.ts";
 import { createChainStore } from "../src/store/chainStore.ts";
 import { openKvEnv } from "../src/store/lmdb.ts";
+import { keccak256 } from "../src/util/crypto.ts";
 import { bytesToHex } from "../src/util/hex.ts";
 import { rng } from "./scale/model.ts";
 

@@ -7,7 +7,7 @@ import type {
   BlockWrite,
   StorageChange,
 } from "../../src/chain/types.ts";
-import { keccak256 } from "../../src/exec/crypto.ts";
+import { keccak256 } from "../../src/util/crypto.ts";
 
 export type ScaleParams = {
   readonly changesPerBlock: number;

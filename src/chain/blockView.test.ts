@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createBlob4844Tx } from "@ethereumjs/tx";
-import { nativeKzg } from "../exec/kzg.ts";
 import { transactionJson } from "../rpc/format/block.ts";
 import { bytesToHex } from "../util/hex.ts";
+import { nativeKzg } from "../util/kzg.ts";
 import { decodeTransaction } from "./blockView.ts";
 
 // get-blob-tx.io once rendered these as "0x00undefined0001…": the library keeps them as hex

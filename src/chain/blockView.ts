@@ -1,11 +1,9 @@
 // Stored blocks decoded into plain views for the RPC layer (which never sees the EVM library).
-import { type BlockHeader, createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
+import { type BlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
-import { keccak256 } from "../exec/crypto.ts";
-import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToBigInt, hexToBytes } from "../util/hex.ts";
 import { decodeBlockTransaction } from "./op/blockTx.ts";
 import { type DepositTx, isDepositTx } from "./op/depositTx.ts";
@@ -197,14 +195,14 @@ function transactionView(tx: TypedTransaction | DepositTx): TransactionView {
 }
 
 /** Byte length of an RLP list header for a payload of `length` bytes. */
-function listPrefixLength(length: number): number {
+export function listPrefixLength(length: number): number {
   if (length < 56) return 1;
   let bytes = 0;
   for (let n = length; n > 0; n = Math.floor(n / 256)) bytes++;
   return 1 + bytes;
 }
 
-function stringPrefixLength(length: number): number {
+export function stringPrefixLength(length: number): number {
   return length === 1 ? 0 : listPrefixLength(length);
 }
 
@@ -246,65 +244,6 @@ export function decodeBlock(common: Common, headerRlp: Uint8Array, bodyRlp: Uint
 
 export function decodeTransaction(common: Common, raw: Uint8Array): TransactionView {
   return transactionView(decodeBlockTransaction(raw, common));
-}
-
-const ZERO32 = new Uint8Array(32);
-
-/** The pre-confirmed block's header: its environment, roots so far and a zero state root. */
-function pendingHeader(common: Common, p: PendingBlock): BlockHeader {
-  const b = p.base;
-  return createBlockHeader(
-    {
-      parentHash: b.parentHash,
-      coinbase: b.coinbase,
-      stateRoot: ZERO32,
-      transactionsTrie: p.transactionsRoot,
-      receiptTrie: p.receiptsRoot,
-      logsBloom: p.logsBloom,
-      number: BigInt(b.number),
-      gasLimit: b.gasLimit,
-      gasUsed: p.gasUsed,
-      timestamp: b.timestamp,
-      extraData: b.extraData,
-      mixHash: b.prevRandao,
-      baseFeePerGas: b.baseFeePerGas,
-      withdrawalsRoot: KECCAK256_RLP,
-      blobGasUsed: p.blobGasUsed,
-      excessBlobGas: b.excessBlobGas,
-      parentBeaconBlockRoot: b.parentBeaconBlockRoot,
-      requestsHash: SHA256_NULL,
-    },
-    { common, setHardfork: true },
-  );
-}
-
-/** The pre-confirmed block's header RLP, as its view renders it (zero state root). */
-export function pendingHeaderRlp(common: Common, p: PendingBlock): Uint8Array {
-  return pendingHeader(common, p).serialize();
-}
-
-/**
- * The pre-confirmed block as a block view. Like Base, its hash is 32 zero bytes, and so is its
- * state root: both exist only once the block is sealed.
- */
-export function pendingBlockView(common: Common, p: PendingBlock): BlockView {
-  const header = pendingHeader(common, p);
-  const headerRlp = header.serialize();
-  let txBytes = 0;
-  for (const t of p.transactions) {
-    // Legacy transactions are RLP lists in the body; typed ones are byte strings around the envelope.
-    const isList = t.raw[0]! >= 0xc0;
-    txBytes += isList ? t.raw.length : stringPrefixLength(t.raw.length) + t.raw.length;
-  }
-  // header ‖ [txs] ‖ [] uncles ‖ [] withdrawals
-  const payload = headerRlp.length + listPrefixLength(txBytes) + txBytes + 1 + 1;
-  return {
-    header: { ...headerView(header), hash: ZERO32 },
-    size: listPrefixLength(payload) + payload,
-    transactions: p.transactions.map((t) => decodeTransaction(common, t.raw)),
-    uncleHashes: [],
-    withdrawals: [],
-  };
 }
 
 /** EIP-1559's base fee of the first London block (geth's params.InitialBaseFee). */

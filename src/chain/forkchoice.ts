@@ -2,7 +2,12 @@
 // (`import --forkchoice`), else the head: an archive without consensus input has nothing older
 // to call final. The dev chain has no consensus layer either, so its tags trail the head by
 // fixed depths, as anvil's do (32 and 64 blocks by default).
-import type { Forkchoice } from "../store/chainStore.ts";
+
+/** The tags an archive stores (`import --forkchoice`); unset means "the head". */
+export type Forkchoice = {
+  readonly safe: number | undefined;
+  readonly finalized: number | undefined;
+};
 
 export type SafeAndFinalized = { readonly safe: number; readonly finalized: number };
 

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import { type Block, createBlock } from "@ethereumjs/block";
 import { type Common, createCommonFromGethGenesis, type GethGenesis } from "@ethereumjs/common";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
-import { nativeCrypto } from "../exec/crypto.ts";
-import { nativeKzg } from "../exec/kzg.ts";
+import { nativeCrypto } from "../util/crypto.ts";
 import { hexToBytes, padLeft } from "../util/hex.ts";
+import { nativeKzg } from "../util/kzg.ts";
 import { type OpConfig, opConfigOf } from "./op/config.ts";
 
 export class GenesisError extends Error {

@@ -1,22 +1,9 @@
-// Command-line plumbing shared by the commands: the one-line usage error and input files
-// checked before anything is created on disk (the nearest-name suggestion: util/nearestName.ts).
+// Command-line plumbing shared by the commands: input files checked before anything is created
+// on disk (the one-line usage error is in util/errors.ts, the nearest-name suggestion in
+// util/nearestName.ts).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-
-/** A command-line mistake: printed as one line, exit code 1. */
-export class UsageError extends Error {
-  readonly code = "USAGE";
-}
-
-/**
- * Whether an error is the operator's to fix, printed as one line: flashnode's own errors carry a
- * string code (USAGE, DATADIR_UNAVAILABLE…), and so do the system's (ENOENT, ENOSPC…). Node's
- * ERR_* codes and errors without a code are programming errors.
- */
-export function isOperatorError(e: unknown): e is Error & { code: string } {
-  const code = (e as { code?: unknown } | null)?.code;
-  return e instanceof Error && typeof code === "string" && !code.startsWith("ERR_");
-}
+import { UsageError } from "../util/errors.ts";
 
 /** A JSON file named by a flag, read and parsed now, with a one-line error naming the flag. */
 export function readJsonFile(flag: string, path: string): unknown {

@@ -6,12 +6,13 @@ import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/dev
 import { describePolicy } from "../edge/policy.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
-import { frontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { startStreamReader } from "../node/streamReader.ts";
 import { missingRoot } from "../store/datadir.ts";
-import { checkListenAddress, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";

@@ -3,7 +3,8 @@
 import { statSync } from "node:fs";
 import { type ChainSpec, chainSpecFromGenesis, genesisBlock } from "../chain/genesis.ts";
 import { ChainFile } from "../chain/rlpFile.ts";
-import { readJsonFile, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { readJsonFile } from "./args.ts";
 
 /** A geth genesis file, parsed and checked as a chain spec (creating nothing). */
 export async function readGenesisFile(

@@ -2,10 +2,12 @@
 // node:util parseArgs errors rewritten: every mistake is one line naming the flag, found before
 // the command creates anything on disk.
 import { isIP } from "node:net";
+import { UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
-import { jsonErrorReason, UsageError } from "./args.ts";
-import type { OptionValue } from "./options.ts";
+import { jsonErrorReason } from "./args.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
+
+export type OptionValue = string | number | boolean | readonly string[] | unknown;
 
 /** Where a bad value came from, unless it is the flag itself (the message names the flag). */
 function originPrefix(origin: string): string {

@@ -2,10 +2,11 @@
 // flag, else its FLASHNODE_* variable, else the config file, else its default; `--help` is
 // generated from the same table.
 import { parseArgs } from "node:util";
+import { UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
-import { readJsonFile, UsageError } from "./args.ts";
+import { readJsonFile } from "./args.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
-import { coerce, parseArgsMessage } from "./optionValues.ts";
+import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
 const POSITIONALS: Record<Command, readonly string[]> = {
@@ -15,7 +16,6 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   replica: [],
 };
 
-export type OptionValue = string | number | boolean | readonly string[] | unknown;
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
   readonly positionals: readonly string[];

@@ -2,13 +2,14 @@
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { describePolicy } from "../edge/policy.ts";
 import { createLogger } from "../log/logger.ts";
-import { frontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { startReplicaNode } from "../node/replicaNode.ts";
 import { startStreamReader } from "../node/streamReader.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
-import { checkListenAddress, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 

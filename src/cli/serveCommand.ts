@@ -4,10 +4,12 @@ import { describePolicy } from "../edge/policy.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import { assertArchive, startArchiveServer } from "../node/archiveServer.ts";
-import { type FrontendOptions, frontendOptions } from "../node/frontend.ts";
+import type { FrontendOptions } from "../node/frontend.ts";
 import { isReader, readerCount, startReaderCluster } from "../node/readerCluster.ts";
-import { checkListenAddress, UsageError } from "./args.ts";
+import { UsageError } from "../util/errors.ts";
+import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
 

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Dispatcher, RefusedResponse } from "../rpc/dispatch.ts";
+import type { Dispatcher } from "../rpc/dispatch.ts";
 import { sendAnswer } from "../rpc/httpAnswer.ts";
 import {
   type CallSummary,
@@ -14,6 +14,7 @@ import {
   type Refusal,
   type RequestContext,
 } from "../rpc/method.ts";
+import type { RefusedResponse } from "../rpc/responseTails.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
 import { createFastHttpServer } from "./fastHttp.ts";

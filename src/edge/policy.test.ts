@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { RpcBackend } from "../rpc/backend.ts";
 import { type CallSummary, callBlocks } from "../rpc/method.ts";
 import { createMethods, METHOD_NAMES } from "../rpc/methods.ts";
+import type { RpcBackend } from "../services/backend.ts";
 import {
   allowed,
   DEFAULT_POLICY,

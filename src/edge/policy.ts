@@ -4,7 +4,7 @@
 // Where each method takes its blocks is not written here: the method registry declares it with
 // each parameter's parser (rpc/method.ts callBlocks), and a call's blocks are read through it.
 import type { CallBlocks, CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
-import type { BlockSelector } from "../rpc/params.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
 import { didYouMean } from "../util/nearestName.ts";
 
 export type Tier = RequestContext["tier"];

@@ -30,8 +30,8 @@ import type {
 } from "../chain/types.ts";
 import type { StateDiff } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
-import { keccak256 } from "./crypto.ts";
 import { applyStateWrite } from "./devWrites.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";
@@ -39,6 +39,7 @@ import { buildReceipts } from "./receipts.ts";
 import { RecordingStateManager } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { validateHeader } from "./validateHeader.ts";
+import { builderHeader } from "./vmInternals.ts";
 
 /** A block refused by import: names the block and what did not match. Nothing of it is stored. */
 export class BlockRejectedError extends Error {
@@ -152,8 +153,10 @@ export class BlockExecutor {
       headerData,
       blockOpts: { putBlockIntoBlockchain: false },
     });
-    const built = (builder as unknown as { headerData: { baseFeePerGas?: bigint } }).headerData;
-    this.op?.beginBlock(BigInt(headerData.timestamp as bigint), built.baseFeePerGas);
+    this.op?.beginBlock(
+      BigInt(headerData.timestamp as bigint),
+      builderHeader(builder).baseFeePerGas,
+    );
     return builder;
   }
 

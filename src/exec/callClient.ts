@@ -2,18 +2,15 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
   AccessListResult,
-  BuildBlockRequest,
-  BuiltPayload,
   CallRequest,
   CallResult,
-  CallService,
   CallTarget,
-  TraceOptions,
-  TraceRequest,
-} from "../rpc/backend.ts";
-import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
+} from "../services/callRequest.ts";
+import type { CallService, TraceOptions, TraceRequest } from "../services/calls.ts";
+import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";

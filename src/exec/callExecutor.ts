@@ -6,7 +6,7 @@ import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, createContractAddress } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
-import type { AccessListResult, CallRequest, CallResult } from "../rpc/backend.ts";
+import type { AccessListResult, CallRequest, CallResult } from "../services/callRequest.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import {

@@ -1,16 +1,14 @@
 // Messages between the RPC thread and the call worker. Plain data only.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
   AccessListResult,
-  BuildBlockRequest,
-  BuiltPayload,
   CallRequest,
   CallResult,
   CallTarget,
-  TraceOptions,
-  TraceRequest,
-} from "../rpc/backend.ts";
-import type { SimulatedBlock, SimulateRequest } from "../rpc/simulateTypes.ts";
+} from "../services/callRequest.ts";
+import type { TraceOptions, TraceRequest } from "../services/calls.ts";
+import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
 import type { CallLimits } from "./callLimits.ts";
 
 export type CallWorkerData = {

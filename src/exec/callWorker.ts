@@ -6,7 +6,7 @@ import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
-import type { CallTarget } from "../rpc/backend.ts";
+import type { CallTarget } from "../services/callRequest.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { devAccounts, devGenesis } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import type { UnsignedTransaction } from "../rpc/backend.ts";
+import type { UnsignedTransaction } from "../services/signer.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { createDevSigner, TxBuildError } from "./devSigner.ts";
 import { libraryRefusalText } from "./txPrecheck.ts";

@@ -1,13 +1,13 @@
 // The dev chain's test-account keys: eth_sendTransaction and eth_signTransaction sign with them,
 // eth_sign and personal_sign (EIP-191) and eth_signTypedData_v4 (EIP-712) too, deterministically
 // (RFC 6979), so the same request signs to the same bytes as on anvil.
-import { createTx, type TypedTxData } from "@ethereumjs/tx";
 
+import { createTx, type TypedTxData } from "@ethereumjs/tx";
 import secp256k1 from "secp256k1";
 import { type ChainSpec, commonAt } from "../chain/genesis.ts";
-import type { BlockAt, DevSigner, UnsignedTransaction } from "../rpc/backend.ts";
+import type { BlockAt, DevSigner, UnsignedTransaction } from "../services/signer.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, hexToBytes } from "../util/hex.ts";
-import { keccak256 } from "./crypto.ts";
 import { placeholderSignature } from "./impersonation.ts";
 import { libraryRefusalText } from "./txPrecheck.ts";
 import { typedDataDigest } from "./typedData.ts";

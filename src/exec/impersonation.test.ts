@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { createTxFromRLP } from "@ethereumjs/tx";
 import { devAccounts, devGenesis } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import type { UnsignedTransaction } from "../rpc/backend.ts";
+import type { UnsignedTransaction } from "../services/signer.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { createDevSigner } from "./devSigner.ts";
 import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";

@@ -12,14 +12,14 @@ import type { Address } from "@ethereumjs/util";
 import { buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
-import type { BuildBlockRequest, BuiltPayload } from "../rpc/backend.ts";
-import { addTransaction } from "../sequencer/builderAccess.ts";
-import { decodeRawTransaction } from "../sequencer/decodeTransaction.ts";
+import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
 import { CallFailedError } from "./callExecutor.ts";
+import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { precheck } from "./txPrecheck.ts";
+import { addTransaction, builderHeader } from "./vmInternals.ts";
 
 /** geth's default gas ceiling (miner.gaslimit): what a node without --gas-limit aims for. */
 export const DEFAULT_GAS_CEIL = 60_000_000n;
@@ -135,9 +135,7 @@ export async function buildPayload(
     // geth's testing API checks no header rule (extra data over 32 bytes, say): nor does this.
     blockOpts: { putBlockIntoBlockchain: false, skipConsensusFormatValidation: true },
   });
-  const headerData = (
-    builder as unknown as { headerData: { baseFeePerGas?: bigint; gasLimit: bigint } }
-  ).headerData;
+  const headerData = builderHeader(builder);
   const baseFee = headerData.baseFeePerGas;
   const blobGasPrice = common.isActivatedEIP(4844)
     ? parentBlock.header.calcNextBlobGasPrice(common)

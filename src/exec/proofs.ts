@@ -4,8 +4,8 @@
 import type { Common } from "@ethereumjs/common";
 import { createMerkleProof, MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import type { ProofService } from "../rpc/backend.ts";
-import { ServerError } from "../rpc/errors.ts";
+import { ServerError } from "../services/errors.ts";
+import type { ProofService } from "../services/proofs.ts";
 import { BufferedTrieDb, type TrieNodeSource } from "./trieDb.ts";
 
 export function createProofService(common: Common, nodes: TrieNodeSource): ProofService {

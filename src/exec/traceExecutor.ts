@@ -17,7 +17,8 @@ import { blockFromRlp, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
-import type { CallRequest, TraceOptions, TraceRequest } from "../rpc/backend.ts";
+import type { CallRequest } from "../services/callRequest.ts";
+import type { TraceOptions, TraceRequest } from "../services/calls.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import {
   type CallBlockEnv,

@@ -6,8 +6,8 @@
 // again when the block seals; any other log filter reports sealed blocks' logs only, as geth's.
 
 import { randomBytes } from "node:crypto";
-import type { FilterService } from "../rpc/backend.ts";
-import { type FilterCriteria, followsPending } from "../rpc/filterCriteria.ts";
+import { followsPending } from "../rpc/filterCriteria.ts";
+import type { FilterCriteria, FilterService } from "../services/filters.ts";
 import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
 import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { RpcError } from "../rpc/errors.ts";
+import { RpcError } from "../services/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { logBlockNumber, matchLog, parseLogFilter } from "./logFilter.ts";
 import type { LogEvent } from "./types.ts";

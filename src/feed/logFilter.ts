@@ -2,15 +2,15 @@
 // (eth/filters/api.go FilterCriteria.UnmarshalJSON, filter_system.go SubscribeLogs,
 // filter.go filterLogs): positional topics, null = wildcard, nested arrays = OR.
 
-import { InvalidParamsError } from "../rpc/errors.ts";
 import {
   checkQueryLimit,
-  type FilterCriteria,
   LOG_QUERY_LIMIT,
   matchesCriteria,
   parseFilterCriteria,
 } from "../rpc/filterCriteria.ts";
-import type { BlockNumberSelector } from "../rpc/params.ts";
+import type { BlockNumberSelector } from "../services/blockSelector.ts";
+import { InvalidParamsError } from "../services/errors.ts";
+import type { FilterCriteria } from "../services/filters.ts";
 import type { LogEvent } from "./types.ts";
 
 /** A parsed filter, ready to match: the criteria plus inclusive numeric bounds (tags set none,

@@ -3,11 +3,11 @@
 // `newFlashblocks`. Each subscription holds one feed listener, removed on unsubscribe or close.
 
 import { randomBytes } from "node:crypto";
-import { InvalidParamsError, RpcError, ServerError } from "../rpc/errors.ts";
 import type { MethodDef, RequestContext } from "../rpc/method.ts";
 import { defineMethod, optional, required } from "../rpc/method.ts";
 import { parseSubscriptionId } from "../rpc/params.ts";
 import { goQuote } from "../rpc/wire.ts";
+import { InvalidParamsError, RpcError, ServerError } from "../services/errors.ts";
 import type { LogFilter } from "./logFilter.ts";
 import { matchLog, parseLogFilter } from "./logFilter.ts";
 import type { ChainFeed, Unsubscribe } from "./types.ts";

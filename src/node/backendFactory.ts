@@ -1,12 +1,6 @@
 // Builds the RPC layer's view of a chain: read interfaces plus whatever services the node has.
-import {
-  decodeBlock,
-  decodeFees,
-  decodeHeader,
-  decodeTransaction,
-  pendingBlockView,
-  pendingHeaderRlp,
-} from "../chain/blockView.ts";
+
+import { decodeBlock, decodeFees, decodeHeader, decodeTransaction } from "../chain/blockView.ts";
 import { ForkSchedule } from "../chain/ethConfig.ts";
 import { type SafeAndFinalized, storedForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
@@ -22,9 +16,13 @@ import { createProofService } from "../exec/proofs.ts";
 import { createFilterManager } from "../feed/filters.ts";
 import type { ChainFeed } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { pendingBlockView, pendingHeaderRlp } from "../pending/pendingView.ts";
 import type { TimelineReader } from "../pending/txTimeline.ts";
-import type { CallService, DevSigner, RpcBackend, TransactionSink } from "../rpc/backend.ts";
-import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../rpc/eth/logQuery.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import type { CallService } from "../services/calls.ts";
+import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
+import type { DevSigner } from "../services/signer.ts";
+import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
 import { readerSlot } from "./readerCluster.ts";

@@ -14,7 +14,12 @@ import { FlashblockStats } from "../pending/flashblockStats.ts";
 import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { TxTimeline } from "../pending/txTimeline.ts";
-import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import {
+  type ChainUpdate,
+  type FlashblockUpdate,
+  type SealedUpdate,
+  updatePosition,
+} from "../pending/types.ts";
 import { headerJson } from "../rpc/format/block.ts";
 import { forEachLog, logJson } from "../rpc/format/receipt.ts";
 import type { ChainStore } from "../store/chainStore.ts";
@@ -22,17 +27,6 @@ import type { KvEnv } from "../store/lmdb.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { SealWaiters } from "./sealWaiters.ts";
-
-export type ChainUpdate = FlashblockUpdate | SealedUpdate;
-
-/**
- * A position in the stream, increasing with every update: the pending block's number and the
- * flashblock index within it (a seal carries the next block's index 0).
- */
-export function updatePosition(u: ChainUpdate): number {
-  const fb = u.kind === "flashblock" ? u : u.next;
-  return fb.position ?? fb.base.number * 1024 + fb.index;
-}
 
 export type ChainFollower = {
   pending(): PendingBlock | undefined;

@@ -22,7 +22,7 @@ import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { ChainUpdate, FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { SequencerClient } from "../sequencer/sequencerClient.ts";
@@ -33,7 +33,6 @@ import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
-  type ChainUpdate,
   createChainFollower,
   followerHealth,
   followerMetrics,

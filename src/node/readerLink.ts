@@ -4,9 +4,9 @@
 // replica's lag) are here too: one protocol.
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
-import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../rpc/errors.ts";
-import type { ChainUpdate } from "./chainFollower.ts";
+import type { ChainUpdate } from "../pending/types.ts";
+import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../services/errors.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 
 /** Messages between the primary (readerCluster.ts) and its readers. */
 export type ReaderMessage =

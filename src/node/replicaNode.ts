@@ -10,6 +10,7 @@ import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
+import type { ChainUpdate } from "../pending/types.ts";
 import { type BlockFollower, followBlocks } from "../replica/blockFollower.ts";
 import { bootstrapArchive } from "../replica/bootstrap.ts";
 import { openNatsLink } from "../replica/natsLink.ts";
@@ -24,12 +25,7 @@ import { createChainStore } from "../store/chainStore.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { createBackend } from "./backendFactory.ts";
-import {
-  type ChainUpdate,
-  createChainFollower,
-  followerHealth,
-  followerMetrics,
-} from "./chainFollower.ts";
+import { createChainFollower, followerHealth, followerMetrics } from "./chainFollower.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import { PositionFence } from "./positionFence.ts";
 import { type ReaderCluster, startReaderCluster } from "./readerCluster.ts";

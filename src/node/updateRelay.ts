@@ -4,13 +4,13 @@
 // readers' transactions through the one target (dev's sequencer; a replica's NATS forwarder).
 import type { Worker } from "node:cluster";
 import type { Logger } from "../log/logger.ts";
+import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { TransactionTarget } from "../replica/txForwarding.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
 import { DEV_METHODS_UNAVAILABLE } from "../rpc/dev/devControl.ts";
-import { ServerError, toRpcError } from "../rpc/errors.ts";
 import { NO_POOL_MESSAGE } from "../rpc/txpool/pool.ts";
+import { ServerError, toRpcError } from "../services/errors.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
-import { type ChainUpdate, updatePosition } from "./chainFollower.ts";
 import type { PositionFence } from "./positionFence.ts";
 import type { PrimaryMessage, ReaderMessage } from "./readerLink.ts";
 

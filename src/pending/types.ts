@@ -62,7 +62,7 @@ export type FlashblockUpdate = {
   readonly buildMs: number;
   readonly publishedAt: number;
   /**
-   * Where it stands in the stream (chainFollower.ts's updatePosition): set by the sequencer, it
+   * Where it stands in the stream (updatePosition below): set by the sequencer, it
    * keeps growing when the chain goes back (evm_revert) or a block is reopened.
    */
   readonly position?: number;
@@ -82,6 +82,18 @@ export type SealedUpdate = {
    */
   readonly reverted?: RevertedChain;
 };
+
+/** One message of the sequencer's stream, as every follower applies it. */
+export type ChainUpdate = FlashblockUpdate | SealedUpdate;
+
+/**
+ * A position in the stream, increasing with every update: the pending block's number and the
+ * flashblock index within it (a seal carries the next block's index 0).
+ */
+export function updatePosition(u: ChainUpdate): number {
+  const fb = u.kind === "flashblock" ? u : u.next;
+  return fb.position ?? fb.base.number * 1024 + fb.index;
+}
 
 /** What an evm_revert dropped: readers report these logs removed (geth's reorg). */
 export type RevertedChain = {

@@ -6,7 +6,7 @@
 // run releases that share FORMAT (docs/replicas.md).
 import { deserialize, serialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
-import type { ChainUpdate } from "../node/chainFollower.ts";
+import type { ChainUpdate } from "../pending/types.ts";
 
 export const FORMAT = "flashnode-v8/1";
 

@@ -6,7 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
-import { type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
+import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";

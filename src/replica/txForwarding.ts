@@ -2,7 +2,7 @@
 // sequencer's own answer: the hash, or the JSON-RPC error (code, message, data) as it gave it.
 import { headers, type Msg, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "../log/logger.ts";
-import { RpcError, ServerError } from "../rpc/errors.ts";
+import { RpcError, ServerError } from "../services/errors.ts";
 import type { StreamNames } from "./streams.ts";
 
 /** What the sequencer does with a forwarded request. */

@@ -5,7 +5,8 @@
 // (carried by a seal), so pending never shows a block with a hole in it.
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
-import { type ChainFollower, type ChainUpdate, updatePosition } from "../node/chainFollower.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
 import { decodeChainUpdate } from "./codec.ts";
@@ -30,7 +31,12 @@ export function followUpdates(opts: {
   readonly link: NatsLink;
   readonly names: StreamNames;
   readonly store: ChainStore;
-  readonly chain: ChainFollower;
+  /** The node's chain follower (node/chainFollower.ts): what this reads of it and feeds it. */
+  readonly chain: {
+    pending(): PendingBlock | undefined;
+    position(): number;
+    apply(u: ChainUpdate): void;
+  };
   readonly logger: Logger;
 }): UpdateFollower {
   const { link, names, store, chain, logger } = opts;

@@ -1,6 +1,7 @@
 // geth's TransactionArgs (the call object of eth_call / eth_estimateGas), parsed at the edge.
-import type { CallRequest } from "./backend.ts";
-import { InvalidParamsError } from "./errors.ts";
+
+import type { CallRequest } from "../services/callRequest.ts";
+import { InvalidParamsError } from "../services/errors.ts";
 import { parseAddress, parseHash32, parseHexBytes, parseQuantity, parseUint64 } from "./params.ts";
 
 function field<T>(

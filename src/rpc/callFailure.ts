@@ -1,9 +1,9 @@
 // Call/estimate failures from the call worker as JSON-RPC errors: reverts are code 3 with the
 // revert data (geth's revertError), everything else -32000.
+import type { CallResult } from "../services/callRequest.ts";
+import { RpcError } from "../services/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
-import type { CallResult } from "./backend.ts";
-import { RpcError } from "./errors.ts";
 
 type Failure = { message: string; rpcCode: number; data: string | undefined };
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { InvalidParamsError, RpcError } from "../services/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
 import type { DispatcherOptions } from "./dispatch.ts";
 import { createDispatcher } from "./dispatch.ts";
-import { InvalidParamsError, RpcError } from "./errors.ts";
 import type { MethodRegistry, RequestContext } from "./method.ts";
 import { defineMethod, optional, RawJson, RawJsonBytes, required } from "./method.ts";
 import {

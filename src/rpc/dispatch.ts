@@ -2,14 +2,13 @@
 // rpc/server.go): raw id echo, notifications, batches, limits, timeouts.
 
 import {
-  encodeRpcError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
   RpcError,
   ServerError,
   toRpcError,
-} from "./errors.ts";
+} from "../services/errors.ts";
 import {
   BATCH_REQUEST_LIMIT,
   BATCH_RESPONSE_MAX_SIZE,
@@ -40,6 +39,7 @@ import {
   INVALID_REQUEST,
   PARSE_ERROR,
   payloadSize,
+  type RefusedResponse,
   refused,
   resultTail,
   type Tail,
@@ -51,8 +51,15 @@ import {
 } from "./responseTails.ts";
 import { readSimpleBatch, readSimpleRequest } from "./simpleRequest.ts";
 import { joinParts, type SplicedBody } from "./splicedBody.ts";
-import type { Envelope } from "./wire.ts";
-import { firstValueEnd, scanEnvelope, skipSpace, skipValue, utf8Length } from "./wire.ts";
+import {
+  type Envelope,
+  encodeRpcError,
+  firstValueEnd,
+  scanEnvelope,
+  skipSpace,
+  skipValue,
+  utf8Length,
+} from "./wire.ts";
 
 export type DispatcherOptions = {
   /** Max calls per batch (0: unlimited). */
@@ -75,14 +82,6 @@ export type DispatcherOptions = {
     ms: number,
     errorCode: number | undefined,
   ) => void;
-};
-
-/** A request refused by the admission check: sent with its own HTTP status. */
-export type RefusedResponse = {
-  readonly refused: true;
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
 };
 
 /**

@@ -2,10 +2,18 @@
 // rules (eth/filters/api.go FilterCriteria.UnmarshalJSON): positional topics, null = wildcard,
 // nested arrays = OR, and geth's exact error texts.
 
+import type { BlockNumberSelector, BlockSelector } from "../services/blockSelector.ts";
+import { InvalidParamsError, ServerError } from "../services/errors.ts";
+import type { FilterCriteria } from "../services/filters.ts";
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from "../util/hex.ts";
-import { InvalidParamsError, ServerError } from "./errors.ts";
-import type { BlockNumberSelector, BlockParser, BlockSelector } from "./params.ts";
-import { LATEST, namesBlocks, PENDING, parseBlockNumberOnly, parseHash32 } from "./params.ts";
+import {
+  type BlockParser,
+  LATEST,
+  namesBlocks,
+  PENDING,
+  parseBlockNumberOnly,
+  parseHash32,
+} from "./params.ts";
 import { goFold } from "./wire.ts";
 
 /** geth maxTopics: LOG0..LOG4. */
@@ -97,18 +105,6 @@ function parseTopicPosition(t: unknown): { keys: Set<string>; count: number } | 
   }
   return count === 0 ? undefined : { keys, count };
 }
-
-/** A filter object as geth's FilterCriteria.UnmarshalJSON reads it (before any range check). */
-export type FilterCriteria = {
-  readonly blockHash: Uint8Array | undefined;
-  readonly fromBlock: BlockNumberSelector | undefined;
-  readonly toBlock: BlockNumberSelector | undefined;
-  /** undefined: any address; `count` as given (duplicates included), for the query limit. */
-  readonly addresses: { readonly keys: ReadonlySet<string>; readonly count: number } | undefined;
-  /** One entry per position; undefined: wildcard. */
-  readonly topics: readonly (ReadonlySet<string> | undefined)[];
-  readonly topicCounts: readonly number[];
-};
 
 /**
  * A filter object argument (null or missing: match everything). Errors are -32602 with geth's

@@ -8,7 +8,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import type { DispatchResult, RefusedResponse } from "./dispatch.ts";
+import type { DispatchResult } from "./dispatch.ts";
+import type { RefusedResponse } from "./responseTails.ts";
 import { SplicedBody } from "./splicedBody.ts";
 
 /** The answer to a request whose handling failed outside any call. */

@@ -19,8 +19,3 @@ export const HTTP_WRITE_TIMEOUT_MS = 30_000;
 export const HTTP_IDLE_TIMEOUT_MS = 120_000;
 /** geth answers -32002 this long before the HTTP write timeout would cut the connection. */
 export const RPC_REQUEST_TIMEOUT_MS = HTTP_WRITE_TIMEOUT_MS - 100;
-
-/** eth_simulateV1 (geth's internal/ethapi/simulate.go): blocks past the base, calls a block, calls. */
-export const MAX_SIMULATE_BLOCKS = 256;
-export const MAX_SIMULATE_CALLS_PER_BLOCK = 5000;
-export const MAX_SIMULATE_TOTAL_CALLS = 10000;

@@ -2,7 +2,8 @@
 // handlers receive parsed values (bigint, Uint8Array, selectors), never raw JSON. A parameter
 // whose parser names blocks says so (params.ts BlockParser): the policy reads it from here.
 
-import { type BlockParser, type BlockSelector, LATEST } from "./params.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
+import { type BlockParser, LATEST } from "./params.ts";
 
 /** One call of a request, as the admission check sees it (before anything runs). */
 export type CallSummary = { readonly method: string; readonly params: unknown };

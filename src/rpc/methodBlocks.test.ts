@@ -3,10 +3,11 @@
 // out of the policy.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { RpcBackend } from "./backend.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
 import { callBlocks, defineMethod, type MethodRegistry, optional, required } from "./method.ts";
 import { createMethods, METHOD_NAMES } from "./methods.ts";
-import { type BlockSelector, parseBlockSelector } from "./params.ts";
+import { parseBlockSelector } from "./params.ts";
 
 // Definitions are built without reading the backend (METHOD_NAMES relies on it too).
 const registry = createMethods({} as RpcBackend);

@@ -1,4 +1,5 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
+import type { RpcBackend } from "../services/backend.ts";
 import { autoImpersonateAccount } from "./anvil/autoImpersonateAccount.ts";
 import { impersonateAccount, stopImpersonatingAccount } from "./anvil/impersonateAccount.ts";
 import { mineBlocks } from "./anvil/mine.ts";
@@ -6,7 +7,6 @@ import { setBalance } from "./anvil/setBalance.ts";
 import { setCode } from "./anvil/setCode.ts";
 import { setNonce } from "./anvil/setNonce.ts";
 import { setStorageAt } from "./anvil/setStorageAt.ts";
-import type { RpcBackend } from "./backend.ts";
 import { getRawBlock } from "./debug/getRawBlock.ts";
 import { getRawHeader } from "./debug/getRawHeader.ts";
 import { getRawReceipts } from "./debug/getRawReceipts.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { InvalidParamsError } from "../services/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
-import { InvalidParamsError } from "./errors.ts";
 import {
   decodeStorageKey,
   parseAddress,

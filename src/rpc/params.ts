@@ -3,17 +3,10 @@
 // which the dispatcher adds. Known gap: geth's hexutil reads the raw JSON text between the
 // quotes, so a string written with JSON escapes (`"0x\u0031"`) fails in geth but parses here.
 
+import type { BlockNumberSelector, BlockSelector, BlockTag } from "../services/blockSelector.ts";
+import { InvalidParamsError } from "../services/errors.ts";
 import { nibble, unprefixedHexToBytes } from "../util/hex.ts";
-import { InvalidParamsError } from "./errors.ts";
 import { goFold, goQuote, utf8Length } from "./wire.ts";
-
-export type BlockTag = "latest" | "earliest" | "pending" | "safe" | "finalized";
-export type BlockSelector =
-  | { kind: "tag"; tag: BlockTag }
-  | { kind: "number"; number: bigint }
-  | { kind: "hash"; hash: Uint8Array; requireCanonical: boolean };
-/** What geth's bare rpc.BlockNumber accepts: a tag or a number, never a hash. */
-export type BlockNumberSelector = Extract<BlockSelector, { kind: "tag" | "number" }>;
 
 /** What a block parameter left out means, unless its method says otherwise (resolveBlock.ts). */
 export const LATEST: BlockNumberSelector = { kind: "tag", tag: "latest" };

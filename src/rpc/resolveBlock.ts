@@ -5,11 +5,11 @@
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { PendingOverlay } from "../pending/pendingState.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
+import { ServerError } from "../services/errors.ts";
 import type { StateReader } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
-import type { RpcBackend } from "./backend.ts";
-import { ServerError } from "./errors.ts";
-import type { BlockSelector } from "./params.ts";
 
 export type ResolvedBlock = { readonly number: number; readonly hash: Uint8Array };
 

@@ -1,11 +1,11 @@
 // Writing the response: each call's tail (`"result":…` or `"error":…`), the envelope around it,
 // the fixed error answers, and the byte counts geth's batch response limit is checked against.
-import type { RefusedResponse } from "./dispatch.ts";
-import { encodeRpcError, InternalError, toRpcError } from "./errors.ts";
+
+import { InternalError, toRpcError } from "../services/errors.ts";
 import { RawJson, RawJsonBytes, type Refusal } from "./method.ts";
 import { isNotification } from "./requestEnvelope.ts";
 import { SplicedBody, splice } from "./splicedBody.ts";
-import type { Envelope } from "./wire.ts";
+import { type Envelope, encodeRpcError } from "./wire.ts";
 
 /** One call's `"result":…` or `"error":…` member. */
 export type Tail = string | SplicedBody;
@@ -22,6 +22,14 @@ export const TOO_LARGE = '"error":{"code":-32003,"message":"response too large"}
 export function wrap(id: string | undefined, tail: string): string {
   return id === undefined ? `{"jsonrpc":"2.0",${tail}}` : `{"jsonrpc":"2.0","id":${id},${tail}}`;
 }
+
+/** A request refused by the admission check: sent with its own HTTP status. */
+export type RefusedResponse = {
+  readonly refused: true;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+};
 
 /** A request the admission check refused, answered with its own HTTP status. */
 export function refused(id: string | undefined, r: Refusal): RefusedResponse {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Envelope } from "./wire.ts";
 import {
+  encodeRpcError,
   firstValueEnd,
   goFold,
   goJsonString,
@@ -86,5 +87,29 @@ describe("Go string encodings", () => {
 
   it("goFold folds ASCII case and the Kelvin sign / long s", () => {
     assert.equal(goFold("JſON\u212A"), "jsonk");
+  });
+});
+
+describe("encodeRpcError", () => {
+  it("writes code, message and optional data in geth's order", () => {
+    assert.equal(
+      encodeRpcError({ code: -32000, message: "header not found" }),
+      '{"code":-32000,"message":"header not found"}',
+    );
+    assert.equal(
+      encodeRpcError({ code: 3, message: "execution reverted", data: "0xab" }),
+      '{"code":3,"message":"execution reverted","data":"0xab"}',
+    );
+  });
+
+  it("escapes the message as Go's json.Marshal does", () => {
+    assert.equal(
+      encodeRpcError({ code: 1, message: 'a<b>&"\\\n\u2028\u0001' }),
+      '{"code":1,"message":"a\\u003cb\\u003e\\u0026\\"\\\\\\n\\u2028\\u0001"}',
+    );
+  });
+
+  it("drops data that cannot be serialized", () => {
+    assert.equal(encodeRpcError({ code: 1, message: "m", data: 1n }), '{"code":1,"message":"m"}');
   });
 });

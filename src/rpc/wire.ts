@@ -2,6 +2,7 @@
 // and matches struct keys case-insensitively, which JSON.parse alone cannot reproduce, so a
 // small scanner walks the (already validated) text to find the raw spans.
 
+import type { RpcErrorObject } from "../services/errors.ts";
 import { MAX_JSON_NESTING_DEPTH } from "./limits.ts";
 
 // JSON's structural characters, as char codes (shared with simpleRequest.ts).
@@ -302,4 +303,17 @@ export function utf8Length(s: string): number {
     } else n += 3;
   }
   return n;
+}
+
+/** `{"code":…,"message":…[,"data":…]}` with the message encoded as Go's json.Marshal does. */
+export function encodeRpcError(e: RpcErrorObject): string {
+  const head = `{"code":${e.code},"message":${goJsonString(e.message)}`;
+  if (e.data === undefined) return `${head}}`;
+  let data: string | undefined;
+  try {
+    data = JSON.stringify(e.data);
+  } catch {
+    data = undefined; // unserializable data (bigint, cycle): geth would drop it too
+  }
+  return data === undefined ? `${head}}` : `${head},"data":${data}}`;
 }

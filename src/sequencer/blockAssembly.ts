@@ -1,23 +1,37 @@
-// The block being built, put together (functions on a Sequencer, run in its queue): opening it
-// on the head (its header fields, its tries, an OP-stack block's opening deposits) and
-// executing one transaction onto it (its receipt, its trie entries, its intake time).
+// The block being built, put together (run in the sequencer's queue, on the parts it passes):
+// opening it on the head (its header fields, its tries, an OP-stack block's opening deposits)
+// and executing one transaction onto it (its receipt, its trie entries, its intake time).
 import { createBlockHeader } from "@ethereumjs/block";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
+import type { Common } from "@ethereumjs/common";
 import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
+import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
-import { receiptRlp } from "../chain/rawEncoding.ts";
-import { keccak256 } from "../exec/crypto.ts";
+import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { placeholderSender } from "../exec/impersonation.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
+import { builderHeader, builderTransactions } from "../exec/vmInternals.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
-import { type BlockTransaction, builderTransactions } from "./builderAccess.ts";
-import type { Building } from "./building.ts";
-import type { Sequencer } from "./sequencer.ts";
+import { Building } from "./building.ts";
+import type { DepositQueue } from "./deposits.ts";
+import type { DevClock } from "./devState.ts";
+import type { IntakeTimes } from "./intakeTimes.ts";
 
 const ZERO32 = new Uint8Array(32);
+
+/** What opening a block and executing onto it use of the sequencer (sequencer.ts passes itself). */
+export type AssemblyParts = {
+  readonly executor: BlockExecutor;
+  readonly common: Common;
+  readonly opts: { readonly coinbase: Uint8Array; readonly gasLimit: bigint };
+  readonly dev: { readonly clock: DevClock };
+  /** When each pooled transaction was submitted: taken as it is included. */
+  readonly intake: IntakeTimes;
+  /** OP stack: each block's opening deposits. */
+  readonly deposits: DepositQueue;
+};
 
 /** What a recorded block is rebuilt with: its time and flashblock 0's deposits. */
 export type RecordedOpening = {
@@ -27,7 +41,7 @@ export type RecordedOpening = {
 
 /** Executes one transaction onto the block being built; throws if it cannot be included. */
 export async function includeInBlock(
-  seq: Sequencer,
+  seq: AssemblyParts,
   b: Building,
   tx: BlockTransaction,
   allowNoBlobs: boolean,
@@ -50,7 +64,6 @@ export async function includeInBlock(
   // The block holds the tx without its blob sidecar; the builder keeps that form.
   const built = builderTransactions(b.builder);
   const included = built[built.length - 1]!;
-  b.receipts.push(record);
   const hash = included.hash();
   const receivedAt = seq.intake.take(bytesToHex(hash));
   const pending: PendingTransaction = {
@@ -59,12 +72,11 @@ export async function includeInBlock(
     ...(receivedAt === undefined ? {} : { receivedAt }),
   };
   // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
-  if (tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined)
-    b.sidecars.set(bytesToHex(pending.hash), (tx as Blob4844Tx).serializeNetworkWrapper());
-  const key = RLP.encode(b.transactions.length);
-  await b.txTrie.put(key, pending.raw);
-  await b.receiptTrie.put(key, receiptRlp(record));
-  b.transactions.push(pending);
+  const networkForm =
+    tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined
+      ? (tx as Blob4844Tx).serializeNetworkWrapper()
+      : undefined;
+  await b.append(pending, record, networkForm);
   return pending;
 }
 
@@ -73,7 +85,7 @@ export async function includeInBlock(
  * flashblock 0's deposits). On an OP-stack chain the block starts with its deposits.
  */
 export async function openBlock(
-  seq: Sequencer,
+  seq: AssemblyParts,
   recorded: RecordedOpening | undefined,
   openedAt: number,
 ): Promise<Building> {
@@ -89,16 +101,14 @@ export async function openBlock(
     parentBeaconBlockRoot: ZERO32,
   });
   const common = seq.common;
-  const headerData = (
-    builder as unknown as { headerData: { baseFeePerGas: bigint; excessBlobGas?: bigint } }
-  ).headerData;
+  const headerData = builderHeader(builder);
   const excessBlobGas = headerData.excessBlobGas ?? 0n;
   const base: PendingBase = {
     number: Number(parent.header.number + 1n),
     parentHash: parent.hash(),
     timestamp,
     gasLimit,
-    baseFeePerGas: headerData.baseFeePerGas,
+    baseFeePerGas: headerData.baseFeePerGas!,
     coinbase: seq.opts.coinbase,
     prevRandao,
     parentBeaconBlockRoot: ZERO32,
@@ -115,19 +125,7 @@ export async function openBlock(
       hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
     ).subarray(0, 8),
   );
-  const b: Building = {
-    builder,
-    base,
-    payloadId,
-    openedAt,
-    receipts: [],
-    transactions: [],
-    unpublished: [],
-    sidecars: new Map(),
-    index: 0,
-    txTrie: new MerklePatriciaTrie({ common: seq.common }),
-    receiptTrie: new MerklePatriciaTrie({ common: seq.common }),
-  };
+  const b = new Building(builder, base, payloadId, openedAt, seq.common);
   if (seq.executor.op !== undefined) {
     for (const tx of seq.deposits.opening(timestamp, recorded?.deposits))
       await includeInBlock(seq, b, tx, false);

@@ -2,9 +2,11 @@
 // bloom, gas), the new transactions and receipts, the state diff, and Base's wire JSON.
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import type { BlockBuilder } from "@ethereumjs/vm";
+import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type {
   FlashblockUpdate,
@@ -12,66 +14,156 @@ import type {
   PendingTransaction,
   StateDiff,
 } from "../pending/types.ts";
+import { bytesToHex } from "../util/hex.ts";
 import { flashblockWireJson } from "./flashblockWire.ts";
 
 const ZERO32 = new Uint8Array(32);
 
-export type Building = {
-  readonly builder: BlockBuilder;
-  readonly base: PendingBase;
-  readonly payloadId: string;
-  /** The block's flashblock grid: flashblock i is due at openedAt + i × interval. */
-  openedAt: number;
-  readonly receipts: ReceiptRecord[];
-  readonly transactions: PendingTransaction[];
-  /** Executed since the last flashblock, published with the next one. */
-  unpublished: PendingTransaction[];
+/**
+ * The block being built: its builder, header fields, tries, receipts and transactions, and its
+ * flashblock grid. It changes only through the methods below, all run in the sequencer's queue.
+ */
+export class Building {
+  private readonly receiptList: ReceiptRecord[] = [];
+  private readonly transactionList: PendingTransaction[] = [];
   /** Blob transactions of the block in their network form (with the sidecar), by hash. */
-  readonly sidecars: Map<string, Uint8Array>;
-  index: number;
+  private readonly sidecarMap = new Map<string, Uint8Array>();
   /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
   readonly txTrie: MerklePatriciaTrie;
   readonly receiptTrie: MerklePatriciaTrie;
+  /** Executed since the last flashblock, published with the next one. */
+  private unpublished: PendingTransaction[] = [];
+  private flashblockIndex = 0;
+  /** The block's flashblock grid: flashblock i is due at openedAt + i × interval. */
+  private gridStart: number;
   /**
    * The partial header's hash at the last flashblock and how many transactions it covered: a
    * flashblock that adds none has the same header (an idle chain builds five a second).
    */
-  partialHash?: { readonly transactions: number; readonly hash: Uint8Array };
-};
+  private partialHash: { readonly transactions: number; readonly hash: Uint8Array } | undefined;
 
-function partialHeaderHash(
-  b: Building,
-  transactionsRoot: Uint8Array,
-  receiptsRoot: Uint8Array,
-  logsBloom: Uint8Array,
-  gasUsed: bigint,
-  common: Common,
-): Uint8Array {
-  if (b.partialHash?.transactions === b.transactions.length) return b.partialHash.hash;
-  const hash = createBlockHeader(
-    {
-      parentHash: b.base.parentHash,
-      coinbase: b.base.coinbase,
-      stateRoot: ZERO32,
-      transactionsTrie: transactionsRoot,
-      receiptTrie: receiptsRoot,
-      logsBloom,
-      number: BigInt(b.base.number),
-      gasLimit: b.base.gasLimit,
-      gasUsed,
-      timestamp: b.base.timestamp,
-      mixHash: b.base.prevRandao,
-      baseFeePerGas: b.base.baseFeePerGas,
-      withdrawalsRoot: KECCAK256_RLP,
-      blobGasUsed: b.builder.blobGasUsed,
-      excessBlobGas: b.base.excessBlobGas,
-      parentBeaconBlockRoot: b.base.parentBeaconBlockRoot,
-      requestsHash: SHA256_NULL,
-    },
-    { common },
-  ).hash();
-  b.partialHash = { transactions: b.transactions.length, hash };
-  return hash;
+  constructor(
+    readonly builder: BlockBuilder,
+    readonly base: PendingBase,
+    readonly payloadId: string,
+    openedAt: number,
+    common: Common,
+  ) {
+    this.gridStart = openedAt;
+    this.txTrie = new MerklePatriciaTrie({ common });
+    this.receiptTrie = new MerklePatriciaTrie({ common });
+  }
+
+  get receipts(): readonly ReceiptRecord[] {
+    return this.receiptList;
+  }
+
+  get transactions(): readonly PendingTransaction[] {
+    return this.transactionList;
+  }
+
+  get sidecars(): ReadonlyMap<string, Uint8Array> {
+    return this.sidecarMap;
+  }
+
+  /** The index of the newest flashblock (0: the opening one). */
+  get index(): number {
+    return this.flashblockIndex;
+  }
+
+  get openedAt(): number {
+    return this.gridStart;
+  }
+
+  /** When the next flashblock is due on the grid. */
+  nextDue(intervalMs: number): number {
+    return this.gridStart + (this.flashblockIndex + 1) * intervalMs;
+  }
+
+  /** How many executed transactions wait for the next flashblock. */
+  get unpublishedCount(): number {
+    return this.unpublished.length;
+  }
+
+  /** Executed transactions, published with the next flashblock. */
+  hold(added: readonly PendingTransaction[]): void {
+    this.unpublished.push(...added);
+  }
+
+  /** What the next flashblock publishes so far; the waiting list starts empty again. */
+  takeUnpublished(): PendingTransaction[] {
+    const added = this.unpublished;
+    this.unpublished = [];
+    return added;
+  }
+
+  /** The next flashblock begins. */
+  advance(): void {
+    this.flashblockIndex++;
+  }
+
+  /** A rebuilt block goes on at a recorded flashblock's index. */
+  resumeAt(index: number): void {
+    this.flashblockIndex = index;
+  }
+
+  /** Moves the grid so that the next flashblock is due one interval after `now`. */
+  regrid(now: number, intervalMs: number): void {
+    this.gridStart = now - this.flashblockIndex * intervalMs;
+  }
+
+  /**
+   * A transaction executed onto the block: its receipt, its trie entries and (a blob
+   * transaction) its network form, kept while the block is open.
+   */
+  async append(
+    pending: PendingTransaction,
+    receipt: ReceiptRecord,
+    networkForm: Uint8Array | undefined,
+  ): Promise<void> {
+    this.receiptList.push(receipt);
+    if (networkForm !== undefined) this.sidecarMap.set(bytesToHex(pending.hash), networkForm);
+    const key = RLP.encode(this.transactionList.length);
+    await this.txTrie.put(key, pending.raw);
+    await this.receiptTrie.put(key, receiptRlp(receipt));
+    this.transactionList.push(pending);
+  }
+
+  /** The hash of the header so far (zero state root), cached while no transaction is added. */
+  partialHeaderHash(
+    transactionsRoot: Uint8Array,
+    receiptsRoot: Uint8Array,
+    logsBloom: Uint8Array,
+    gasUsed: bigint,
+    common: Common,
+  ): Uint8Array {
+    if (this.partialHash?.transactions === this.transactionList.length)
+      return this.partialHash.hash;
+    const hash = createBlockHeader(
+      {
+        parentHash: this.base.parentHash,
+        coinbase: this.base.coinbase,
+        stateRoot: ZERO32,
+        transactionsTrie: transactionsRoot,
+        receiptTrie: receiptsRoot,
+        logsBloom,
+        number: BigInt(this.base.number),
+        gasLimit: this.base.gasLimit,
+        gasUsed,
+        timestamp: this.base.timestamp,
+        mixHash: this.base.prevRandao,
+        baseFeePerGas: this.base.baseFeePerGas,
+        withdrawalsRoot: KECCAK256_RLP,
+        blobGasUsed: this.builder.blobGasUsed,
+        excessBlobGas: this.base.excessBlobGas,
+        parentBeaconBlockRoot: this.base.parentBeaconBlockRoot,
+        requestsHash: SHA256_NULL,
+      },
+      { common },
+    ).hash();
+    this.partialHash = { transactions: this.transactionList.length, hash };
+    return hash;
+  }
 }
 
 /** Flashblock `b.index`: `added` ran since the previous one and `diff` is their state change. */
@@ -98,8 +190,7 @@ export function assembleFlashblock(
     logsBloom,
     gasUsed,
     blobGasUsed: b.builder.blobGasUsed,
-    partialBlockHash: partialHeaderHash(
-      b,
+    partialBlockHash: b.partialHeaderHash(
       transactionsRoot,
       receiptsRoot,
       logsBloom,

@@ -9,7 +9,7 @@ import {
   devL1Values,
   l1InfoDeposit,
 } from "../chain/op/l1Info.ts";
-import { TxRejectedError } from "./txPool.ts";
+import { TxRejectedError } from "../services/transactions.ts";
 
 export class DepositQueue {
   private waiting: DepositTx[] = [];

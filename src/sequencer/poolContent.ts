@@ -5,7 +5,7 @@
 // nonce after the pre-confirmed block is pending, what follows a gap is queued.
 import type { Blob4844Tx, TypedTransaction } from "@ethereumjs/tx";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
-import type { PoolContent, PoolTransaction } from "../rpc/backend.ts";
+import type { PoolContent, PoolTransaction } from "../services/transactions.ts";
 import { bytesToHex } from "../util/hex.ts";
 import type { Building } from "./building.ts";
 import type { TxPool } from "./txPool.ts";

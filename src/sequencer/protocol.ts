@@ -2,7 +2,7 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;

@@ -4,24 +4,30 @@
 // next. All work runs through one queue, so submissions, execution, flashblocks and seals
 // never interleave.
 import type { Common } from "@ethereumjs/common";
+import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { decodeRawTransaction } from "../exec/decodeTransaction.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
+import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
+import {
+  type DevAnswer,
+  type DevRequest,
+  type PoolContent,
+  TxRejectedError,
+} from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
-import { type BlockTransaction, sealBuilder } from "./builderAccess.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
-import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { DepositQueue } from "./deposits.ts";
-import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devControl.ts";
+import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devRequests.ts";
 import { DevState, MAX_TIMESTAMP } from "./devState.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { poolContent } from "./poolContent.ts";
-import { TxPool, TxRejectedError } from "./txPool.ts";
+import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
   readonly blockTimeMs: number;
@@ -49,15 +55,15 @@ export type SubmitResult = {
 
 export class Sequencer {
   readonly pool = new TxPool();
-  /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devControl.ts). */
+  /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devRequests.ts). */
   readonly dev = new DevState();
   /**
    * When each pooled transaction was submitted (the start of its pre-confirmation latency);
    * taken as it is included (blockAssembly.ts).
    */
   readonly intake = new IntakeTimes();
-  /** The block being built (devControl.ts replaces it on evm_revert and reopens). */
-  building: Building | undefined;
+  /** The block being built (replaced at each seal, and by the dev requests: replace()). */
+  private building: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -136,9 +142,20 @@ export class Sequencer {
     this.schedule();
   }
 
-  /** A dev method's request (src/sequencer/devControl.ts), between two executions. */
+  /** A dev method's request (src/sequencer/devRequests.ts), between two executions. */
   control(request: DevRequest): Promise<DevAnswer> {
     return this.serial(() => control(this, request));
+  }
+
+  /** The block being built; throws when the sequencer is not running (devRequests.ts). */
+  current(): Building {
+    if (this.building === undefined) throw new Error("sequencer is not running");
+    return this.building;
+  }
+
+  /** Makes `b` the block being built: a block rebuilt from its record, or reopened. */
+  replace(b: Building): void {
+    this.building = b;
   }
 
   async stop(): Promise<void> {
@@ -226,9 +243,9 @@ export class Sequencer {
         const b = this.building;
         if (b === undefined || this.stopped) return;
         // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
-        const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+        const due = b.nextDue(this.opts.flashblockIntervalMs);
         const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
-        if (budget > 0) b.unpublished.push(...(await this.executeWaiting(b, budget)));
+        if (budget > 0) b.hold(await this.executeWaiting(b, budget));
       }).catch((e: unknown) =>
         this.log("error", "execution failed", { error: (e as Error).stack ?? String(e) }),
       );
@@ -239,7 +256,7 @@ export class Sequencer {
   private schedule(): void {
     if (this.stopped || this.building === undefined) return;
     const b = this.building;
-    const due = b.openedAt + (b.index + 1) * this.opts.flashblockIntervalMs;
+    const due = b.nextDue(this.opts.flashblockIntervalMs);
     this.timer = setTimeout(
       () => {
         void this.serial(() => this.tick()).then(
@@ -270,13 +287,12 @@ export class Sequencer {
     if (b === undefined) return;
     const started = performance.now();
     const interval = this.opts.flashblockIntervalMs;
-    b.index++;
+    b.advance();
     // Decided at the tick's start, before execution: how long this flashblock's execution
     // takes must not move the seal to an earlier slot.
     const last = forceSeal || started - b.openedAt + interval / 2 >= this.opts.blockTimeMs;
     // A forced seal takes everything waiting: a mined block holds what was sent before it.
-    const added = b.unpublished;
-    b.unpublished = [];
+    const added = b.takeUnpublished();
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
     const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);

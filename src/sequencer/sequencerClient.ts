@@ -3,12 +3,16 @@
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { DevAnswer, DevRequest, PoolContent } from "../rpc/backend.ts";
-import { RpcError } from "../rpc/errors.ts";
+import { RpcError } from "../services/errors.ts";
+import {
+  type DevAnswer,
+  type DevRequest,
+  type PoolContent,
+  TxRejectedError,
+} from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startTsWorker } from "../util/tsWorker.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
-import { TxRejectedError } from "./txPool.ts";
 
 type Pending = {
   resolve: (value: string | PoolContent | DevAnswer) => void;
@@ -143,7 +147,7 @@ export class SequencerClient {
     });
   }
 
-  /** A dev method's request (src/sequencer/devControl.ts). */
+  /** A dev method's request (src/sequencer/devRequests.ts). */
   control(request: DevRequest): Promise<DevAnswer> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -3,12 +3,8 @@
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { AccountRecord } from "../chain/types.ts";
+import { TxRejectedError } from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
-
-/** A transaction the pool refuses; the message is geth's. JSON-RPC code -32000. */
-export class TxRejectedError extends Error {
-  readonly code = "TX_REJECTED";
-}
 
 /** geth's txMaxSize: 4 slots of 32 KiB. */
 export const TX_MAX_SIZE = 4 * 32 * 1024;

@@ -2,19 +2,19 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { ensureGenesis, GenesisMismatchError } from "../chain/importer.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
-import { isOperatorError } from "../cli/args.ts";
+import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import { TxRejectedError } from "../services/transactions.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { tsWorkerData } from "../util/tsWorker.ts";
-import { DevRequestError } from "./devControl.ts";
+import { DevRequestError } from "./devRequests.ts";
 import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
-import { TxRejectedError } from "./txPool.ts";
 
 function requirePort(): NonNullable<typeof parentPort> {
   if (parentPort === null) throw new Error("sequencer worker started outside a worker thread");

@@ -1,4 +1,5 @@
 // The archive's read and write interfaces over the tables. Every sealed block is one atomic write.
+import type { Forkchoice } from "../chain/forkchoice.ts";
 import type {
   AccountChange,
   AccountRecord,
@@ -63,11 +64,6 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 /** Past every pre-confirmation key. */
 const UNSEALED_END = new Uint8Array(12).fill(0xff);
-
-export type Forkchoice = {
-  readonly safe: number | undefined;
-  readonly finalized: number | undefined;
-};
 
 /** Read access to blocks, receipts and transaction locations. */
 export type ChainReader = {

@@ -88,6 +88,68 @@ export const TABLES = {
     layout:
       "number u64 → RLP [[transaction index u32, write]…]: the dev methods' state writes a dev block carries (anvil_setBalance & co., src/exec/devWrites.ts), each before the transaction of that index (= count: after the last); debug_trace* replays them",
   },
+  // 24–33: what a fork (or a follower) fetched from its upstream chain (src/upstream/forkCache.ts).
+  // Upstream values only, never a local write; keyed by the upstream's chain id and the fork
+  // block's hash (F), never by URL, so a restart or a second fork at F fetches nothing again and
+  // another F or chain cannot collide.
+  upstreamAccounts: {
+    id: 24,
+    name: "upstreamAccounts",
+    layout:
+      "chain id u64 ‖ F (32) ‖ address (20) → account at F (codec.ts encodeAccount; nonce 0, balance 0, no code = absent)",
+  },
+  upstreamStorage: {
+    id: 25,
+    name: "upstreamStorage",
+    layout:
+      "chain id u64 ‖ F (32) ‖ address (20) ‖ slot (32) → value at F (leading zeros trimmed; empty = zero)",
+  },
+  upstreamCode: {
+    id: 26,
+    name: "upstreamCode",
+    layout:
+      "code hash (32) → bytecode fetched from an upstream (content-addressed: any chain, any F)",
+  },
+  upstreamBlocks: {
+    id: 27,
+    name: "upstreamBlocks",
+    layout:
+      "chain id u64 ‖ block hash (32) → the upstream's eth_getBlockByHash(hash, true) JSON (utf8), as sent",
+  },
+  upstreamReceipts: {
+    id: 28,
+    name: "upstreamReceipts",
+    layout: "chain id u64 ‖ block hash (32) → the block's receipts JSON array (utf8), as sent",
+  },
+  upstreamCanonical: {
+    id: 29,
+    name: "upstreamCanonical",
+    layout: "chain id u64 ‖ F (32) ‖ number u64 → hash (32) of F's ancestor at that number",
+  },
+  upstreamTransactions: {
+    id: 30,
+    name: "upstreamTransactions",
+    layout:
+      "chain id u64 ‖ F (32) ‖ tx hash (32) → eth_getTransactionByHash JSON (utf8); empty = not in a block at or below F",
+  },
+  upstreamTxReceipts: {
+    id: 31,
+    name: "upstreamTxReceipts",
+    layout:
+      "chain id u64 ‖ F (32) ‖ tx hash (32) → eth_getTransactionReceipt JSON (utf8); empty = not in a block at or below F",
+  },
+  upstreamLogs: {
+    id: 32,
+    name: "upstreamLogs",
+    layout:
+      "chain id u64 ‖ F (32) ‖ keccak256(filter JSON with its block range) (32) → eth_getLogs JSON array (utf8), ranges at or below F only",
+  },
+  upstreamForkPoints: {
+    id: 33,
+    name: "upstreamForkPoints",
+    layout:
+      "chain id u64 ‖ number u64 → F (32): the block a fork at that number was pinned to (an offline start with --fork-chain-id finds it here)",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;

@@ -9,7 +9,6 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
-import { keccak256 as keccakBytes } from "../../src/exec/crypto.ts";
 import type { DevNode } from "../../src/node/devNode.ts";
 import {
   type ReplicaNode,
@@ -18,6 +17,7 @@ import {
 } from "../../src/node/replicaNode.ts";
 import { decodeBlockMessage, encodeMessage, FORMAT } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS, HEADER, streamNames } from "../../src/replica/streams.ts";
+import { keccak256 as keccakBytes } from "../../src/util/crypto.ts";
 import {
   pollUntil,
   setCalldata,

@@ -6,10 +6,11 @@ import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
 import type { PendingBlock } from "../../src/pending/pendingBlock.ts";
-import type { CallService, RpcBackend } from "../../src/rpc/backend.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
 import { SplicedBody } from "../../src/rpc/splicedBody.ts";
+import type { RpcBackend } from "../../src/services/backend.ts";
+import type { CallService } from "../../src/services/calls.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
 import { bytesToUnprefixedHex } from "../../src/util/hex.ts";

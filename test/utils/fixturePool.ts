@@ -10,7 +10,7 @@ import {
 } from "@ethereumjs/tx";
 import { chainSpecFromGenesis } from "../../src/chain/genesis.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
-import type { PoolContent, PoolTransaction } from "../../src/rpc/backend.ts";
+import type { PoolContent, PoolTransaction } from "../../src/services/transactions.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import { hexToBytes } from "../../src/util/hex.ts";

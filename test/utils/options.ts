@@ -1,6 +1,7 @@
+import { frontendOptions } from "../../src/cli/frontendOptions.ts";
 import { resolveOptions } from "../../src/cli/options.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
-import { type FrontendOptions, frontendOptions } from "../../src/node/frontend.ts";
+import type { FrontendOptions } from "../../src/node/frontend.ts";
 
 export const TEST_API_KEY = "test-key-0001";
 

@@ -11,11 +11,11 @@ import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
 import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "./depositTx.ts";
 
+/** A block's transactions: signed ones, and an OP-stack chain's deposits. */
+export type BlockTransaction = TypedTransaction | DepositTx;
+
 /** A block body's transaction (2718 bytes, or a legacy transaction's RLP list as bytes). */
-export function decodeBlockTransaction(
-  raw: Uint8Array,
-  common: Common,
-): TypedTransaction | DepositTx {
+export function decodeBlockTransaction(raw: Uint8Array, common: Common): BlockTransaction {
   if (raw[0] === DEPOSIT_TX_TYPE) return decodeDepositTx(raw, common);
   return createTxFromBlockBodyData(raw, { common });
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../../util/hex.ts";
 import { blockFromRlp, decodeBlockTransaction } from "./blockTx.ts";
 import { DepositDecodeError, DepositTx, decodeDepositTx, encodeDeposit } from "./depositTx.ts";

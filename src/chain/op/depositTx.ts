@@ -8,7 +8,7 @@ import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { Capability, paramsTx } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bigIntToBytes, bytesToBigInt } from "../../util/hex.ts";
 
 export const DEPOSIT_TX_TYPE = 0x7e;

@@ -3,7 +3,7 @@
 // (setL1BlockValuesEcotone) reads, and its parsing back from a block's first transaction,
 // as op-geth derives receipts' L1 fields from it.
 import type { Common } from "@ethereumjs/common";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bigIntToBytes, bytesToBigInt, padLeft } from "../../util/hex.ts";
 import { DEPOSITOR_ACCOUNT, L1_BLOCK } from "./config.ts";
 import { DepositTx } from "./depositTx.ts";

@@ -8,16 +8,12 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { BlockBuilder } from "@ethereumjs/vm";
+import type { BlockTransaction } from "../../chain/op/blockTx.ts";
 import { isDepositTx } from "../../chain/op/depositTx.ts";
 import { receiptRlp } from "../../chain/rawEncoding.ts";
 import type { ReceiptRecord } from "../../chain/types.ts";
-import {
-  addDeposit,
-  addTransaction,
-  type BlockTransaction,
-  sealBuilder,
-} from "../../sequencer/builderAccess.ts";
 import { receiptRecord } from "../receipts.ts";
+import { addDeposit, addTransaction, sealBuilder } from "../vmInternals.ts";
 import type { OpExecution } from "./opExecution.ts";
 
 /** One transaction onto the block being built, with its receipt (sequencer and importer alike). */

@@ -3,7 +3,7 @@
 // code at another address for the block.
 import type { PrecompileFunc } from "@ethereumjs/evm";
 import { Account, Address, toChecksumAddress } from "@ethereumjs/util";
-import type { StateOverrides } from "../../rpc/simulateTypes.ts";
+import type { StateOverrides } from "../../services/simulate.ts";
 import { bytesToHex, bytesToUnprefixedHex, trimLeadingZeros } from "../../util/hex.ts";
 import { CallFailedError } from "../callExecutor.ts";
 import type { SimStateManager } from "./simState.ts";

@@ -8,7 +8,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { bigIntToUnpaddedBytes } from "@ethereumjs/util";
 import { type BlockView, headerView, type TransactionView } from "../../chain/blockView.ts";
 import { type ChainSpec, commonAt } from "../../chain/genesis.ts";
-import type { WithdrawalOverride } from "../../rpc/simulateTypes.ts";
+import type { WithdrawalOverride } from "../../services/simulate.ts";
 import { hexToBytes } from "../../util/hex.ts";
 
 const INITIAL_BASE_FEE = 1_000_000_000n;

@@ -5,10 +5,11 @@ import type { Block, BlockHeader } from "@ethereumjs/block";
 import { Account, Address, bigIntMax, bigIntMin } from "@ethereumjs/util";
 import { type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
-import type { SimulateCall, SimulatedCall } from "../../rpc/simulateTypes.ts";
+import type { SimulateCall, SimulatedCall } from "../../services/simulate.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../../util/hex.ts";
 import { revertMessage } from "../../util/revert.ts";
 import { CallFailedError } from "../callExecutor.ts";
+import { alwaysWarm } from "../vmInternals.ts";
 import type { SimStateManager } from "./simState.ts";
 import type { SimTracer } from "./simTracer.ts";
 import { callDefaults, execTx, precheck, prices, SIM_CODE, txType, unsignedTx } from "./simTx.ts";
@@ -48,11 +49,10 @@ export class WarmPrecompiles {
   apply(vm: VM): void {
     const { cold, warm } = this.call;
     if (cold.length === 0 && warm.length === 0) return;
-    // The library keeps its always-warm set private; this is the one place that reaches it.
-    const journal = vm.evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> };
-    for (const k of cold) journal.alwaysWarmJournal.delete(k);
-    for (const k of warm)
-      if (!journal.alwaysWarmJournal.has(k)) journal.alwaysWarmJournal.set(k, new Set());
+    // The library keeps its always-warm set private (exec/vmInternals.ts reaches it).
+    const alwaysWarmJournal = alwaysWarm(vm);
+    for (const k of cold) alwaysWarmJournal.delete(k);
+    for (const k of warm) if (!alwaysWarmJournal.has(k)) alwaysWarmJournal.set(k, new Set());
   }
 }
 

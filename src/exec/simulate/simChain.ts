@@ -2,14 +2,14 @@
 // numbers and timestamps in order, gaps filled with empty blocks, and each header's fields taken
 // from the block before it and the block's overrides.
 
-import { MAX_SIMULATE_BLOCKS } from "../../rpc/limits.ts";
-import type {
-  BlockOverrides,
-  SimulateBlock,
-  SimulateCall,
-  StateOverrides,
-  WithdrawalOverride,
-} from "../../rpc/simulateTypes.ts";
+import {
+  type BlockOverrides,
+  MAX_SIMULATE_BLOCKS,
+  type SimulateBlock,
+  type SimulateCall,
+  type StateOverrides,
+  type WithdrawalOverride,
+} from "../../services/simulate.ts";
 import { CallFailedError } from "../callExecutor.ts";
 import { SIM_CODE } from "./simTx.ts";
 

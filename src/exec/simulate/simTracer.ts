@@ -8,8 +8,8 @@
 // SELFDESTRUCT) are wrapped in the library's opcode table, and frames come from its
 // before/afterMessage events.
 import type { EVMInterface, EVMResult, Message } from "@ethereumjs/evm";
-import type { Address } from "@ethereumjs/util";
 import { bigIntToBytes, hexToBytes, padLeft } from "../../util/hex.ts";
+import { type OpcodeHandler, opcodeTable } from "../vmInternals.ts";
 
 export type TracedLog = {
   readonly address: Uint8Array;
@@ -17,17 +17,6 @@ export type TracedLog = {
   readonly data: Uint8Array;
   logIndex: number;
 };
-
-/** What the wrapped handlers read of the library's run state. */
-type RunState = {
-  readonly opCode: number;
-  readonly stack: { peek(n: number): bigint[] };
-  readonly memory: { read(offset: number, size: number): Uint8Array };
-  readonly interpreter: { getAddress(): Address };
-  readonly stateManager: { getAccount(a: Address): Promise<{ balance: bigint } | undefined> };
-};
-type Handler = (runState: RunState, common: unknown) => unknown;
-type OpcodeEntry = { opHandler: Handler };
 
 const TRANSFER_TOPIC = hexToBytes(
   "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
@@ -60,7 +49,7 @@ export class SimTracer {
   private active = false;
   private txLogs: TracedLog[] = [];
   private lastOp: number | undefined;
-  private readonly wrapped = new WeakSet<Handler>();
+  private readonly wrapped = new WeakSet<OpcodeHandler>();
 
   constructor(private readonly traceTransfers: boolean) {}
 
@@ -74,8 +63,8 @@ export class SimTracer {
    * rebuilds the table when the fork changes: call again after each change).
    */
   instrument(evm: EVMInterface): void {
-    const table = (evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap;
-    const wrap = (op: number, make: (original: Handler) => Handler) => {
+    const table = opcodeTable(evm);
+    const wrap = (op: number, make: (original: OpcodeHandler) => OpcodeHandler) => {
       const entry = table[op];
       if (entry === undefined || this.wrapped.has(entry.opHandler)) return;
       const handler = make(entry.opHandler);
@@ -162,7 +151,7 @@ export class SimTracer {
     } else if (success) this.top()?.push(...frame);
   }
 
-  private logHandler(original: Handler): Handler {
+  private logHandler(original: OpcodeHandler): OpcodeHandler {
     return (runState, common) => {
       if (!this.active) return original(runState, common);
       const n = runState.opCode - LOG0;
@@ -184,7 +173,7 @@ export class SimTracer {
    * geth's tracer sees a value transfer even when the call then fails its depth or balance
    * check (the library makes no frame then): the log is captured and dropped, its index spent.
    */
-  private callHandler(op: number, original: Handler): Handler {
+  private callHandler(op: number, original: OpcodeHandler): OpcodeHandler {
     return async (runState, common) => {
       if (!this.active) return original(runState, common);
       const stack = runState.stack.peek(3);
@@ -207,7 +196,7 @@ export class SimTracer {
     };
   }
 
-  private selfdestructHandler(original: Handler): Handler {
+  private selfdestructHandler(original: OpcodeHandler): OpcodeHandler {
     return async (runState, common) => {
       if (!this.active) return original(runState, common);
       const self = runState.interpreter.getAddress();

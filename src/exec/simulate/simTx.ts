@@ -6,10 +6,10 @@ import { RLP } from "@ethereumjs/rlp";
 import { createTx, getCalldataFloorGas, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, bigIntToUnpaddedBytes, toChecksumAddress } from "@ethereumjs/util";
 import type { TransactionView } from "../../chain/blockView.ts";
-import type { SimulateCall } from "../../rpc/simulateTypes.ts";
+import type { SimulateCall } from "../../services/simulate.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
 import { CallFailedError } from "../callExecutor.ts";
-import { keccak256 } from "../crypto.ts";
 
 /** geth's error codes of eth_simulateV1 (internal/ethapi/errors.go). */
 export const SIM_CODE = {

@@ -8,10 +8,11 @@ import { createVM, encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
-import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../rpc/simulateTypes.ts";
+import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
 import type { StateSource } from "../flatStateManager.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
-import { applyStateOverrides, type Precompiles } from "./overrides.ts";
+import { runningPrecompiles } from "../vmInternals.ts";
+import { applyStateOverrides } from "./overrides.ts";
 import { assembleBlock, type ChainRules, chainRules, makeHeader, nextBaseFee } from "./simBlock.ts";
 import { type CallHost, credit, type GasBudget, runSimCall, WarmPrecompiles } from "./simCall.ts";
 import { type ChainBlock, makeHeaders, type PreHeader, sanitizeChain } from "./simChain.ts";
@@ -207,7 +208,7 @@ export class Simulator {
   /** The fork's precompiles, then the block's state overrides (which may move or drop some). */
   private async applyOverrides(block: ChainBlock): Promise<void> {
     const { vm } = this;
-    const running = (vm.evm as unknown as { precompiles: Precompiles }).precompiles;
+    const running = runningPrecompiles(vm.evm);
     const fork = getActivePrecompiles(vm.common);
     running.clear();
     for (const [k, v] of fork) running.set(k, v);

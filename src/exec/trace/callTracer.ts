@@ -1,6 +1,6 @@
 // geth's callTracer (eth/tracers/native/call.go): the tree of calls, creations and
 // self-destructs, with their gas, input, output, errors, revert reasons and (withLog) logs.
-import { array, data, object, qty } from "../../rpc/format/json.ts";
+import { array, data, object, qty } from "../../util/json.ts";
 import { revertReason } from "../../util/revert.ts";
 import type { EmittedLog, FrameEnd, FrameStart, Tracer, TxEnd, TxStart } from "./types.ts";
 

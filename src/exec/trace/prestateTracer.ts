@@ -7,8 +7,8 @@ import {
   createContractAddress2,
   KECCAK256_NULL,
 } from "@ethereumjs/util";
-import { data, qty } from "../../rpc/format/json.ts";
 import { bigIntToBytes, bytesToHex, equalBytes, padLeft } from "../../util/hex.ts";
+import { data, qty } from "../../util/json.ts";
 import { OP } from "./opcodes.ts";
 import type { Step, Tracer, TxEnd, TxStart } from "./types.ts";
 

@@ -1,7 +1,7 @@
 // geth's tracer directory: the struct logger by default, native tracers by name. geth treats
 // any other name as JavaScript tracer code; this node runs none, and answers a bare unknown
 // name as geth's JavaScript engine does.
-import type { TraceOptions } from "../../rpc/backend.ts";
+import type { TraceOptions } from "../../services/calls.ts";
 import { CallTracer } from "./callTracer.ts";
 import { DurationError, parseGoDuration } from "./goDuration.ts";
 import { type PrestateRules, PrestateTracer } from "./prestateTracer.ts";

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { devControl } from "../dev/devControl.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseAddress } from "../params.ts";

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { devControl, devNumberUpTo, parseDevNumber } from "../dev/devControl.ts";
 import { defineMethod, optional } from "../method.ts";
 

@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { goDecimalBytes, resolveRawTarget } from "./rawTarget.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { RLP } from "@ethereumjs/rlp";
 import { type FixtureChain, fixtureChain, result } from "../../../test/utils/fixtureChain.ts";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, hexToBytes } from "../../util/hex.ts";
 
 let chain: FixtureChain;

@@ -1,6 +1,6 @@
 import type { ReceiptRecord } from "../../chain/types.ts";
-import type { RpcBackend } from "../backend.ts";
-import { array, data } from "../format/json.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { array, data } from "../../util/json.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { resolveRawTarget } from "./rawTarget.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type FixtureChain, fixtureChain, result } from "../../../test/utils/fixtureChain.ts";
-import { keccak256 } from "../../exec/crypto.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../../util/hex.ts";
 
 let chain: FixtureChain;

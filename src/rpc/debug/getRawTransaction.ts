@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { transactionPosition } from "../eth/locateTransaction.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseHash32 } from "../params.ts";

@@ -1,8 +1,9 @@
 // How geth's debug_getRawHeader/Block/Receipts find their block: a hash (string or EIP-1898
 // object) is looked up as given, canonical or not (requireCanonical is not consulted); a number
 // or tag goes through the one resolver, and an unknown one gives an empty result, not an error.
-import type { RpcBackend } from "../backend.ts";
-import type { BlockSelector } from "../params.ts";
+
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockSelector } from "../../services/blockSelector.ts";
 import { type BlockTarget, resolveBlockTarget } from "../resolveBlock.ts";
 
 export type RawTarget =

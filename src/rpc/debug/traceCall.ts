@@ -1,6 +1,6 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { parseCallArgs } from "../callArgs.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { DEFAULT_TRACE_OPTIONS, parseTraceCallConfig } from "./traceConfig.ts";

@@ -2,8 +2,9 @@
 // them: keys match case-insensitively, null leaves a field alone, a wrong type is an error
 // naming the field. The tracer, its config and the timeout are checked where the trace runs,
 // as geth checks them only when a transaction is traced.
-import type { TraceOptions } from "../backend.ts";
-import { InvalidParamsError } from "../errors.ts";
+
+import type { TraceOptions } from "../../services/calls.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { parseUint } from "../params.ts";
 
 export type TraceCallOptions = {

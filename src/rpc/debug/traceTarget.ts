@@ -1,11 +1,12 @@
 // Which block a debug_trace* method traces, with geth's not-found texts (eth/tracers/api.go).
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockNumberSelector } from "../../services/blockSelector.ts";
+import type { TraceOptions, TraceRequest } from "../../services/calls.ts";
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex, equalBytes } from "../../util/hex.ts";
-import type { RpcBackend, TraceOptions, TraceRequest } from "../backend.ts";
 import { withCallErrors } from "../callFailure.ts";
-import { ServerError } from "../errors.ts";
 import { callService } from "../eth/callTarget.ts";
 import { RawJson } from "../method.ts";
-import type { BlockNumberSelector } from "../params.ts";
 import { type BlockTarget, resolveBlockTarget } from "../resolveBlock.ts";
 
 /** A canonical block by hash (geth's blockByHash: `block 0x… not found`). */

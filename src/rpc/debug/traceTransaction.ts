@@ -1,5 +1,5 @@
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseHash32 } from "../params.ts";
 import { DEFAULT_TRACE_OPTIONS, parseTraceConfig } from "./traceConfig.ts";

@@ -1,7 +1,9 @@
 // What the dev methods (anvil_*, evm_*, hardhat_*, eth_accounts, the signing methods) share: the
 // sequencer's control channel, the keys, and anvil's lenient parameters.
-import type { DevAnswer, DevRequest, RpcBackend } from "../backend.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
+
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
+import type { DevAnswer, DevRequest } from "../../services/transactions.ts";
 
 export const DEV_METHODS_UNAVAILABLE =
   "dev methods are served by flashnode dev (its sequencer), not by this node";

@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { devAccounts } from "../dev/devControl.ts";
 import { defineMethod } from "../method.ts";
 

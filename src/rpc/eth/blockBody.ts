@@ -2,7 +2,7 @@
 // read from a resolved block: the pre-confirmed block's lists, or a sealed block's stored body,
 // walked without decoding what is not asked for.
 
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { transactionJson, uncleJson } from "../format/block.ts";
 import { RawJson } from "../method.ts";
 import type { BlockTarget } from "../resolveBlock.ts";

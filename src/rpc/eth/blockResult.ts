@@ -1,5 +1,5 @@
 import type { BlockReceipts } from "../../chain/types.ts";
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { blockJson } from "../format/block.ts";
 import { RawJson } from "../method.ts";
 import type { BlockTarget } from "../resolveBlock.ts";

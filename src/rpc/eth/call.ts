@@ -1,8 +1,8 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { callResultError, withCallErrors } from "../callFailure.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";

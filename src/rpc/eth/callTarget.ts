@@ -1,6 +1,7 @@
-import type { CallTarget, RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
-import type { BlockSelector } from "../params.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockSelector } from "../../services/blockSelector.ts";
+import type { CallTarget } from "../../services/callRequest.ts";
+import { ServerError } from "../../services/errors.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
 
 /** The block a call runs in: like a state read, an unknown block is an error. */

@@ -7,8 +7,8 @@ import {
   result,
 } from "../../../test/utils/fixtureChain.ts";
 import { createBackend } from "../../node/backendFactory.ts";
+import type { ProofService } from "../../services/proofs.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { ProofService } from "../backend.ts";
 
 const FROM_GENESIS = { disabled: false, oldestBlock: "0x0" };
 let chain: FixtureChain;

@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod } from "../method.ts";
 
 type Resource = { disabled: boolean; oldestBlock?: string };

@@ -1,8 +1,8 @@
 import type { HeaderView } from "../../chain/blockView.ts";
 import type { ForkConfig } from "../../chain/ethConfig.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod } from "../method.ts";
 
 function canonicalHeader(backend: RpcBackend, number: number): HeaderView {

@@ -1,9 +1,10 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockSelector } from "../../services/blockSelector.ts";
+import { array, data, object, qty } from "../../util/json.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { withCallErrors } from "../callFailure.ts";
-import { array, data, object, qty } from "../format/json.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
-import { type BlockSelector, parseBlockSelector } from "../params.ts";
+import { parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";
 
 /** geth's default block for eth_createAccessList: the pending block. */

@@ -1,9 +1,10 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockSelector } from "../../services/blockSelector.ts";
 import { quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { withCallErrors } from "../callFailure.ts";
 import { defineMethod, optional, required } from "../method.ts";
-import { type BlockSelector, PENDING, parseBlockSelector } from "../params.ts";
+import { PENDING, parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";
 
 /**

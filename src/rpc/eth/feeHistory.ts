@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseBlockNumberOnly } from "../params.ts";
 import { resolveBlock } from "../resolveBlock.ts";

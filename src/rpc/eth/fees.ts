@@ -1,6 +1,6 @@
 import type { FeeView } from "../../chain/blockView.ts";
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { livePending } from "../resolveBlock.ts";
 
 /** The tip suggested to senders (wei): the dev chain never has contention, so a fixed 1 gwei. */

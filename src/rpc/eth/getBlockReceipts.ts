@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { blockReceiptsJson } from "../format/receipt.ts";
 import { ReceiptsJsonCache } from "../format/receiptsCache.ts";
 import { defineMethod, RawJson, RawJsonBytes, required } from "../method.ts";

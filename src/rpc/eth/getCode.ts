@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector } from "../params.ts";
 import { resolveState } from "../resolveBlock.ts";

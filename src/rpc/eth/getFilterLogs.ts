@@ -1,5 +1,5 @@
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseSubscriptionId } from "../params.ts";
 import { queryLogs } from "./logQuery.ts";

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { parseFilterParam } from "../filterCriteria.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { queryLogs } from "./logQuery.ts";

@@ -4,8 +4,8 @@ import { verifyMerkleProof } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
-import { keccak256 } from "../../exec/crypto.ts";
 import type { RunningServer } from "../../node/archiveServer.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, hexToBytes } from "../../util/hex.ts";
 
 type Proof = {

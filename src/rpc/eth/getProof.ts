@@ -1,8 +1,8 @@
 import { KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
 import { bytesToHex, quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
-import { array, data, object, qty } from "../format/json.ts";
+import { array, data, object, qty } from "../../util/json.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { decodeStorageKey, parseAddress, parseBlockSelector } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";

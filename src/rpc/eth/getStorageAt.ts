@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import {
   decodeStorageKey,

@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { ClientLimitExceededError, InvalidParamsError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseAddress, parseBlockSelector, parseHash32 } from "../params.ts";
 import { resolveState } from "../resolveBlock.ts";

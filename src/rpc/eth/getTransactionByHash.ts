@@ -1,5 +1,5 @@
 import type { TransactionView } from "../../chain/blockView.ts";
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { transactionJson } from "../format/block.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseHash32 } from "../params.ts";

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { firstLogIndex, receiptJson } from "../format/receipt.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseHash32 } from "../params.ts";

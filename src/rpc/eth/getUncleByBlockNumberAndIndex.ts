@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockNumberOnly, parseUint } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";

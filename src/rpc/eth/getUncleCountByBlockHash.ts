@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockHash } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";

@@ -1,6 +1,6 @@
 import type { BlockReceipts } from "../../chain/types.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { bytesToUnprefixedHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { type BlockTarget, livePending } from "../resolveBlock.ts";
 import { blockReceipts } from "./blockResult.ts";
 

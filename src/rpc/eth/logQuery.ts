@@ -2,23 +2,15 @@
 // (eth/filters FilterAPI.GetLogs, Filter.Logs): eth_getLogs and eth_getFilterLogs run it.
 // Candidate blocks come from the archive's log index; their receipts decide exactly.
 import type { BlockReceipts } from "../../chain/types.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockNumberSelector } from "../../services/blockSelector.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
+import type { FilterCriteria } from "../../services/filters.ts";
+import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../../services/filters.ts";
 import { hexToBytes } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
-import { checkQueryLimit, type FilterCriteria, matchesCriteria } from "../filterCriteria.ts";
+import { checkQueryLimit, matchesCriteria } from "../filterCriteria.ts";
 import { forEachLog, logJson } from "../format/receipt.ts";
-import type { BlockNumberSelector } from "../params.ts";
 import { livePending } from "../resolveBlock.ts";
-
-/** geth's `--rpc.logquery-limit` and `--rpc.rangelimit` (0: none). */
-export type LogQueryLimits = {
-  /** Addresses, or alternatives in one topic position. */
-  readonly queryLimit: number;
-  /** Blocks a range may span (to − from). */
-  readonly rangeLimit: number;
-};
-
-export const DEFAULT_LOG_LIMITS: LogQueryLimits = { queryLimit: 1000, rangeLimit: 0 };
 
 const ZERO32 = new Uint8Array(32);
 

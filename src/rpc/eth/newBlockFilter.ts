@@ -1,5 +1,5 @@
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { defineMethod } from "../method.ts";
 
 /** eth_newBlockFilter() → filter id: the hashes of blocks sealed from now on. */

@@ -1,5 +1,5 @@
-import type { RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { parseInstalledFilterParam } from "../filterCriteria.ts";
 import { defineMethod, required } from "../method.ts";
 

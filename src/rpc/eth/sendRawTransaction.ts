@@ -1,5 +1,6 @@
-import type { RpcBackend, TransactionSink } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
+import type { TransactionSink } from "../../services/transactions.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseHexBytes } from "../params.ts";
 

@@ -1,6 +1,6 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError, RpcError, ServerError } from "../../services/errors.ts";
 import { hexToBytes } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, RpcError, ServerError } from "../errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
 import { parseHexBytes, parseUint64 } from "../params.ts";
 import { getTransactionReceipt } from "./getTransactionReceipt.ts";

@@ -1,6 +1,6 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
 import { isImpersonated, NoSignerAvailableError } from "../dev/devControl.ts";
-import { ServerError } from "../errors.ts";
 import { defineMethod, required } from "../method.ts";
 import { transactionSink } from "./sendRawTransaction.ts";
 import {

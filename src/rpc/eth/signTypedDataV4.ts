@@ -1,7 +1,7 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { NoSignerAvailableError } from "../dev/devControl.ts";
-import { InvalidParamsError } from "../errors.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseAddress } from "../params.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import { InvalidParamsError } from "../errors.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
 import { checkSimulateLimits } from "./simulateV1.ts";
 

@@ -1,16 +1,7 @@
 // eth_simulateV1's first parameter (geth's simOpts) parsed at the edge, with encoding/json's
 // rules: keys match case-insensitively, null leaves a field unset, unknown keys are ignored, and a
 // value of the wrong type names the struct field it was meant for.
-import { parseCallArgs } from "../callArgs.ts";
-import { InvalidParamsError } from "../errors.ts";
-import {
-  parseAddress,
-  parseBool,
-  parseHash32,
-  parseHexBytes,
-  parseQuantity,
-  parseUint64,
-} from "../params.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import type {
   AccountOverride,
   BlockOverrides,
@@ -19,7 +10,16 @@ import type {
   SimulateRequest,
   StateOverrides,
   WithdrawalOverride,
-} from "../simulateTypes.ts";
+} from "../../services/simulate.ts";
+import { parseCallArgs } from "../callArgs.ts";
+import {
+  parseAddress,
+  parseBool,
+  parseHash32,
+  parseHexBytes,
+  parseQuantity,
+  parseUint64,
+} from "../params.ts";
 import { goFold } from "../wire.ts";
 
 type Obj = Record<string, unknown>;

@@ -18,9 +18,9 @@ import { Simulator } from "../../exec/simulate/simulator.ts";
 import type { DevNode } from "../../node/devNode.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import { overlayPending } from "../../pending/pendingState.ts";
+import type { CallService } from "../../services/calls.ts";
 import type { ChainStore } from "../../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../../util/hex.ts";
-import type { CallService } from "../backend.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
 
 const A = "0xc000000000000000000000000000000000000000";

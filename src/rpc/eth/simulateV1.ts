@@ -1,16 +1,18 @@
-import type { RpcBackend } from "../backend.ts";
-import { withCallErrors } from "../callFailure.ts";
-import { ClientLimitExceededError, InvalidParamsError } from "../errors.ts";
-import { blockJson } from "../format/block.ts";
-import { array, data, object, qty } from "../format/json.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ClientLimitExceededError, InvalidParamsError } from "../../services/errors.ts";
 import {
   MAX_SIMULATE_BLOCKS,
   MAX_SIMULATE_CALLS_PER_BLOCK,
   MAX_SIMULATE_TOTAL_CALLS,
-} from "../limits.ts";
+  type SimulatedBlock,
+  type SimulatedCall,
+  type SimulateRequest,
+} from "../../services/simulate.ts";
+import { array, data, object, qty } from "../../util/json.ts";
+import { withCallErrors } from "../callFailure.ts";
+import { blockJson } from "../format/block.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { parseBlockSelector } from "../params.ts";
-import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../simulateTypes.ts";
 import { goJsonString } from "../wire.ts";
 import { callService, callTarget } from "./callTarget.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";

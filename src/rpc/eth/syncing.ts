@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod } from "../method.ts";
 
 /** eth_syncing → false: the archive serves what it holds, it never syncs from peers. */

@@ -2,10 +2,13 @@
 // (the first account), the nonce at `pending` (the pool's included), the gas (an estimate at
 // `pending`; when that fails, 21000 for a plain transfer, else the block's limit), the fees
 // (eth_gasPrice as the cap, a 1 gwei tip) and the chain id; the type from the fields given.
-import type { BlockAt, CallRequest, RpcBackend, UnsignedTransaction } from "../backend.ts";
+
+import type { RpcBackend } from "../../services/backend.ts";
+import type { CallRequest } from "../../services/callRequest.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
+import type { BlockAt, UnsignedTransaction } from "../../services/signer.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { devAccounts, NoSignerAvailableError } from "../dev/devControl.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
 import { parseQuantity, parseUint64 } from "../params.ts";
 import { livePending, resolveState } from "../resolveBlock.ts";
 import { callService } from "./callTarget.ts";

@@ -1,7 +1,7 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { MAX_MINE_BLOCKS } from "../anvil/mine.ts";
-import type { RpcBackend } from "../backend.ts";
 import { devControl, parseDevNumber } from "../dev/devControl.ts";
-import { InvalidParamsError } from "../errors.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
 import { defineMethod, optional } from "../method.ts";
 

@@ -5,9 +5,9 @@
 import { randomBytes } from "node:crypto";
 import { encodeDeposit } from "../../chain/op/depositTx.ts";
 import { userDepositSourceHash } from "../../chain/op/l1Info.ts";
-import { keccak256 } from "../../exec/crypto.ts";
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError, ServerError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError, ServerError } from "../../services/errors.ts";
+import { keccak256 } from "../../util/crypto.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseAddress, parseBool, parseHexBytes, parseQuantity } from "../params.ts";

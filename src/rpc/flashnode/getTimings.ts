@@ -1,5 +1,5 @@
-import type { RpcBackend } from "../backend.ts";
-import { InvalidParamsError } from "../errors.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { defineMethod, optional } from "../method.ts";
 import { blockSummaryJson, ms } from "./format.ts";
 

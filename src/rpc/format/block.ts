@@ -1,7 +1,7 @@
 // Blocks and transactions as geth's RPCMarshalBlock / RPCTransaction render them.
 import type { BlockView, HeaderView, TransactionView } from "../../chain/blockView.ts";
 import type { OpReceiptFields } from "../../chain/types.ts";
-import { array, data, dataOrNull, object, qty } from "./json.ts";
+import { array, data, dataOrNull, object, qty } from "../../util/json.ts";
 
 export type TxContext = {
   readonly blockHash: Uint8Array;

@@ -1,6 +1,6 @@
 // Receipts exactly as geth marshals them (field set and order of its MarshalReceipt).
 import type { BlockReceipts, Log, ReceiptRecord } from "../../chain/types.ts";
-import { array, data, dataOrNull, object, qty } from "./json.ts";
+import { array, data, dataOrNull, object, qty } from "../../util/json.ts";
 
 export type ReceiptContext = {
   readonly blockHash: Uint8Array;

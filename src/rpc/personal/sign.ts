@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { signMessageWith } from "../eth/sign.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseAddress, parseHexBytes } from "../params.ts";

@@ -1,9 +1,11 @@
 import type { HeaderView } from "../../chain/blockView.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import type { BuiltPayload } from "../../services/buildBlock.ts";
+import { ServerError } from "../../services/errors.ts";
+import type { PoolContent } from "../../services/transactions.ts";
 import { equalBytes } from "../../util/hex.ts";
-import type { BuiltPayload, PoolContent, RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
+import { array, data, object, qty } from "../../util/json.ts";
 import { callService } from "../eth/callTarget.ts";
-import { array, data, object, qty } from "../format/json.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
 import { parseBlockHash, parseHexBytes } from "../params.ts";
 import { parsePayloadAttributes, parseTransactionList } from "./payloadAttributes.ts";

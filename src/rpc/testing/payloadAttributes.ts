@@ -1,7 +1,8 @@
 // geth's engine.PayloadAttributes and types.Withdrawal as JSON parameters (gencodec: required
 // fields named when missing, JSON keys matched case-insensitively as encoding/json does).
-import type { Withdrawal } from "../backend.ts";
-import { InvalidParamsError } from "../errors.ts";
+
+import type { Withdrawal } from "../../services/buildBlock.ts";
+import { InvalidParamsError } from "../../services/errors.ts";
 import { parseAddress, parseHash32, parseHexBytes, parseUint64 } from "../params.ts";
 
 export type PayloadAttributes = {

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { poolTransactionJson } from "../format/block.ts";
 import { defineMethod, RawJson } from "../method.ts";
 import { bySender, listed, type PoolEntry, poolOf } from "./pool.ts";

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { poolTransactionJson } from "../format/block.ts";
 import { defineMethod, RawJson, required } from "../method.ts";
 import { parseAddress } from "../params.ts";

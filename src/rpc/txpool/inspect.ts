@@ -1,6 +1,6 @@
 import { toChecksumAddress } from "@ethereumjs/util";
+import type { RpcBackend } from "../../services/backend.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { defineMethod, RawJson } from "../method.ts";
 import { bySender, listed, type PoolEntry, poolOf } from "./pool.ts";
 

@@ -3,9 +3,10 @@
 // reach txpool_status): blob transactions are left out of the listings here too.
 import { toChecksumAddress } from "@ethereumjs/util";
 import type { TransactionView } from "../../chain/blockView.ts";
+import type { RpcBackend } from "../../services/backend.ts";
+import { ServerError } from "../../services/errors.ts";
+import type { PoolContent, PoolTransaction } from "../../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../../util/hex.ts";
-import type { PoolContent, PoolTransaction, RpcBackend } from "../backend.ts";
-import { ServerError } from "../errors.ts";
 import { transactionSink } from "../eth/sendRawTransaction.ts";
 
 /** A node that forwards transactions to the sequencer (a replica) keeps no pool of its own. */

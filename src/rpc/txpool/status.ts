@@ -1,5 +1,5 @@
+import type { RpcBackend } from "../../services/backend.ts";
 import { quantity } from "../../util/hex.ts";
-import type { RpcBackend } from "../backend.ts";
 import { defineMethod } from "../method.ts";
 import { poolOf } from "./pool.ts";
 

@@ -1,4 +1,4 @@
-import type { RpcBackend } from "../backend.ts";
+import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod } from "../method.ts";
 
 /** web3_clientVersion → name/version/platform. */

@@ -4,13 +4,13 @@
 import { readFileSync } from "node:fs";
 import type { Block } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
-import { BlockExecutor } from "../exec/blockExecutor.ts";
-import { keccak256 } from "../exec/crypto.ts";
+import type { ChainSpec } from "../chain/genesis.ts";
+import { blockFromRlp } from "../chain/op/blockTx.ts";
+import { ChainFile, ChainFileError } from "../chain/rlpFile.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
-import type { ChainSpec } from "./genesis.ts";
-import { blockFromRlp } from "./op/blockTx.ts";
-import { ChainFile, ChainFileError } from "./rlpFile.ts";
+import { BlockExecutor } from "./blockExecutor.ts";
 
 export class ImportError extends Error {
   readonly code = "IMPORT_FAILED";

@@ -6,8 +6,8 @@ import {
   NetworkWrapperType,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { libraryRefusalText } from "../exec/txPrecheck.ts";
-import { TxRejectedError } from "./txPool.ts";
+import { TxRejectedError } from "../services/transactions.ts";
+import { libraryRefusalText } from "./txPrecheck.ts";
 
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   try {

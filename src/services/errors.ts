@@ -1,7 +1,5 @@
 // JSON-RPC error classes with geth's codes and texts (rpc/errors.go), and the single
-// error → wire mapping.
-
-import { goJsonString } from "./wire.ts";
+// error → wire-object mapping. They sit below rpc/ and exec/: either may throw them.
 
 export type RpcErrorObject = { code: number; message: string; data?: unknown };
 
@@ -62,7 +60,10 @@ export class ServerError extends RpcError {
   }
 }
 
-/** geth's clientLimitExceededError (eth_simulateV1's block and call limits, eth_getStorageValues' slots). */
+/**
+ * geth's clientLimitExceededError (eth_simulateV1's block and call limits, eth_getStorageValues'
+ * slots).
+ */
 export class ClientLimitExceededError extends RpcError {
   static readonly code: number = -38026;
   constructor(message: string) {
@@ -94,17 +95,4 @@ export function toRpcError(e: unknown): RpcErrorObject {
   if (e instanceof Error) return { code: ServerError.code, message: e.message };
   // A thrown non-Error is a bug, the analogue of a Go panic.
   return { code: InternalError.code, message: "method handler crashed" };
-}
-
-/** `{"code":…,"message":…[,"data":…]}` with the message encoded as Go's json.Marshal does. */
-export function encodeRpcError(e: RpcErrorObject): string {
-  const head = `{"code":${e.code},"message":${goJsonString(e.message)}`;
-  if (e.data === undefined) return `${head}}`;
-  let data: string | undefined;
-  try {
-    data = JSON.stringify(e.data);
-  } catch {
-    data = undefined; // unserializable data (bigint, cycle): geth would drop it too
-  }
-  return data === undefined ? `${head}}` : `${head},"data":${data}}`;
 }

@@ -8,17 +8,24 @@
 //   block being built takes it at once (it is reopened) while it has no transactions, since its
 //   timestamp came with its pre-confirmations;
 // - anvil_mine seals blocks one after another, `interval` seconds apart.
-import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import type { Common } from "@ethereumjs/common";
+import { type BlockTransaction, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
+import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { decodeStateWrite, encodeStateWrite } from "../exec/devWrites.ts";
 import { withPlaceholderSender } from "../exec/impersonation.ts";
-import type { PendingTransaction, RevertedChain } from "../pending/types.ts";
-import type { DevAnswer, DevRequest } from "../rpc/backend.ts";
-import type { FlashblockRecord } from "../store/chainStore.ts";
+import type {
+  FlashblockUpdate,
+  PendingTransaction,
+  RevertedChain,
+  SealedUpdate,
+} from "../pending/types.ts";
+import type { DevAnswer, DevRequest } from "../services/transactions.ts";
+import type { ChainStore, FlashblockRecord } from "../store/chainStore.ts";
+import type { RecordedOpening } from "./blockAssembly.ts";
 import type { Building } from "./building.ts";
-import { MAX_TIMESTAMP } from "./devState.ts";
-import type { Sequencer } from "./sequencer.ts";
+import { type DevState, MAX_TIMESTAMP } from "./devState.ts";
 
 const ZERO32 = new Uint8Array(32);
 
@@ -33,23 +40,45 @@ export class DevRequestError extends Error {
   }
 }
 
-function building(seq: Sequencer): Building {
-  if (seq.building === undefined) throw new Error("sequencer is not running");
-  return seq.building;
-}
+/**
+ * What the dev requests use of the sequencer (sequencer.ts implements it): its parts, the block
+ * being built, and the steps a block is built by. Nothing else of it is reached from here.
+ */
+export type DevHost = {
+  readonly executor: BlockExecutor;
+  readonly store: ChainStore;
+  readonly common: Common;
+  readonly dev: DevState;
+  readonly opts: { readonly flashblockIntervalMs: number };
+  readonly log: (level: "info", msg: string, fields: Record<string, unknown>) => void;
+  /** The block being built; throws when the sequencer is not running. */
+  current(): Building;
+  /** Makes `b` the block being built (a rebuilt or reopened one). */
+  replace(b: Building): void;
+  open(recorded?: RecordedOpening): Promise<Building>;
+  include(b: Building, tx: BlockTransaction, allowNoBlobs?: boolean): Promise<PendingTransaction>;
+  executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]>;
+  flashblockOf(
+    b: Building,
+    added: PendingTransaction[],
+    started: number,
+  ): Promise<FlashblockUpdate>;
+  publish(update: FlashblockUpdate | SealedUpdate): void;
+  publishFlashblock(b: Building, update: FlashblockUpdate, ops?: readonly Uint8Array[]): void;
+  tick(forceSeal?: boolean): Promise<void>;
+};
 
 /**
  * Publishes what has run since the last flashblock (and, with `flush`, what waits in the pool)
  * in a flashblock now, off the grid; `ops` are recorded after its transactions.
  */
-async function flashblockNow(seq: Sequencer, ops: Uint8Array[], flush = false): Promise<void> {
-  const b = building(seq);
+async function flashblockNow(seq: DevHost, ops: Uint8Array[], flush = false): Promise<void> {
+  const b = seq.current();
   const started = performance.now();
-  const added = b.unpublished;
-  b.unpublished = [];
+  const added = b.takeUnpublished();
   if (flush) added.push(...(await seq.executeWaiting(b, Number.POSITIVE_INFINITY)));
   if (added.length === 0 && ops.length === 0) return;
-  b.index++;
+  b.advance();
   seq.publishFlashblock(b, await seq.flashblockOf(b, added, started), ops);
 }
 
@@ -60,7 +89,7 @@ async function flashblockNow(seq: Sequencer, ops: Uint8Array[], flush = false): 
  * the revert of the chain.
  */
 export async function rebuildBlock(
-  seq: Sequencer,
+  seq: DevHost,
   records: readonly FlashblockRecord[],
   how: { readonly record: boolean; readonly reverted?: RevertedChain },
 ): Promise<void> {
@@ -70,7 +99,7 @@ export async function rebuildBlock(
       ? undefined
       : { timestamp: opening.timestamp, deposits: opening.transactions },
   );
-  seq.building = b;
+  seq.replace(b);
   // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first).
   const first = await seq.flashblockOf(b, b.transactions.slice(), performance.now());
   if (how.reverted !== undefined)
@@ -86,7 +115,7 @@ export async function rebuildBlock(
   for (const fb of records) {
     if (fb.index === 0) continue;
     const started = performance.now();
-    b.index = fb.index;
+    b.resumeAt(fb.index);
     const added: PendingTransaction[] = [];
     // Recorded transactions were accepted once: a placeholder signature stands for its sender.
     for (const raw of fb.transactions) {
@@ -99,7 +128,7 @@ export async function rebuildBlock(
     seq.publish(await seq.flashblockOf(b, added, started));
   }
   // The next flashblock is one interval away, not (index + 1) intervals.
-  b.openedAt = performance.now() - b.index * seq.opts.flashblockIntervalMs;
+  b.regrid(performance.now(), seq.opts.flashblockIntervalMs);
 }
 
 /** A block's dev writes from its flashblock record, each after the transactions before it. */
@@ -116,8 +145,8 @@ export function devWritesOf(
 }
 
 /** The block being built, dropped: its builder reverted and the executor back on the head. */
-async function dropBlock(seq: Sequencer): Promise<void> {
-  await building(seq).builder.revert();
+async function dropBlock(seq: DevHost): Promise<void> {
+  await seq.current().builder.revert();
   await seq.executor.resetToHead();
 }
 
@@ -125,16 +154,16 @@ async function dropBlock(seq: Sequencer): Promise<void> {
  * Whether the block being built has run a transaction sent to it: one published after its
  * flashblock 0 (which holds only what opening the block put there), or one not published yet.
  */
-function hasSentTransactions(seq: Sequencer, b: Building): boolean {
-  if (b.unpublished.length > 0) return true;
+function hasSentTransactions(seq: DevHost, b: Building): boolean {
+  if (b.unpublishedCount > 0) return true;
   return seq.store
     .recordedFlashblocks(b.base.number)
     .some((r) => r.index > 0 && r.transactions.length > 0);
 }
 
 /** Reopens the block being built at the clock's time, if no transaction was sent to it yet. */
-async function reopenIfEmpty(seq: Sequencer): Promise<void> {
-  const b = building(seq);
+async function reopenIfEmpty(seq: DevHost): Promise<void> {
+  const b = seq.current();
   if (hasSentTransactions(seq, b)) return;
   const records = seq.store.recordedFlashblocks(b.base.number);
   await dropBlock(seq);
@@ -148,10 +177,10 @@ async function reopenIfEmpty(seq: Sequencer): Promise<void> {
   );
 }
 
-async function snapshot(seq: Sequencer): Promise<bigint> {
+async function snapshot(seq: DevHost): Promise<bigint> {
   // Everything sent before the call is in it.
   await flashblockNow(seq, [], true);
-  const b = building(seq);
+  const b = seq.current();
   return seq.dev.takeSnapshot({
     head: b.base.number - 1,
     headHash: b.base.parentHash,
@@ -161,13 +190,13 @@ async function snapshot(seq: Sequencer): Promise<bigint> {
   });
 }
 
-async function revert(seq: Sequencer, id: bigint): Promise<boolean> {
+async function revert(seq: DevHost, id: bigint): Promise<boolean> {
   const s = seq.dev.takeBack(id);
   if (s === undefined) return false;
   const hash = seq.store.canonicalHash(s.head);
   if (hash === undefined || Buffer.compare(hash, s.headHash) !== 0) return false;
-  const b = building(seq);
-  const published = b.transactions.length - b.unpublished.length;
+  const b = seq.current();
+  const published = b.transactions.length - b.unpublishedCount;
   const pending: BlockReceipts | undefined =
     published === 0
       ? undefined
@@ -188,12 +217,12 @@ async function revert(seq: Sequencer, id: bigint): Promise<boolean> {
 }
 
 /** The timestamp the next block opened must be above (anvil: at least). */
-function previousTimestamp(seq: Sequencer): bigint {
-  const b = building(seq);
+function previousTimestamp(seq: DevHost): bigint {
+  const b = seq.current();
   return hasSentTransactions(seq, b) ? b.base.timestamp : seq.executor.headBlock().header.timestamp;
 }
 
-async function setNextTimestamp(seq: Sequencer, timestamp: bigint): Promise<void> {
+async function setNextTimestamp(seq: DevHost, timestamp: bigint): Promise<void> {
   // anvil's refusal (it draws the line at 2^64 - 1): a block at MAX_TIMESTAMP has no child.
   if (timestamp >= MAX_TIMESTAMP) throw new DevRequestError("The timestamp is too big");
   const previous = previousTimestamp(seq);
@@ -211,7 +240,7 @@ async function setNextTimestamp(seq: Sequencer, timestamp: bigint): Promise<void
 }
 
 async function mine(
-  seq: Sequencer,
+  seq: DevHost,
   blocks: bigint,
   interval: bigint | undefined,
   timestamp: bigint | undefined,
@@ -229,7 +258,7 @@ async function mine(
   }
 }
 
-export async function control(seq: Sequencer, request: DevRequest): Promise<DevAnswer> {
+export async function control(seq: DevHost, request: DevRequest): Promise<DevAnswer> {
   switch (request.op) {
     case "write":
       await seq.executor.applyStateWrite(request.write);

@@ -1,6 +1,6 @@
 // Tiny JSON-text builders: results are written straight to text (no intermediate objects, no
 // JSON.stringify) because receipts and blocks are the largest responses on the hot path.
-import { bytesToHex, quantity } from "../../util/hex.ts";
+import { bytesToHex, quantity } from "./hex.ts";
 
 /** DATA as a JSON string. */
 export function data(bytes: Uint8Array): string {

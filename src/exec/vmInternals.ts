@@ -1,24 +1,40 @@
-// Reaches into the EVM library's BlockBuilder that the sequencer (and the OP-stack importer)
-// need (internals of @ethereumjs/vm 10.x; the dev end-to-end tests exercise them on every run).
+// The one place that reaches into what the EVM library keeps private (internals of
+// @ethereumjs/vm and @ethereumjs/evm 10.x, checked by the dev end-to-end tests on every run): the
+// BlockBuilder's running transaction list and header, the EVM's opcode table, its running
+// precompiles and the journal's always-warm set. Everything else uses the library's public API.
 import { Block, type BlockOptions, createBlock, type HeaderData } from "@ethereumjs/block";
+import type { EVMInterface, PrecompileFunc } from "@ethereumjs/evm";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { BlockBuilder } from "@ethereumjs/vm";
+import type { Address } from "@ethereumjs/util";
+import type { BlockBuilder, VM } from "@ethereumjs/vm";
+import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DepositTx } from "../chain/op/depositTx.ts";
-import type { DepositResult, OpExecution } from "../exec/op/opExecution.ts";
-
-/** A block's transactions: signed ones, and an OP-stack chain's deposits. */
-export type BlockTransaction = TypedTransaction | DepositTx;
+import type { DepositResult, OpExecution } from "./op/opExecution.ts";
 
 type Internals = {
   transactions: BlockTransaction[];
   transactionResults: unknown[];
   gasUsed: bigint;
-  headerData: HeaderData;
+  headerData: HeaderData & BuilderHeader;
   blockOpts: BlockOptions;
 };
 
 function internals(builder: BlockBuilder): Internals {
   return builder as unknown as Internals;
+}
+
+/**
+ * The header fields the builder settled when it opened (the base fee and excess blob gas it
+ * derived from the parent, the gas limit it was given).
+ */
+export type BuilderHeader = {
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas?: bigint;
+  readonly excessBlobGas?: bigint;
+};
+
+export function builderHeader(builder: BlockBuilder): BuilderHeader {
+  return internals(builder).headerData;
 }
 
 export function builderTransactions(builder: BlockBuilder): BlockTransaction[] {
@@ -96,4 +112,33 @@ export async function sealBuilder(
   } finally {
     holder.transactions = all;
   }
+}
+
+/** What the wrapped opcode handlers read of the interpreter's run state. */
+export type OpcodeRunState = {
+  readonly opCode: number;
+  readonly stack: { peek(n: number): bigint[] };
+  readonly memory: { read(offset: number, size: number): Uint8Array };
+  readonly interpreter: { getAddress(): Address };
+  readonly stateManager: { getAccount(a: Address): Promise<{ balance: bigint } | undefined> };
+};
+export type OpcodeHandler = (runState: OpcodeRunState, common: unknown) => unknown;
+
+/**
+ * The EVM's current opcode table, by opcode; its handlers may be replaced (the library rebuilds
+ * the table when the fork changes).
+ */
+export function opcodeTable(evm: EVMInterface): { opHandler: OpcodeHandler }[] {
+  return (evm as unknown as { _opcodeMap: { opHandler: OpcodeHandler }[] })._opcodeMap;
+}
+
+/** The precompiles the EVM runs now, by address: changing the map changes them. */
+export function runningPrecompiles(evm: EVMInterface): Map<string, PrecompileFunc> {
+  return (evm as unknown as { precompiles: Map<string, PrecompileFunc> }).precompiles;
+}
+
+/** The journal's always-warm set: the addresses (and their slots) a transaction starts warm. */
+export function alwaysWarm(vm: VM): Map<string, Set<string>> {
+  return (vm.evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> })
+    .alwaysWarmJournal;
 }

@@ -4,7 +4,7 @@ import type { CustomCrypto } from "@ethereumjs/common";
 import { calculateSigRecovery } from "@ethereumjs/util";
 import createKeccakHash from "keccak";
 import secp256k1 from "secp256k1";
-import { padLeft } from "../util/hex.ts";
+import { padLeft } from "./hex.ts";
 
 export function keccak256(data: Uint8Array): Uint8Array {
   return createKeccakHash("keccak256")

@@ -2,7 +2,7 @@
 // The trusted setup takes ~1.5 s to load, so it is loaded on first use, not at start.
 import type { KZG } from "@ethereumjs/util";
 import ckzg from "c-kzg";
-import { bytesToHex, hexToBytes } from "../util/hex.ts";
+import { bytesToHex, hexToBytes } from "./hex.ts";
 
 let loaded = false;
 

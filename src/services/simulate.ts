@@ -1,7 +1,12 @@
 // eth_simulateV1's request and result as plain data (they cross to the call worker and back):
 // geth's simOpts / simBlock / override.StateOverride / override.BlockOverrides, parsed.
 import type { BlockView } from "../chain/blockView.ts";
-import type { CallRequest } from "./backend.ts";
+import type { CallRequest } from "./callRequest.ts";
+
+/** eth_simulateV1 (geth's internal/ethapi/simulate.go): blocks past the base, calls a block, calls. */
+export const MAX_SIMULATE_BLOCKS = 256;
+export const MAX_SIMULATE_CALLS_PER_BLOCK = 5000;
+export const MAX_SIMULATE_TOTAL_CALLS = 10000;
 
 /** geth's TransactionArgs as eth_simulateV1 takes them (eth_call's plus chain id and blobs). */
 export type SimulateCall = CallRequest & {

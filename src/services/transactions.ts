@@ -1,0 +1,80 @@
+// Transaction intake and the dev methods' requests, as the RPC methods ask for them and the
+// sequencer (or a replica's forwarder) answers.
+import type { StateWrite } from "../chain/types.ts";
+
+/**
+ * A transaction the intake refuses (the pool, or its decoding); the message is geth's. JSON-RPC
+ * code -32000.
+ */
+export class TxRejectedError extends Error {
+  readonly code = "TX_REJECTED";
+}
+
+/** One transaction of the pool, as txpool_* and testing_buildBlockV1 see it. */
+export type PoolTransaction = {
+  readonly sender: Uint8Array;
+  /** The transaction as a block holds it (a blob transaction without its sidecar). */
+  readonly raw: Uint8Array;
+  /** A blob transaction with its sidecar (network form), when the pool still has it. */
+  readonly withSidecar?: Uint8Array;
+};
+
+/**
+ * The pool as geth's txpool_* show theirs: `pending` are the transactions not yet in a sealed
+ * block that can run now (the pre-confirmed ones, in block order, then those waiting for the
+ * next flashblock), `queued` those waiting on a nonce gap.
+ */
+export type PoolContent = {
+  readonly pending: readonly PoolTransaction[];
+  readonly queued: readonly PoolTransaction[];
+};
+
+/** What a dev method asks of the sequencer (src/sequencer/devRequests.ts). */
+export type DevRequest =
+  | { readonly op: "write"; readonly write: StateWrite }
+  | { readonly op: "impersonate"; readonly address: Uint8Array; readonly on: boolean }
+  | { readonly op: "autoImpersonate"; readonly on: boolean }
+  | { readonly op: "impersonation" }
+  | { readonly op: "snapshot" }
+  | { readonly op: "revert"; readonly id: bigint }
+  | { readonly op: "increaseTime"; readonly seconds: bigint }
+  | { readonly op: "setNextTimestamp"; readonly timestamp: bigint }
+  | {
+      readonly op: "mine";
+      readonly blocks: bigint;
+      /** Seconds between the mined blocks' timestamps (anvil_mine); undefined: the clock's. */
+      readonly interval: bigint | undefined;
+      /** The first mined block's timestamp (evm_mine). */
+      readonly timestamp: bigint | undefined;
+    };
+
+/** The sequencer's answer; which fields are set depends on the request. */
+export type DevAnswer = {
+  /** `impersonation`: the impersonated accounts and whether every account is. */
+  readonly accounts?: readonly Uint8Array[];
+  readonly auto?: boolean;
+  /** `snapshot`: its id. */
+  readonly id?: bigint;
+  /** `revert`: whether the snapshot existed. */
+  readonly reverted?: boolean;
+  /** `increaseTime`: the clock's whole offset, in seconds. */
+  readonly offset?: bigint;
+};
+
+/** Transaction intake (only `flashnode dev` has one). */
+export type TransactionSink = {
+  submit(raw: Uint8Array): Promise<{ hash: string }>;
+  /** The sequencer's pool (absent where transactions are only forwarded: a replica). */
+  poolContent?(): Promise<PoolContent>;
+  /** The pool's next nonce for a sender (its contiguous run of accepted txs), if it has any. */
+  poolNonce(address: Uint8Array): bigint | undefined;
+  /** Seals the block being built now (anvil's evm_mine); the sealed block's number. */
+  mine(): Promise<number>;
+  /** The dev methods' requests (absent where there is no sequencer here: a replica). */
+  control?(request: DevRequest): Promise<DevAnswer>;
+  /**
+   * Resolves when transaction lookups can see the transaction (pre-confirmed, or sealed when
+   * lookups see only sealed blocks), or with false at the deadline.
+   */
+  waitForReceipt(hash: Uint8Array, timeoutMs: number): Promise<boolean>;
+};

@@ -1,0 +1,122 @@
+// anvil (the devDependency) as a real upstream chain, seeded with a contract holding storage and
+// some history, forked at a past block while it moves on.
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { freePort, waitForRpc } from "../../bench/compare/peers.ts";
+import { asm, deployCode } from "./evmAsm.ts";
+import { ROOT } from "./fixtures.ts";
+
+const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
+
+/** anvil's first dev account (unlocked: eth_sendTransaction signs for it). */
+export const ANVIL_SENDER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+/** An account that only ever receives value. */
+export const RECEIVER = "0x1000000000000000000000000000000000000001";
+
+/**
+ * A store contract: calldata (slot ‖ value) stores value at slot and logs LOG1(topic = slot,
+ * data = value); empty calldata does nothing.
+ */
+const STORE_RUNTIME = asm([
+  "CALLDATASIZE",
+  "ISZERO",
+  "@end",
+  "JUMPI",
+  "0x20",
+  "CALLDATALOAD",
+  "0x00",
+  "CALLDATALOAD",
+  "SSTORE",
+  "0x20",
+  "CALLDATALOAD",
+  "0x00",
+  "MSTORE",
+  "0x00",
+  "CALLDATALOAD",
+  "0x20",
+  "0x00",
+  "LOG1",
+  "end:",
+  "JUMPDEST",
+  "STOP",
+]);
+
+export type Anvil = {
+  readonly url: string;
+  readonly child: ChildProcess;
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  stop(): void;
+};
+
+export async function startAnvilUpstream(extra: string[] = []): Promise<Anvil> {
+  const port = await freePort();
+  const child = spawn(ANVIL, ["--silent", "--port", String(port), ...extra], { stdio: "ignore" });
+  const url = `http://127.0.0.1:${port}/`;
+  await waitForRpc(url, child);
+  let id = 0;
+  return {
+    url,
+    child,
+    async rpc<T>(method: string, params: unknown[] = []): Promise<T> {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+      });
+      const body = (await res.json()) as { result?: T; error?: { message: string } };
+      if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+      return body.result as T;
+    },
+    stop() {
+      child.kill("SIGKILL");
+    },
+  };
+}
+
+export function word(n: bigint): string {
+  return `0x${n.toString(16).padStart(64, "0")}`;
+}
+
+export type SeededChain = {
+  readonly contract: string;
+  /** The fork block, after the seed and before the chain moved on. */
+  readonly fork: { readonly number: bigint; readonly hash: string };
+  /** Slots the contract holds at F (slot 1…5 = 100…500). */
+  readonly slots: readonly bigint[];
+  /** Transactions mined at or below F. */
+  readonly txs: readonly string[];
+};
+
+async function send(anvil: Anvil, tx: Record<string, string>): Promise<string> {
+  return anvil.rpc<string>("eth_sendTransaction", [{ from: ANVIL_SENDER, ...tx }]);
+}
+
+/** Deploys the store contract, writes slots 1–5 and pays RECEIVER: F is the block after. */
+export async function seedChain(anvil: Anvil): Promise<SeededChain> {
+  const deploy = await send(anvil, { data: deployCode(STORE_RUNTIME) });
+  const receipt = await anvil.rpc<{ contractAddress: string }>("eth_getTransactionReceipt", [
+    deploy,
+  ]);
+  const contract = receipt.contractAddress;
+  const txs = [deploy];
+  for (let slot = 1n; slot <= 5n; slot++)
+    txs.push(await send(anvil, { to: contract, data: word(slot) + word(slot * 100n).slice(2) }));
+  txs.push(await send(anvil, { to: RECEIVER, value: "0xde0b6b3a7640000" }));
+  const head = await anvil.rpc<{ number: string; hash: string }>("eth_getBlockByNumber", [
+    "latest",
+    false,
+  ]);
+  return {
+    contract,
+    fork: { number: BigInt(head.number), hash: head.hash },
+    slots: [1n, 2n, 3n, 4n, 5n],
+    txs,
+  };
+}
+
+/** The chain moves on past F: slots and balances change, a new slot appears. */
+export async function moveOn(anvil: Anvil, chain: SeededChain): Promise<void> {
+  await send(anvil, { to: chain.contract, data: word(1n) + word(999n).slice(2) });
+  await send(anvil, { to: chain.contract, data: word(6n) + word(6n).slice(2) });
+  await send(anvil, { to: RECEIVER, value: "0x1" });
+}
