@@ -3,6 +3,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
+import { describePolicy } from "../edge/policy.ts";
 import { createLogger, printAfterLogs } from "../log/logger.ts";
 import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
@@ -180,7 +181,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     `Live page:             ${node.url}ui`,
     ...(node.nats === undefined ? [] : [`NATS JetStream:        ${node.nats}`]),
     "",
-    "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
+    describePolicy(frontend.policy),
     "",
   ];
   // The banner comes last, after the start-up log lines, so that they do not push it up.

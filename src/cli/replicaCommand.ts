@@ -1,5 +1,6 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
+import { describePolicy } from "../edge/policy.ts";
 import { createLogger } from "../log/logger.ts";
 import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
 import { startReplicaNode } from "../node/replicaNode.ts";
@@ -84,6 +85,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
       `  JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
       `  Metrics:               ${node.url}metrics`,
       `  Live page:             ${node.url}ui`,
+      `  ${describePolicy(frontend.policy)}`,
       "",
     ].join("\n"),
   );

@@ -1,5 +1,6 @@
 // `flashnode serve --datadir D`: serve an existing archive read-only.
 
+import { describePolicy } from "../edge/policy.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import { assertArchive, startArchiveServer } from "../node/archiveServer.ts";
@@ -58,6 +59,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       `  JSON-RPC (dedicated):  ${dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
       `  Metrics:               ${url}metrics`,
       `  Live page:             ${url}ui`,
+      `  ${describePolicy(frontend.policy)}`,
       "",
     ].join("\n"),
   );
