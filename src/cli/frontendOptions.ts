@@ -4,7 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { DEFAULT_POLICY, parsePolicy } from "../edge/policy.ts";
 import type { RateLimit } from "../edge/rateLimit.ts";
+import { SUBSCRIPTION_METHODS } from "../feed/subscriptions.ts";
 import type { FrontendOptions } from "../node/frontend.ts";
+import { METHOD_NAMES } from "../rpc/methods.ts";
 import { UsageError } from "../util/errors.ts";
 import { parseDuration } from "./options.ts";
 import type { OptionValue } from "./optionValues.ts";
@@ -30,7 +32,7 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
   let policy = DEFAULT_POLICY;
   if (values.get("policy") !== undefined) {
     try {
-      policy = parsePolicy(values.get("policy"));
+      policy = parsePolicy(values.get("policy"), [...METHOD_NAMES, ...SUBSCRIPTION_METHODS]);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }

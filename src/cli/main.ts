@@ -1,8 +1,8 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
 
 import { isOperatorError, UsageError } from "../util/errors.ts";
+import { didYouMean } from "../util/nearestName.ts";
 import { VERSION } from "../version.ts";
-import { didYouMean } from "./args.ts";
 import { DEV_HELP, devCommand } from "./devCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
 import { REPLICA_HELP, replicaCommand } from "./replicaCommand.ts";

@@ -101,7 +101,7 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "policy",
     kind: "json",
     commands: NODE,
-    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?}; default denies eth_getBlockReceipts on public',
+    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?} (a method not served is refused at start); default denies eth_getBlockReceipts on public',
   },
   {
     name: "cors",

@@ -3,7 +3,8 @@
 // the command creates anything on disk.
 import { isIP } from "node:net";
 import { UsageError } from "../util/errors.ts";
-import { didYouMean, jsonErrorReason } from "./args.ts";
+import { didYouMean } from "../util/nearestName.ts";
+import { jsonErrorReason } from "./args.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
 
 export type OptionValue = string | number | boolean | readonly string[] | unknown;

@@ -3,7 +3,8 @@
 // generated from the same table.
 import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
-import { didYouMean, readJsonFile } from "./args.ts";
+import { didYouMean } from "../util/nearestName.ts";
+import { readJsonFile } from "./args.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
 import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 

@@ -2,10 +2,10 @@
 // chain id, head, URLs, the policy in force), then run until SIGINT or SIGTERM — one "shutting
 // down" line, a clean stop, exit 0 — or until the node can no longer run (exit 1, one line).
 import { DEV_MNEMONIC } from "../chain/devGenesis.ts";
+import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
-import { describePublicPolicy } from "./policySummary.ts";
 
 export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
   const node = await startNode(plan);
@@ -62,7 +62,7 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
       ? []
       : [`${`${node.upstream.label}:`.padEnd(23)}${node.upstream.url}`]),
     "",
-    describePublicPolicy(plan.frontend.policy),
+    describePolicy(plan.frontend.policy),
     "",
   ];
   return `${lines.join("\n")}\n`;

@@ -6,7 +6,15 @@ import type { Server as NetServer, Socket } from "node:net";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Dispatcher } from "../rpc/dispatch.ts";
-import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
+import { sendAnswer } from "../rpc/httpAnswer.ts";
+import {
+  type CallSummary,
+  callBlocks,
+  type MethodRegistry,
+  type Refusal,
+  type RequestContext,
+} from "../rpc/method.ts";
+import type { RefusedResponse } from "../rpc/responseTails.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
 import { createFastHttpServer } from "./fastHttp.ts";
@@ -24,6 +32,8 @@ export type EdgeLimits = {
 
 export type EdgeOptions = {
   readonly dispatcher: Dispatcher;
+  /** The registry the dispatcher serves: the policy reads each call's blocks through it. */
+  readonly methods: MethodRegistry;
   readonly policy: MethodPolicy;
   /** Dedicated endpoint keys, each optionally rate-limited. */
   readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
@@ -44,8 +54,12 @@ export type Health = {
   readonly reasons: readonly string[];
 };
 
-const UNAUTHORIZED =
-  '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}';
+const UNAUTHORIZED: RefusedResponse = {
+  refused: true,
+  status: 401,
+  headers: {},
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}',
+};
 
 /** The path of a request target: origin-form, or absolute-form (as sent to proxies). */
 function pathOf(url: string): string {
@@ -110,11 +124,12 @@ export function createEdge(opts: EdgeOptions): Edge {
   const ui = createUiHandler();
 
   const log = opts.logger?.child({ module: "edge" });
+  const blocksOf = callBlocks(opts.methods);
 
   function admit(tier: Tier, limiter: RateLimiter | undefined, bucket: string, client: string) {
     return (calls: readonly CallSummary[]): Refusal | undefined => {
       for (const call of calls) {
-        if (!allowed(opts.policy, tier, call)) {
+        if (!allowed(opts.policy, tier, call, blocksOf)) {
           metrics?.forbidden(tier, call.method);
           log?.debug({ tier, client, method: call.method, calls: calls.length }, "forbidden (403)");
           return NOT_WHITELISTED;
@@ -196,7 +211,10 @@ export function createEdge(opts: EdgeOptions): Edge {
       );
     }
     const ctx = route(path, req);
-    if (ctx === 401) return send(res, 401, "application/json", UNAUTHORIZED);
+    if (ctx === 401) {
+      res.on("error", ignore);
+      return sendAnswer(res, UNAUTHORIZED, false);
+    }
     if (ctx === undefined || typeof ctx === "number") {
       res.on("error", ignore);
       res.writeHead(404, { "content-length": 0 });

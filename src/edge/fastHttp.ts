@@ -6,12 +6,11 @@
 // and a JSON content type) and hands over everything else, so malformed or unusual requests get
 // node:http's (llhttp's) exact answers and the fast path adds no parsing leniency of its own.
 import type { Server as HttpServer } from "node:http";
-import { STATUS_CODES } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Dispatcher, DispatchResult } from "../rpc/dispatch.ts";
+import { corsFields, INTERNAL_ERROR, writeAnswer } from "../rpc/httpAnswer.ts";
 import type { RequestContext } from "../rpc/method.ts";
-import { corsAllowOrigin, jsonContentType } from "../rpc/server.ts";
-import { SplicedBody } from "../rpc/splicedBody.ts";
+import { jsonContentType } from "../rpc/server.ts";
 
 export type FastHttpOptions = {
   /** Gets every connection the fast path does not serve, with the bytes it has not answered. */
@@ -36,8 +35,6 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 /** An origin-form target of visible ASCII. */
 const TARGET = /^\/[\x21-\x7e]*$/;
-const INTERNAL_ERROR =
-  '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
 /** What node:http sends when a request's head or body is too slow (then it closes). */
 const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
 
@@ -252,31 +249,14 @@ class FastHttp {
   write(c: Connection, head: Head, out: DispatchResult): void {
     const socket = c.socket;
     if (socket.destroyed) return;
-    const spliced = out instanceof SplicedBody;
-    const refused = typeof out === "object" && !spliced;
-    const text = refused ? out.body : spliced ? "" : (out ?? "");
-    let status = "HTTP/1.1 200 OK\r\n";
-    let extra = "";
-    if (refused) {
-      status = `HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? "Unknown"}\r\n`;
-      for (const name in out.headers) extra += `${name}: ${out.headers[name]}\r\n`;
-    }
     const cors = this.opts.corsOrigins;
-    if (cors !== undefined) {
-      extra += "vary: Origin\r\n";
-      const allowOrigin = corsAllowOrigin(head.origin, cors);
-      if (allowOrigin !== undefined) extra += `access-control-allow-origin: ${allowOrigin}\r\n`;
-    }
     const close = head.close || this.closing;
-    const length = spliced ? out.byteLength : Buffer.byteLength(text);
-    const header = `${status}content-type: application/json\r\ncontent-length: ${length}\r\n${extra}Date: ${httpDate()}\r\n${close ? "Connection: close\r\n\r\n" : this.keepAlive}`;
-    if (spliced) {
-      // One writev: the header and the pieces, cached bytes as they are.
-      socket.cork();
-      socket.write(header);
-      for (const part of out.parts) socket.write(part);
-      socket.uncork();
-    } else socket.write(`${header}${text}`);
+    writeAnswer(
+      socket,
+      out,
+      cors === undefined ? undefined : corsFields("POST", head.origin, cors),
+      `Date: ${httpDate()}\r\n${close ? "Connection: close\r\n\r\n" : this.keepAlive}`,
+    );
     if (close) {
       c.buf = undefined;
       socket.end();

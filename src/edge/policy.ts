@@ -1,7 +1,11 @@
 // The method policy, as data: per tier, an ordered list of rules (first match wins), each
 // naming a method (or "*") and optionally the block selectors it applies to. The default is
 // the public edge the spec describes: eth_getBlockReceipts is refused on public endpoints.
-import type { CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
+// Where each method takes its blocks is not written here: the method registry declares it with
+// each parameter's parser (rpc/method.ts callBlocks), and a call's blocks are read through it.
+import type { CallBlocks, CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
+import type { BlockSelector } from "../services/blockSelector.ts";
+import { didYouMean } from "../util/nearestName.ts";
 
 export type Tier = RequestContext["tier"];
 
@@ -18,7 +22,7 @@ export type SelectorClass =
 export type PolicyRule = {
   readonly method: string;
   readonly action: "allow" | "deny";
-  /** Only calls whose block selector is one of these (others fall through to later rules). */
+  /** Only calls naming a block of one of these classes (others fall through to later rules). */
   readonly selectors?: readonly SelectorClass[];
 };
 
@@ -36,58 +40,50 @@ export const NOT_WHITELISTED: Refusal = {
   message: "rpc method is not whitelisted",
 };
 
-/** Position of the block selector among each method's params. */
-const SELECTOR_POSITION: Readonly<Record<string, number>> = {
-  eth_getBlockReceipts: 0,
-  eth_getBlockByNumber: 0,
-  eth_getBlockTransactionCountByNumber: 0,
-  eth_getTransactionByBlockNumberAndIndex: 0,
-  eth_getUncleCountByBlockNumber: 0,
-  eth_getUncleByBlockNumberAndIndex: 0,
-  debug_getRawHeader: 0,
-  debug_getRawBlock: 0,
-  debug_getRawReceipts: 0,
-  debug_traceBlockByNumber: 0,
-  debug_traceBlockByHash: 0,
-  debug_traceCall: 1,
-  eth_getStorageAt: 2,
-  eth_getBalance: 1,
-  eth_getCode: 1,
-  eth_getTransactionCount: 1,
-  eth_getStorageValues: 1,
-  eth_call: 1,
-  eth_estimateGas: 1,
-  eth_simulateV1: 1,
-  eth_feeHistory: 1,
-};
+const TIERS = ["public", "dedicated"] as const;
+const CLASSES: readonly SelectorClass[] = [
+  "latest",
+  "earliest",
+  "pending",
+  "safe",
+  "finalized",
+  "number",
+  "hash",
+];
 
-const TAGS = new Set(["latest", "earliest", "pending", "safe", "finalized"]);
-
-/** The selector class of a call; a missing selector means latest, as the methods default. */
-export function selectorClass(call: CallSummary): SelectorClass | undefined {
-  const position = SELECTOR_POSITION[call.method];
-  if (position === undefined) return undefined;
-  const raw = Array.isArray(call.params) ? call.params[position] : undefined;
-  if (raw === undefined || raw === null) return "latest";
-  if (typeof raw === "string") {
-    if (TAGS.has(raw)) return raw as SelectorClass;
-    return raw.length === 66 ? "hash" : "number";
-  }
-  if (typeof raw === "object") {
-    if ("blockHash" in raw) return "hash";
-    // EIP-1898 {blockNumber} takes the tags too: {"blockNumber":"pending"} is a pending read.
-    const n = (raw as { blockNumber?: unknown }).blockNumber;
-    return typeof n === "string" && TAGS.has(n) ? (n as SelectorClass) : "number";
-  }
-  return undefined;
+function classOf(block: BlockSelector): SelectorClass {
+  return block.kind === "tag" ? block.tag : block.kind;
 }
 
-export function allowed(policy: MethodPolicy, tier: Tier, call: CallSummary): boolean {
+/**
+ * The selector classes of the blocks a call names (several for eth_getLogs' fromBlock and
+ * toBlock); undefined when its method takes no block.
+ */
+export function selectorClasses(
+  call: CallSummary,
+  blocksOf: CallBlocks,
+): readonly SelectorClass[] | undefined {
+  return blocksOf(call)?.map(classOf);
+}
+
+/**
+ * Whether a tier serves a call. A rule with selectors matches a call naming a block of any of
+ * them; a call naming no block (its method takes none, or its value is refused) never matches it.
+ */
+export function allowed(
+  policy: MethodPolicy,
+  tier: Tier,
+  call: CallSummary,
+  blocksOf: CallBlocks,
+): boolean {
+  // Read at most once per call, and only when a rule asks.
+  let classes: readonly SelectorClass[] | undefined | null = null;
   for (const rule of policy[tier]) {
     if (rule.method !== "*" && rule.method !== call.method) continue;
-    if (rule.selectors !== undefined) {
-      const cls = selectorClass(call);
-      if (cls === undefined || !rule.selectors.includes(cls)) continue;
+    const selectors = rule.selectors;
+    if (selectors !== undefined) {
+      if (classes === null) classes = selectorClasses(call, blocksOf);
+      if (classes === undefined || !classes.some((c) => selectors.includes(c))) continue;
     }
     return rule.action === "allow";
   }
@@ -98,14 +94,16 @@ export class PolicyError extends Error {
   readonly code = "POLICY_INVALID";
 }
 
-const CLASSES = new Set<string>([...TAGS, "number", "hash"]);
-
-/** Validates a policy from a config file. */
-export function parsePolicy(raw: unknown): MethodPolicy {
+/**
+ * Validates a policy from a flag or a config file. `methods` are the names a rule may give
+ * besides "*": a misspelt one is refused here, with the nearest name, rather than never matching.
+ */
+export function parsePolicy(raw: unknown, methods: readonly string[]): MethodPolicy {
   if (typeof raw !== "object" || raw === null)
     throw new PolicyError("policy must be an object with public/dedicated rule lists");
+  const known = new Set(methods);
   const out: Record<Tier, PolicyRule[]> = { public: [], dedicated: [] };
-  for (const tier of ["public", "dedicated"] as const) {
+  for (const tier of TIERS) {
     const rules = (raw as Record<string, unknown>)[tier];
     if (rules === undefined) {
       out[tier] = [...DEFAULT_POLICY[tier]];
@@ -114,18 +112,21 @@ export function parsePolicy(raw: unknown): MethodPolicy {
     if (!Array.isArray(rules)) throw new PolicyError(`policy.${tier} must be a list of rules`);
     out[tier] = rules.map((r, i) => {
       const rule = r as { method?: unknown; action?: unknown; selectors?: unknown };
-      if (typeof rule.method !== "string")
-        throw new PolicyError(`policy.${tier}[${i}].method must be a string`);
+      const at = `policy.${tier}[${i}]`;
+      if (typeof rule.method !== "string") throw new PolicyError(`${at}.method must be a string`);
+      if (rule.method !== "*" && !known.has(rule.method)) {
+        throw new PolicyError(
+          `${at}.method: unknown method "${rule.method}"${didYouMean(rule.method, methods)}`,
+        );
+      }
       if (rule.action !== "allow" && rule.action !== "deny")
-        throw new PolicyError(`policy.${tier}[${i}].action must be "allow" or "deny"`);
+        throw new PolicyError(`${at}.action must be "allow" or "deny"`);
       if (rule.selectors === undefined) return { method: rule.method, action: rule.action };
       if (
         !Array.isArray(rule.selectors) ||
-        !rule.selectors.every((s) => typeof s === "string" && CLASSES.has(s))
+        !rule.selectors.every((s) => CLASSES.includes(s as SelectorClass))
       ) {
-        throw new PolicyError(
-          `policy.${tier}[${i}].selectors must list ${[...CLASSES].join(", ")}`,
-        );
+        throw new PolicyError(`${at}.selectors must list ${CLASSES.join(", ")}`);
       }
       return {
         method: rule.method,
@@ -135,4 +136,24 @@ export function parsePolicy(raw: unknown): MethodPolicy {
     });
   }
   return out;
+}
+
+function sameRules(a: readonly PolicyRule[], b: readonly PolicyRule[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function describeRule(rule: PolicyRule): string {
+  const at = rule.selectors === undefined ? "" : ` at ${rule.selectors.join("|")}`;
+  return `${rule.action} ${rule.method}${at}`;
+}
+
+/** One line for a start banner: the policy in force, in the order its rules apply. */
+export function describePolicy(policy: MethodPolicy): string {
+  if (TIERS.every((tier) => sameRules(policy[tier], DEFAULT_POLICY[tier])))
+    return "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.";
+  const tiers = TIERS.map((tier) => {
+    const rules = policy[tier];
+    return `${tier}: ${rules.length === 0 ? "everything allowed" : rules.map(describeRule).join(", ")}`;
+  });
+  return `Method policy (first match wins, refusals are HTTP 403): ${tiers.join("; ")}.`;
 }

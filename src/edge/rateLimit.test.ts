@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { allowed, DEFAULT_POLICY, parsePolicy, selectorClass } from "./policy.ts";
 import { RateLimiter } from "./rateLimit.ts";
 
 test("token bucket: burst, refill at the rate, batches cost their calls, Retry-After", () => {
@@ -18,58 +17,6 @@ test("token bucket: burst, refill at the rate, batches cost their calls, Retry-A
     limiter.take("c", 10)?.headers?.["retry-after"],
     "5",
     "more than the burst: wait for all of it",
-  );
-});
-
-test("policy: first matching rule wins; selectors classify tags, numbers and hashes", () => {
-  assert.equal(
-    allowed(DEFAULT_POLICY, "public", { method: "eth_getBlockReceipts", params: ["latest"] }),
-    false,
-  );
-  assert.equal(
-    allowed(DEFAULT_POLICY, "dedicated", { method: "eth_getBlockReceipts", params: ["latest"] }),
-    true,
-  );
-  assert.equal(allowed(DEFAULT_POLICY, "public", { method: "eth_getStorageAt", params: [] }), true);
-  assert.equal(selectorClass({ method: "eth_getStorageAt", params: ["0x1", "0x0"] }), "latest");
-  assert.equal(
-    selectorClass({ method: "eth_getBlockReceipts", params: [`0x${"00".repeat(32)}`] }),
-    "hash",
-  );
-  assert.equal(
-    selectorClass({ method: "eth_getBlockReceipts", params: [{ blockNumber: "0x1" }] }),
-    "number",
-  );
-  assert.equal(
-    selectorClass({ method: "eth_getBlockReceipts", params: [{ blockNumber: "pending" }] }),
-    "pending",
-    "EIP-1898 objects carry tags too",
-  );
-  assert.equal(selectorClass({ method: "debug_getRawBlock", params: ["pending"] }), "pending");
-  assert.equal(
-    selectorClass({ method: "eth_getTransactionByBlockNumberAndIndex", params: ["0x1", "0x0"] }),
-    "number",
-  );
-  const policy = parsePolicy({ public: [{ method: "*", action: "deny", selectors: ["pending"] }] });
-  assert.equal(
-    allowed(policy, "public", { method: "eth_getBalance", params: ["0x0", "pending"] }),
-    false,
-  );
-  assert.equal(
-    allowed(policy, "public", {
-      method: "eth_getBalance",
-      params: ["0x0", { blockNumber: "pending" }],
-    }),
-    false,
-    "a pending rule cannot be bypassed with the object form",
-  );
-  assert.equal(
-    allowed(policy, "public", { method: "eth_getBalance", params: ["0x0", "latest"] }),
-    true,
-  );
-  assert.throws(
-    () => parsePolicy({ public: [{ method: "x", action: "maybe" }] }),
-    /action must be/,
   );
 });
 

@@ -6,6 +6,7 @@
 // again when the block seals; any other log filter reports sealed blocks' logs only, as geth's.
 
 import { randomBytes } from "node:crypto";
+import { followsPending } from "../rpc/filterCriteria.ts";
 import type { FilterCriteria, FilterService } from "../services/filters.ts";
 import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
 import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
@@ -119,12 +120,11 @@ export function createFilterManager(
 
   return {
     newLogFilter(criteria) {
-      const top = criteria.toBlock;
       return install({
         kind: "logs",
         criteria,
         match: logFilterOf(criteria, true),
-        live: top === undefined || (top.kind === "tag" && top.tag === "pending"),
+        live: followsPending(criteria),
       });
     },
     newBlockFilter: () => install({ kind: "blocks" }),

@@ -3,7 +3,7 @@
 // `newFlashblocks`. Each subscription holds one feed listener, removed on unsubscribe or close.
 
 import { randomBytes } from "node:crypto";
-import type { MethodRegistry, RequestContext } from "../rpc/method.ts";
+import type { MethodDef, RequestContext } from "../rpc/method.ts";
 import { defineMethod, optional, required } from "../rpc/method.ts";
 import { parseSubscriptionId } from "../rpc/params.ts";
 import { goQuote } from "../rpc/wire.ts";
@@ -180,11 +180,16 @@ function isKind(name: string): name is SubscriptionKind {
 
 const passThrough = (raw: unknown): unknown => raw;
 
+/** The methods a WebSocket connection adds to the registry (a --policy may name them). */
+export const SUBSCRIPTION_METHODS = ["eth_subscribe", "eth_unsubscribe"] as const;
+
 /**
  * `eth_subscribe` and `eth_unsubscribe` bound to one connection's subscriptions, for a
  * dispatcher created with `subscriptions: true`.
  */
-export function subscriptionMethods(subs: SubscriptionSet): MethodRegistry {
+export function subscriptionMethods(
+  subs: SubscriptionSet,
+): Record<(typeof SUBSCRIPTION_METHODS)[number], MethodDef> {
   return {
     eth_subscribe: defineMethod({
       // Raw values: the argument list depends on the kind (geth parseSubscriptionName).

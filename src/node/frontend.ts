@@ -82,6 +82,7 @@ export async function startFrontend(args: {
   };
   const edge: Edge = createEdge({
     dispatcher: createDispatcher(methods, dispatcherOptions),
+    methods,
     policy: o.policy,
     apiKeys: o.apiKeys,
     publicRateLimit: o.publicRateLimit,

@@ -25,6 +25,10 @@ const methods: MethodRegistry = {
     handler: ([a, b]) => (b === undefined ? [a] : [a, b]),
   }),
   test_none: defineMethod({ params: [], handler: () => "none" }),
+  test_absent: defineMethod({
+    params: [optional(identity, "left out")],
+    handler: ([a]) => a,
+  }),
   test_void: defineMethod({ params: [], handler: () => undefined }),
   test_quantity: defineMethod({
     params: [required(parseQuantity)],
@@ -104,6 +108,13 @@ const error = (id: string, code: number, message: string) =>
 describe("single calls", () => {
   it("answers a call", async () => {
     assert.equal(await handle(call("1", "test_echo", '["a"]')), result("1", '["a"]'));
+  });
+
+  it("hands an optional parameter's absent value for one left out or null", async () => {
+    assert.equal(await handle(call("1", "test_absent", "[]")), result("1", '"left out"'));
+    assert.equal(await handle(call("2", "test_absent", "[null]")), result("2", '"left out"'));
+    assert.equal(await handle(call("3", "test_absent")), result("3", '"left out"'));
+    assert.equal(await handle(call("4", "test_absent", '["x"]')), result("4", '"x"'));
   });
 
   it("echoes the id byte for byte", async () => {

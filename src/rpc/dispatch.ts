@@ -114,7 +114,10 @@ function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[
       throw new InvalidParamsError(`too many arguments, want at most ${specs.length}`);
     }
     const value = (raw as unknown[])[i];
-    if (spec.optional && value === null) continue;
+    if (spec.optional && value === null) {
+      args[i] = spec.absent;
+      continue;
+    }
     try {
       args[i] = spec.parse(value);
     } catch (e) {
@@ -123,8 +126,9 @@ function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[
     }
   }
   for (let i = given; i < specs.length; i++) {
-    if (!specs[i]!.optional)
-      throw new InvalidParamsError(`missing value for required argument ${i}`);
+    const spec = specs[i]!;
+    if (!spec.optional) throw new InvalidParamsError(`missing value for required argument ${i}`);
+    args[i] = spec.absent;
   }
   return args;
 }

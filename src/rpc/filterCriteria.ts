@@ -2,11 +2,18 @@
 // rules (eth/filters/api.go FilterCriteria.UnmarshalJSON): positional topics, null = wildcard,
 // nested arrays = OR, and geth's exact error texts.
 
-import type { BlockNumberSelector } from "../services/blockSelector.ts";
+import type { BlockNumberSelector, BlockSelector } from "../services/blockSelector.ts";
 import { InvalidParamsError, ServerError } from "../services/errors.ts";
 import type { FilterCriteria } from "../services/filters.ts";
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from "../util/hex.ts";
-import { parseBlockNumberOnly, parseHash32 } from "./params.ts";
+import {
+  type BlockParser,
+  LATEST,
+  namesBlocks,
+  PENDING,
+  parseBlockNumberOnly,
+  parseHash32,
+} from "./params.ts";
 import { goFold } from "./wire.ts";
 
 /** geth maxTopics: LOG0..LOG4. */
@@ -170,6 +177,40 @@ export function parseFilterCriteria(raw: unknown, argIndex?: number): FilterCrit
   }
   return { blockHash: hash, fromBlock: from, toBlock: to, addresses, topics, topicCounts };
 }
+
+/** The blocks a filter's range names: its block hash, or its ends (latest when left out). */
+function rangeBlocks(c: FilterCriteria): readonly BlockSelector[] {
+  return c.blockHash !== undefined
+    ? [{ kind: "hash", hash: c.blockHash, requireCanonical: false }]
+    : [c.fromBlock ?? LATEST, c.toBlock ?? LATEST];
+}
+
+/** eth_getLogs' filter: fromBlock and toBlock left out are latest, as in geth. */
+export const parseFilterParam: BlockParser<FilterCriteria> = namesBlocks(
+  (raw: unknown) => parseFilterCriteria(raw),
+  rangeBlocks,
+);
+
+/**
+ * Whether an installed log filter's range is open at the top (no toBlock, or "pending"): it then
+ * reports logs as their transactions are pre-confirmed (feed/filters.ts).
+ */
+export function followsPending(c: Pick<FilterCriteria, "toBlock">): boolean {
+  const top = c.toBlock;
+  return top === undefined || (top.kind === "tag" && top.tag === "pending");
+}
+
+/**
+ * eth_newFilter's filter. Without a toBlock the filter follows the pre-confirmed logs, so it
+ * names pending there: a policy that keeps pending from a tier keeps such filters from it too.
+ */
+export const parseInstalledFilterParam: BlockParser<FilterCriteria> = namesBlocks(
+  (raw: unknown) => parseFilterCriteria(raw),
+  (c) =>
+    c.blockHash === undefined && followsPending(c)
+      ? [c.fromBlock ?? LATEST, PENDING]
+      : rangeBlocks(c),
+);
 
 /** geth's LogQueryLimit: more addresses, or alternatives in one topic position, are refused. */
 export function checkQueryLimit(c: FilterCriteria, limit: number): void {

@@ -1,5 +1,9 @@
 // Typed method definitions: each positional parameter has a parser run at the edge, so
-// handlers receive parsed values (bigint, Uint8Array, selectors), never raw JSON.
+// handlers receive parsed values (bigint, Uint8Array, selectors), never raw JSON. A parameter
+// whose parser names blocks says so (params.ts BlockParser): the policy reads it from here.
+
+import type { BlockSelector } from "../services/blockSelector.ts";
+import { type BlockParser, LATEST } from "./params.ts";
 
 /** One call of a request, as the admission check sees it (before anything runs). */
 export type CallSummary = { readonly method: string; readonly params: unknown };
@@ -24,16 +28,62 @@ export type RequestContext = {
 
 export type Parser<T> = (raw: unknown) => T;
 
-export type ParamSpec<T> = { readonly parse: Parser<T>; readonly optional: boolean };
+export type ParamSpec<T> = {
+  readonly parse: Parser<T>;
+  readonly optional: boolean;
+  /** What the handler gets for an optional parameter left out or JSON null. */
+  readonly absent?: T;
+  /**
+   * Set when `parse` names blocks: the blocks the parameter names in a call, read from its raw
+   * value by `parse` itself; undefined when `parse` refuses it (the call fails when it runs).
+   */
+  readonly blocks?: (raw: unknown) => readonly BlockSelector[] | undefined;
+};
 
-/** A parameter that must be present (JSON null is handed to the parser, as geth does). */
-export function required<T>(parse: Parser<T>): ParamSpec<T> {
-  return { parse, optional: false };
+/** The blocks a raw value names, through the parser the handler's argument comes from. */
+function blocksThrough<T>(
+  parse: Parser<T> | BlockParser<T>,
+  optional: boolean,
+  absent: T | undefined,
+): ParamSpec<T>["blocks"] {
+  if (!("blocks" in parse)) return undefined;
+  // Left out: the method's own value for it, or latest (resolveBlock's reading of no selector).
+  const whenAbsent = absent === undefined ? [LATEST] : parse.blocks(absent);
+  return (raw) => {
+    if (raw === undefined || (optional && raw === null)) return optional ? whenAbsent : undefined;
+    let value: T;
+    try {
+      value = parse(raw);
+    } catch {
+      return undefined;
+    }
+    return parse.blocks(value);
+  };
 }
 
-/** A geth pointer argument: missing or JSON null → undefined. */
-export function optional<T>(parse: Parser<T>): ParamSpec<T | undefined> {
-  return { parse, optional: true };
+/** A parameter that must be present (JSON null is handed to the parser, as geth does). */
+export function required<T>(parse: Parser<T> | BlockParser<T>): ParamSpec<T> {
+  const blocks = blocksThrough(parse, false, undefined);
+  return blocks === undefined ? { parse, optional: false } : { parse, optional: false, blocks };
+}
+
+/**
+ * A geth pointer argument: missing or JSON null → `absent` (undefined unless given; a block
+ * parameter left out is latest unless `absent` says otherwise).
+ */
+export function optional<T>(parse: Parser<T> | BlockParser<T>): ParamSpec<T | undefined>;
+export function optional<T>(parse: Parser<T> | BlockParser<T>, absent: T): ParamSpec<T>;
+export function optional<T>(
+  parse: Parser<T> | BlockParser<T>,
+  absent?: T,
+): ParamSpec<T | undefined> {
+  const blocks = blocksThrough(parse, true, absent);
+  return {
+    parse,
+    optional: true,
+    ...(absent === undefined ? {} : { absent }),
+    ...(blocks === undefined ? {} : { blocks }),
+  };
 }
 
 /** The handler's argument tuple for a parameter list. */
@@ -51,6 +101,32 @@ export type MethodDef = {
 };
 
 export type MethodRegistry = Readonly<Record<string, MethodDef>>;
+
+/** The blocks a call names; undefined when its method takes no block (or is not served). */
+export type CallBlocks = (call: CallSummary) => readonly BlockSelector[] | undefined;
+
+/**
+ * Reads the blocks of calls to a registry's methods from their parameter declarations, before
+ * anything runs (the edge's policy). A call with several (eth_getLogs' fromBlock and toBlock)
+ * names each; a value its parser refuses names none.
+ */
+export function callBlocks(methods: MethodRegistry): CallBlocks {
+  // A Map (no "toString" from Object.prototype), of the methods that take a block at all.
+  const readers = new Map<string, (params: unknown) => readonly BlockSelector[]>();
+  for (const [name, def] of Object.entries(methods)) {
+    const specs = def.params.flatMap((spec, i) =>
+      spec.blocks === undefined ? [] : [{ i, blocks: spec.blocks }],
+    );
+    if (specs.length === 0) continue;
+    readers.set(name, (params) => {
+      const out: BlockSelector[] = [];
+      if (params !== undefined && params !== null && !Array.isArray(params)) return out;
+      for (const { i, blocks } of specs) out.push(...(blocks(params?.[i]) ?? []));
+      return out;
+    });
+  }
+  return (call) => readers.get(call.method)?.(call.params);
+}
 
 export function defineMethod<const P extends readonly ParamSpec<unknown>[]>(def: {
   readonly params: P;

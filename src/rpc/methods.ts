@@ -70,7 +70,7 @@ import { snapshot } from "./evm/snapshot.ts";
 import { depositTransaction } from "./flashnode/depositTransaction.ts";
 import { getTimings } from "./flashnode/getTimings.ts";
 import { getTransactionTimes } from "./flashnode/getTransactionTimes.ts";
-import type { MethodRegistry } from "./method.ts";
+import type { MethodDef, MethodRegistry } from "./method.ts";
 import { netVersion } from "./net/netVersion.ts";
 import { personalSign } from "./personal/sign.ts";
 import { buildBlockV1 } from "./testing/buildBlockV1.ts";
@@ -80,125 +80,127 @@ import { inspect } from "./txpool/inspect.ts";
 import { status } from "./txpool/status.ts";
 import { clientVersion } from "./web3/clientVersion.ts";
 
+type MethodFactory = (backend: RpcBackend) => MethodDef;
+
 /**
  * The dev methods (anvil's, with the aliases anvil answers to: Hardhat's plugins call the
  * hardhat_* names, Ganache-era scripts the evm_* ones).
  */
-function devMethods(backend: RpcBackend): MethodRegistry {
-  const m = {
-    setBalance: setBalance(backend),
-    setCode: setCode(backend),
-    setNonce: setNonce(backend),
-    setStorageAt: setStorageAt(backend),
-    impersonate: impersonateAccount(backend),
-    stopImpersonating: stopImpersonatingAccount(backend),
-    autoImpersonate: autoImpersonateAccount(backend),
-    mine: mineBlocks(backend),
-    snapshot: snapshot(backend),
-    revert: revert(backend),
-    increaseTime: increaseTime(backend),
-    setNextBlockTimestamp: setNextBlockTimestamp(backend),
-    accounts: accounts(backend),
-  };
-  return {
-    eth_accounts: m.accounts,
-    eth_requestAccounts: m.accounts,
-    eth_sendTransaction: sendTransaction(backend),
-    eth_signTransaction: signTransaction(backend),
-    eth_sign: sign(backend),
-    personal_sign: personalSign(backend),
-    eth_signTypedData_v4: signTypedDataV4(backend),
-    anvil_setBalance: m.setBalance,
-    hardhat_setBalance: m.setBalance,
-    anvil_setCode: m.setCode,
-    hardhat_setCode: m.setCode,
-    anvil_setNonce: m.setNonce,
-    hardhat_setNonce: m.setNonce,
-    evm_setAccountNonce: m.setNonce,
-    anvil_setStorageAt: m.setStorageAt,
-    hardhat_setStorageAt: m.setStorageAt,
-    anvil_impersonateAccount: m.impersonate,
-    hardhat_impersonateAccount: m.impersonate,
-    anvil_stopImpersonatingAccount: m.stopImpersonating,
-    hardhat_stopImpersonatingAccount: m.stopImpersonating,
-    anvil_autoImpersonateAccount: m.autoImpersonate,
-    hardhat_autoImpersonateAccount: m.autoImpersonate,
-    anvil_mine: m.mine,
-    hardhat_mine: m.mine,
-    evm_snapshot: m.snapshot,
-    anvil_snapshot: m.snapshot,
-    evm_revert: m.revert,
-    anvil_revert: m.revert,
-    evm_increaseTime: m.increaseTime,
-    anvil_increaseTime: m.increaseTime,
-    evm_setNextBlockTimestamp: m.setNextBlockTimestamp,
-    anvil_setNextBlockTimestamp: m.setNextBlockTimestamp,
-  };
-}
+const DEV_METHODS = {
+  eth_accounts: accounts,
+  eth_requestAccounts: accounts,
+  eth_sendTransaction: sendTransaction,
+  eth_signTransaction: signTransaction,
+  eth_sign: sign,
+  personal_sign: personalSign,
+  eth_signTypedData_v4: signTypedDataV4,
+  anvil_setBalance: setBalance,
+  hardhat_setBalance: setBalance,
+  anvil_setCode: setCode,
+  hardhat_setCode: setCode,
+  anvil_setNonce: setNonce,
+  hardhat_setNonce: setNonce,
+  evm_setAccountNonce: setNonce,
+  anvil_setStorageAt: setStorageAt,
+  hardhat_setStorageAt: setStorageAt,
+  anvil_impersonateAccount: impersonateAccount,
+  hardhat_impersonateAccount: impersonateAccount,
+  anvil_stopImpersonatingAccount: stopImpersonatingAccount,
+  hardhat_stopImpersonatingAccount: stopImpersonatingAccount,
+  anvil_autoImpersonateAccount: autoImpersonateAccount,
+  hardhat_autoImpersonateAccount: autoImpersonateAccount,
+  anvil_mine: mineBlocks,
+  hardhat_mine: mineBlocks,
+  evm_snapshot: snapshot,
+  anvil_snapshot: snapshot,
+  evm_revert: revert,
+  anvil_revert: revert,
+  evm_increaseTime: increaseTime,
+  anvil_increaseTime: increaseTime,
+  evm_setNextBlockTimestamp: setNextBlockTimestamp,
+  anvil_setNextBlockTimestamp: setNextBlockTimestamp,
+} satisfies Record<string, MethodFactory>;
+
+/** Every served method by wire name, as the factory of its definition. */
+const METHODS = {
+  ...DEV_METHODS,
+  eth_getBlockReceipts: getBlockReceipts,
+  eth_getStorageAt: getStorageAt,
+  eth_getStorageValues: getStorageValues,
+  eth_chainId: chainId,
+  eth_config: config,
+  eth_capabilities: capabilities,
+  net_version: netVersion,
+  web3_clientVersion: clientVersion,
+  eth_blockNumber: blockNumber,
+  eth_syncing: syncing,
+  eth_getBlockByNumber: getBlockByNumber,
+  eth_getBlockByHash: getBlockByHash,
+  eth_getTransactionReceipt: getTransactionReceipt,
+  eth_getTransactionByHash: getTransactionByHash,
+  eth_getTransactionByBlockHashAndIndex: getTransactionByBlockHashAndIndex,
+  eth_getTransactionByBlockNumberAndIndex: getTransactionByBlockNumberAndIndex,
+  eth_getBlockTransactionCountByHash: getBlockTransactionCountByHash,
+  eth_getBlockTransactionCountByNumber: getBlockTransactionCountByNumber,
+  eth_getUncleCountByBlockHash: getUncleCountByBlockHash,
+  eth_getUncleCountByBlockNumber: getUncleCountByBlockNumber,
+  eth_getUncleByBlockHashAndIndex: getUncleByBlockHashAndIndex,
+  eth_getUncleByBlockNumberAndIndex: getUncleByBlockNumberAndIndex,
+  eth_getBalance: getBalance,
+  eth_getCode: getCode,
+  eth_getTransactionCount: getTransactionCount,
+  eth_sendRawTransaction: sendRawTransaction,
+  eth_sendRawTransactionSync: sendRawTransactionSync,
+  eth_call: call,
+  eth_estimateGas: estimateGas,
+  eth_createAccessList: createAccessList,
+  eth_simulateV1: simulateV1,
+  eth_gasPrice: gasPrice,
+  eth_maxPriorityFeePerGas: maxPriorityFeePerGas,
+  eth_feeHistory: feeHistory,
+  eth_getLogs: getLogs,
+  eth_getProof: getProof,
+  eth_newFilter: newFilter,
+  eth_newBlockFilter: newBlockFilter,
+  eth_newPendingTransactionFilter: newPendingTransactionFilter,
+  eth_getFilterChanges: getFilterChanges,
+  eth_getFilterLogs: getFilterLogs,
+  eth_uninstallFilter: uninstallFilter,
+  eth_baseFee: baseFee,
+  eth_blobBaseFee: blobBaseFee,
+  debug_getRawHeader: getRawHeader,
+  debug_getRawBlock: getRawBlock,
+  debug_getRawReceipts: getRawReceipts,
+  debug_getRawTransaction: getRawTransaction,
+  debug_traceTransaction: traceTransaction,
+  debug_traceBlockByNumber: traceBlockByNumber,
+  debug_traceBlockByHash: traceBlockByHash,
+  debug_traceCall: traceCall,
+  evm_mine: mine,
+  flashnode_depositTransaction: depositTransaction,
+  testing_buildBlockV1: buildBlockV1,
+  txpool_content: content,
+  txpool_contentFrom: contentFrom,
+  txpool_inspect: inspect,
+  txpool_status: status,
+  flashnode_getTransactionTimes: getTransactionTimes,
+  flashnode_getTimings: getTimings,
+} satisfies Record<string, MethodFactory>;
+
+/** The wire names of every served method, known before any node exists (--policy is checked against them). */
+export const METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 
 export function createMethods(backend: RpcBackend): MethodRegistry {
-  return {
-    ...devMethods(backend),
-    eth_getBlockReceipts: getBlockReceipts(backend),
-    eth_getStorageAt: getStorageAt(backend),
-    eth_getStorageValues: getStorageValues(backend),
-    eth_chainId: chainId(backend),
-    eth_config: config(backend),
-    eth_capabilities: capabilities(backend),
-    net_version: netVersion(backend),
-    web3_clientVersion: clientVersion(backend),
-    eth_blockNumber: blockNumber(backend),
-    eth_syncing: syncing(backend),
-    eth_getBlockByNumber: getBlockByNumber(backend),
-    eth_getBlockByHash: getBlockByHash(backend),
-    eth_getTransactionReceipt: getTransactionReceipt(backend),
-    eth_getTransactionByHash: getTransactionByHash(backend),
-    eth_getTransactionByBlockHashAndIndex: getTransactionByBlockHashAndIndex(backend),
-    eth_getTransactionByBlockNumberAndIndex: getTransactionByBlockNumberAndIndex(backend),
-    eth_getBlockTransactionCountByHash: getBlockTransactionCountByHash(backend),
-    eth_getBlockTransactionCountByNumber: getBlockTransactionCountByNumber(backend),
-    eth_getUncleCountByBlockHash: getUncleCountByBlockHash(backend),
-    eth_getUncleCountByBlockNumber: getUncleCountByBlockNumber(backend),
-    eth_getUncleByBlockHashAndIndex: getUncleByBlockHashAndIndex(backend),
-    eth_getUncleByBlockNumberAndIndex: getUncleByBlockNumberAndIndex(backend),
-    eth_getBalance: getBalance(backend),
-    eth_getCode: getCode(backend),
-    eth_getTransactionCount: getTransactionCount(backend),
-    eth_sendRawTransaction: sendRawTransaction(backend),
-    eth_sendRawTransactionSync: sendRawTransactionSync(backend),
-    eth_call: call(backend),
-    eth_estimateGas: estimateGas(backend),
-    eth_createAccessList: createAccessList(backend),
-    eth_simulateV1: simulateV1(backend),
-    eth_gasPrice: gasPrice(backend),
-    eth_maxPriorityFeePerGas: maxPriorityFeePerGas(backend),
-    eth_feeHistory: feeHistory(backend),
-    eth_getLogs: getLogs(backend),
-    eth_getProof: getProof(backend),
-    eth_newFilter: newFilter(backend),
-    eth_newBlockFilter: newBlockFilter(backend),
-    eth_newPendingTransactionFilter: newPendingTransactionFilter(backend),
-    eth_getFilterChanges: getFilterChanges(backend),
-    eth_getFilterLogs: getFilterLogs(backend),
-    eth_uninstallFilter: uninstallFilter(backend),
-    eth_baseFee: baseFee(backend),
-    eth_blobBaseFee: blobBaseFee(backend),
-    debug_getRawHeader: getRawHeader(backend),
-    debug_getRawBlock: getRawBlock(backend),
-    debug_getRawReceipts: getRawReceipts(backend),
-    debug_getRawTransaction: getRawTransaction(backend),
-    debug_traceTransaction: traceTransaction(backend),
-    debug_traceBlockByNumber: traceBlockByNumber(backend),
-    debug_traceBlockByHash: traceBlockByHash(backend),
-    debug_traceCall: traceCall(backend),
-    evm_mine: mine(backend),
-    flashnode_depositTransaction: depositTransaction(backend),
-    testing_buildBlockV1: buildBlockV1(backend),
-    txpool_content: content(backend),
-    txpool_contentFrom: contentFrom(backend),
-    txpool_inspect: inspect(backend),
-    txpool_status: status(backend),
-    flashnode_getTransactionTimes: getTransactionTimes(backend),
-    flashnode_getTimings: getTimings(backend),
-  };
+  // An alias shares its method's definition: one per factory.
+  const made = new Map<MethodFactory, MethodDef>();
+  const out: Record<string, MethodDef> = {};
+  for (const [name, factory] of Object.entries(METHODS) as [string, MethodFactory][]) {
+    let def = made.get(factory);
+    if (def === undefined) {
+      def = factory(backend);
+      made.set(factory, def);
+    }
+    out[name] = def;
+  }
+  return out;
 }

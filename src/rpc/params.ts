@@ -8,6 +8,32 @@ import { InvalidParamsError } from "../services/errors.ts";
 import { nibble, unprefixedHexToBytes } from "../util/hex.ts";
 import { goFold, goQuote, utf8Length } from "./wire.ts";
 
+/** What a block parameter left out means, unless its method says otherwise (resolveBlock.ts). */
+export const LATEST: BlockNumberSelector = { kind: "tag", tag: "latest" };
+export const PENDING: BlockNumberSelector = { kind: "tag", tag: "pending" };
+
+/**
+ * A parser whose values name blocks, and `blocks`, which lists the blocks a parsed value names.
+ * A method parameter built on one (method.ts `required`, `optional`) carries it, so the method
+ * registry itself says where each method takes its blocks: the edge's policy reads a call's
+ * blocks through the same parser the handler's argument comes from, and no method is forgotten.
+ */
+export type BlockParser<T> = ((raw: unknown) => T) & {
+  readonly blocks: (value: T) => readonly BlockSelector[];
+};
+
+/** Makes `parse` (a function made for it: it is given the property) a BlockParser. */
+export function namesBlocks<T>(
+  parse: (raw: unknown) => T,
+  blocks: (value: T) => readonly BlockSelector[],
+): BlockParser<T> {
+  return Object.assign(parse, { blocks });
+}
+
+function itself(selector: BlockSelector): readonly BlockSelector[] {
+  return [selector];
+}
+
 // hexutil decError texts.
 const ERR_EMPTY = "empty hex string";
 const ERR_SYNTAX = "invalid hex string";
@@ -223,9 +249,16 @@ function blockNumberFromJson(raw: unknown, tooHigh: string): BlockNumberSelector
 }
 
 /** geth's bare rpc.BlockNumber (eth_getBlockByNumber & co.): tags or a number, no hashes. */
-export function parseBlockNumberOnly(raw: unknown): BlockNumberSelector {
-  return blockNumberFromJson(raw, "block number larger than int64");
-}
+export const parseBlockNumberOnly: BlockParser<BlockNumberSelector> = namesBlocks(
+  (raw: unknown): BlockNumberSelector => blockNumberFromJson(raw, "block number larger than int64"),
+  itself,
+);
+
+/** A block's hash (eth_getBlockByHash & co.): common.Hash, naming that block. */
+export const parseBlockHash: BlockParser<Uint8Array> = namesBlocks(
+  (raw: unknown) => parseHash32(raw),
+  (hash) => [{ kind: "hash", hash, requireCanonical: false }],
+);
 
 /** The EIP-1898 object; undefined when Go's struct decoding fails (→ string fallback). */
 function blockSelectorFromObject(obj: Record<string, unknown>): BlockSelector | undefined {
@@ -260,7 +293,9 @@ function blockSelectorFromObject(obj: Record<string, unknown>): BlockSelector | 
 }
 
 /** rpc.BlockNumberOrHash.UnmarshalJSON: tag, number, 32-byte hash, or EIP-1898 object. */
-export function parseBlockSelector(raw: unknown): BlockSelector {
+export const parseBlockSelector: BlockParser<BlockSelector> = namesBlocks(blockSelector, itself);
+
+function blockSelector(raw: unknown): BlockSelector {
   if (typeof raw !== "string") {
     // Go first decodes into the struct: null decodes to an empty one.
     if (raw === null) throw invalid("must specify either BlockHash or BlockNumber");

@@ -1,11 +1,13 @@
 // HTTP transport with geth's behaviour (rpc/http.go ServeHTTP/validateRequest, node/rpcstack.go
 // vhost and CORS layers): status codes and texts for transport errors, JSON-RPC errors at 200.
+// This file reads and checks requests; what goes back is written by httpAnswer.ts.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo, Server as NetServer } from "node:net";
 import { isIP } from "node:net";
 import type { Dispatcher, DispatchResult } from "./dispatch.ts";
+import { applyCors, INTERNAL_ERROR, sendAnswer, sendHttpError } from "./httpAnswer.ts";
 import {
   HTTP_BODY_LIMIT,
   HTTP_IDLE_TIMEOUT_MS,
@@ -13,7 +15,6 @@ import {
   HTTP_READ_TIMEOUT_MS,
 } from "./limits.ts";
 import type { RequestContext } from "./method.ts";
-import { SplicedBody } from "./splicedBody.ts";
 
 export type RpcHttpOptions = {
   readonly dispatcher: Dispatcher;
@@ -40,20 +41,6 @@ const ACCEPTED_TYPES = new Set([
   "application/json-rpc",
   "application/jsonrequest",
 ]);
-const CORS_METHODS = new Set(["POST", "GET", "OPTIONS"]);
-const INTERNAL_ERROR =
-  '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}';
-
-/** Go's http.Error: plain text, message plus newline. */
-function httpError(res: ServerResponse, status: number, message: string): void {
-  const body = `${message}\n`;
-  res.writeHead(status, {
-    "content-type": "text/plain; charset=utf-8",
-    "x-content-type-options": "nosniff",
-    "content-length": Buffer.byteLength(body),
-  });
-  res.end(body);
-}
 
 /** Go's r.ContentLength: -1 for chunked bodies, 0 when there is no body. */
 function contentLength(req: IncomingMessage): number {
@@ -115,19 +102,6 @@ function hostOf(hostHeader: string): string {
     : hostHeader;
 }
 
-/**
- * The Access-Control-Allow-Origin value for a request's Origin, as rs/cors answers for geth;
- * undefined when the origin is not allowed. `allowed` is lower-cased ("*": any).
- */
-export function corsAllowOrigin(
-  origin: string | undefined,
-  allowed: ReadonlySet<string>,
-): string | undefined {
-  if (origin === undefined) return undefined;
-  if (allowed.has("*")) return "*";
-  return allowed.has(origin.toLowerCase()) ? origin : undefined;
-}
-
 /** A request handler for the JSON-RPC endpoint; mount it on any path. */
 export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
   const limit = opts.bodyLimit ?? HTTP_BODY_LIMIT;
@@ -146,48 +120,18 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     return isIP(host) !== 0 || vhosts.has("*") || vhosts.has(host);
   }
 
-  /** rs/cors as geth configures it; true when the preflight was answered. */
-  function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Set<string>): boolean {
-    const origin = req.headers.origin;
-    const wanted = req.headers["access-control-request-method"];
-    const allowOrigin = corsAllowOrigin(origin, allowed);
-    const originOk = allowOrigin !== undefined;
-    if (req.method === "OPTIONS" && wanted !== undefined) {
-      res.setHeader(
-        "vary",
-        "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
-      );
-      const method = wanted.toUpperCase();
-      if (originOk && CORS_METHODS.has(method)) {
-        res.setHeader("access-control-allow-origin", allowOrigin);
-        res.setHeader("access-control-allow-methods", method);
-        const headers = req.headers["access-control-request-headers"];
-        if (headers !== undefined) res.setHeader("access-control-allow-headers", headers);
-        res.setHeader("access-control-max-age", "600");
-      }
-      res.writeHead(204);
-      res.end();
-      return true;
-    }
-    res.setHeader("vary", "Origin");
-    if (originOk && CORS_METHODS.has(req.method ?? "")) {
-      res.setHeader("access-control-allow-origin", allowOrigin);
-    }
-    return false;
-  }
-
   function validate(req: IncomingMessage, res: ServerResponse, length: number): boolean {
     if (req.method === "PUT" || req.method === "DELETE") {
-      httpError(res, 405, "method not allowed");
+      sendHttpError(res, 405, "method not allowed");
       return false;
     }
     if (length > limit) {
-      httpError(res, 413, `content length too large (${length}>${limit})`);
+      sendHttpError(res, 413, `content length too large (${length}>${limit})`);
       return false;
     }
     if (req.method === "OPTIONS") return true;
     if (jsonContentType(req.headers["content-type"])) return true;
-    httpError(res, 415, "invalid content type, only application/json is supported");
+    sendHttpError(res, 415, "invalid content type, only application/json is supported");
     return false;
   }
 
@@ -205,43 +149,19 @@ export function createRpcHandler(opts: RpcHttpOptions): RpcHttpHandler {
     }
     if (out instanceof Promise) {
       out.then(
-        (o) => write(res, o, truncated),
-        () => write(res, INTERNAL_ERROR, truncated),
+        (o) => sendAnswer(res, o, truncated),
+        () => sendAnswer(res, INTERNAL_ERROR, truncated),
       );
     } else {
-      write(res, out, truncated);
+      sendAnswer(res, out, truncated);
     }
-  }
-
-  function write(res: ServerResponse, out: DispatchResult, truncated: boolean): void {
-    if (res.destroyed || res.writableEnded) return;
-    const spliced = out instanceof SplicedBody;
-    const refused = typeof out === "object" && !spliced;
-    const text = refused ? out.body : spliced ? undefined : out;
-    // A flat header list: the cheapest form for node:http to serialize.
-    const headers: Array<string | number> = [
-      "content-type",
-      "application/json",
-      "content-length",
-      spliced ? out.byteLength : text === undefined ? 0 : Buffer.byteLength(text),
-    ];
-    if (refused) for (const [name, value] of Object.entries(out.headers)) headers.push(name, value);
-    // The unread rest of a cut body makes the connection unusable for another request.
-    if (truncated) headers.push("connection", "close");
-    res.writeHead(refused ? out.status : 200, headers);
-    if (spliced) {
-      res.cork();
-      for (const part of out.parts) res.write(part);
-      res.uncork();
-      res.end();
-    } else res.end(text);
   }
 
   return (req, res, reqCtx = ctx) => {
     res.on("error", ignore); // a vanished client is not our error
     req.on("error", ignore);
     if (!vhostAllowed(req)) {
-      httpError(res, 403, "invalid host specified");
+      sendHttpError(res, 403, "invalid host specified");
       return;
     }
     if (cors !== undefined && applyCors(req, res, cors)) return;

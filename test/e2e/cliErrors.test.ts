@@ -115,6 +115,14 @@ describe("dev refuses bad input before creating anything", () => {
       /--key-limits names "nokey-123", which is not a key given with --api-key/,
     ],
     [
+      "a policy naming a misspelt method",
+      () => [
+        "--policy",
+        '{"public":[{"method":"eth_getProff","action":"deny","selectors":["pending"]}]}',
+      ],
+      /^flashnode: policy\.public\[0\]\.method: unknown method "eth_getProff" \(did you mean eth_getProof\?\)$/,
+    ],
+    [
       "a config file that is not JSON",
       () => ["--config", notJson],
       /--config .*notjson\.txt is not valid JSON/,

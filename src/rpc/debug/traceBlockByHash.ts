@@ -1,14 +1,14 @@
 import type { RpcBackend } from "../../services/backend.ts";
 import { ServerError } from "../../services/errors.ts";
 import { defineMethod, optional, required } from "../method.ts";
-import { parseHash32 } from "../params.ts";
+import { parseBlockHash } from "../params.ts";
 import { DEFAULT_TRACE_OPTIONS, parseTraceConfig } from "./traceConfig.ts";
 import { blockNumberByHash, runTrace } from "./traceTarget.ts";
 
 /** debug_traceBlockByHash(hash, config?) → `[{txHash, result}]`, as debug_traceBlockByNumber. */
 export function traceBlockByHash(backend: RpcBackend) {
   return defineMethod({
-    params: [required(parseHash32), optional(parseTraceConfig)],
+    params: [required(parseBlockHash), optional(parseTraceConfig)],
     handler: ([hash, options]) => {
       const number = blockNumberByHash(backend, hash);
       if (number === 0) throw new ServerError("genesis is not traceable");

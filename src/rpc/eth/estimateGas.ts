@@ -4,7 +4,7 @@ import { quantity } from "../../util/hex.ts";
 import { parseCallArgs } from "../callArgs.ts";
 import { withCallErrors } from "../callFailure.ts";
 import { defineMethod, optional, required } from "../method.ts";
-import { parseBlockSelector } from "../params.ts";
+import { PENDING, parseBlockSelector } from "../params.ts";
 import { callService, callTarget } from "./callTarget.ts";
 
 /**
@@ -13,14 +13,14 @@ import { callService, callTarget } from "./callTarget.ts";
  * `latest`, a call to a contract whose deployment is only pre-confirmed finds no code, and the
  * estimate is too low for the transaction that then runs where the code is.
  */
-const ESTIMATE_DEFAULT: BlockSelector = { kind: "tag", tag: "pending" };
+const ESTIMATE_DEFAULT: BlockSelector = PENDING;
 
 /** eth_estimateGas(args, block = pending) → the least gas limit that succeeds (within 1.5%). */
 export function estimateGas(backend: RpcBackend) {
   return defineMethod({
-    params: [required(parseCallArgs), optional(parseBlockSelector)],
+    params: [required(parseCallArgs), optional(parseBlockSelector, ESTIMATE_DEFAULT)],
     handler: async ([args, selector]) => {
-      const target = callTarget(backend, selector ?? ESTIMATE_DEFAULT);
+      const target = callTarget(backend, selector);
       return quantity(await withCallErrors(() => callService(backend).estimateGas(args, target)));
     },
   });

@@ -1,13 +1,13 @@
 import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod, required } from "../method.ts";
-import { parseBool, parseHash32 } from "../params.ts";
+import { parseBlockHash, parseBool } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
 import { blockResult } from "./blockResult.ts";
 
 /** eth_getBlockByHash(hash, fullTransactions) → block or null. */
 export function getBlockByHash(backend: RpcBackend) {
   return defineMethod({
-    params: [required(parseHash32), required(parseBool)],
+    params: [required(parseBlockHash), required(parseBool)],
     handler: ([hash, full]) =>
       blockResult(
         backend,

@@ -1,6 +1,6 @@
 import type { RpcBackend } from "../../services/backend.ts";
 import { defineMethod, required } from "../method.ts";
-import { parseHash32, parseUint } from "../params.ts";
+import { parseBlockHash, parseUint } from "../params.ts";
 import { resolveBlockTarget } from "../resolveBlock.ts";
 import { transactionAtIndex } from "./blockBody.ts";
 
@@ -10,7 +10,7 @@ import { transactionAtIndex } from "./blockBody.ts";
  */
 export function getTransactionByBlockHashAndIndex(backend: RpcBackend) {
   return defineMethod({
-    params: [required(parseHash32), required(parseUint)],
+    params: [required(parseBlockHash), required(parseUint)],
     handler: ([hash, index]) =>
       transactionAtIndex(
         backend,

@@ -7,7 +7,7 @@ import { equalBytes } from "../../util/hex.ts";
 import { array, data, object, qty } from "../../util/json.ts";
 import { callService } from "../eth/callTarget.ts";
 import { defineMethod, optional, RawJson, required } from "../method.ts";
-import { parseHash32, parseHexBytes } from "../params.ts";
+import { parseBlockHash, parseHexBytes } from "../params.ts";
 import { parsePayloadAttributes, parseTransactionList } from "./payloadAttributes.ts";
 
 /** geth's ExecutableData, as its gencodec writes it (nil pointers as null). */
@@ -62,7 +62,7 @@ async function poolPending(backend: RpcBackend): Promise<PoolContent["pending"]>
 export function buildBlockV1(backend: RpcBackend) {
   return defineMethod({
     params: [
-      required(parseHash32),
+      required(parseBlockHash),
       required(parsePayloadAttributes),
       optional(parseTransactionList),
       optional(parseHexBytes),
