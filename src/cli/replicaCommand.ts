@@ -1,6 +1,5 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
-import { describePolicy } from "../edge/policy.ts";
 import { createLogger } from "../log/logger.ts";
 import { isReader } from "../node/readerSlot.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
