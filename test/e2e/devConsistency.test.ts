@@ -96,3 +96,24 @@ test("40 × evm_mine, each followed by latest on a new connection: never stale",
   }
   assert.equal(stale, 0, `${stale} of 40 reads after evm_mine were stale`);
 });
+
+test("anvil_setBalance, eth_sendTransaction and evm_revert are seen by the next call on any connection", async () => {
+  const account = "0x000000000000000000000000000000000000beef";
+  const from = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+  let stale = 0;
+  for (let i = 1; i <= 20; i++) {
+    const balance = `0x${(1000 + i).toString(16)}`;
+    await call(miningUrl, "anvil_setBalance", [account, balance]);
+    if ((await call(miningUrl, "eth_getBalance", [account, "pending"])) !== balance) stale++;
+    const nonce = Number(await call(miningUrl, "eth_getTransactionCount", [from, "pending"]));
+    await call(miningUrl, "eth_sendTransaction", [{ from, to: account, value: "0x1" }]);
+    const next = Number(await call(miningUrl, "eth_getTransactionCount", [from, "pending"]));
+    if (next !== nonce + 1) stale++;
+  }
+  const snapshot = await call(miningUrl, "evm_snapshot");
+  const before = await head(miningUrl);
+  await call(miningUrl, "evm_mine");
+  await call(miningUrl, "evm_revert", [snapshot]);
+  if ((await head(miningUrl)) !== before) stale++;
+  assert.equal(stale, 0, `${stale} reads after a dev write were stale`);
+});
