@@ -23,7 +23,7 @@ import type { CallService } from "../services/calls.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
 import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainReader, ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
 import { readerSlot } from "./readerSlot.ts";
 
@@ -54,7 +54,7 @@ export function createBackend(
     forks: new ForkSchedule(
       spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
     ),
-    chain: services.head === undefined ? store : { ...store, headNumber: services.head },
+    chain: services.head === undefined ? store : chainAsOf(store, services.head),
     state: store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),
@@ -81,5 +81,27 @@ export function createBackend(
     filters: createFilterManager(services.feed, { slot: readerSlot() }),
     proofs: createProofService(common, store),
     ...(services.timeline === undefined ? {} : { timeline: services.timeline }),
+  };
+}
+
+/**
+ * The archive as a follower has shown it: its head, and nothing of a block above it (the
+ * archive may already hold the next block, committed before its seal reached the follower; it
+ * is shown with that seal, together with the next pending block, never before).
+ */
+function chainAsOf(store: ChainStore, head: () => number | undefined): ChainReader {
+  const shown = (n: number | undefined) => n !== undefined && n <= (head() ?? -1);
+  return {
+    ...store,
+    headNumber: head,
+    canonicalHash: (n) => (shown(n) ? store.canonicalHash(n) : undefined),
+    blockNumber(hash) {
+      const n = store.blockNumber(hash);
+      return shown(n) ? n : undefined;
+    },
+    transactionLocation(hash) {
+      const at = store.transactionLocation(hash);
+      return at !== undefined && shown(at.number) ? at : undefined;
+    },
   };
 }

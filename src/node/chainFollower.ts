@@ -215,10 +215,13 @@ export function createChainFollower(deps: {
     async waitUntilSealed(hash, ms) {
       const deadline = performance.now() + ms;
       const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
-      if (store.transactionLocation(hash) !== undefined) return true;
+      // Sealed as this follower shows it: in a block at or below its head.
+      const sealedIn = () => store.transactionLocation(hash)?.number;
+      const at = sealedIn();
+      if (at !== undefined) return seals.wait(at, ms);
       if (!preconfirmed() && !(await included.wait(hash, ms))) return false;
-      const block = pending?.base.number;
-      if (store.transactionLocation(hash) !== undefined || block === undefined) return true;
+      const block = sealedIn() ?? pending?.base.number;
+      if (block === undefined) return true;
       return seals.wait(block, deadline - performance.now());
     },
   };
