@@ -60,7 +60,10 @@ function signTransfers(count: number, nonces: number[]): string[] {
     // A random phase against the 200 ms grid, so sends do not lock onto flashblock boundaries.
     await new Promise((res) => setTimeout(res, Math.random() * 400));
   }
-  const t = node.stats.snapshot();
+  // An in-process node serves from this process: its follower's stats are here.
+  const stats = node.stats;
+  if (stats === undefined) throw new Error("the bench's node serves from other processes");
+  const t = stats.snapshot();
   console.log(
     `1. send → visible in pending (${latencies.length} txs, 200 ms flashblocks): p50 ${f(percentile(latencies, 50))} ms, p99 ${f(percentile(latencies, 99))} ms, max ${f(Math.max(...latencies))} ms`,
   );

@@ -3,11 +3,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
-import { describePolicy } from "../edge/policy.ts";
-import { createLogger, printAfterLogs } from "../log/logger.ts";
-import { RECEIPT_LOOKUPS, type ReceiptLookups, startDevNode } from "../node/devNode.ts";
-import { isReader, readerCount, readerSlot } from "../node/readerCluster.ts";
-import { startStreamReader } from "../node/streamReader.ts";
+import { createLogger } from "../log/logger.ts";
+import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/plan.ts";
+import { isReader } from "../node/readerSlot.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
@@ -15,7 +13,8 @@ import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { closeOnSignals, rpcWorkerCount } from "./rpcWorkers.ts";
+import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { runNode } from "./runNode.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
 
@@ -85,111 +84,62 @@ export async function devCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
-  const callLimits = callLimitOptions(values);
-  if (isReader()) {
-    // One of the --rpc-workers processes: the primary has checked everything and runs the chain.
-    const reader = await startStreamReader({
-      datadir,
-      frontend,
-      logger,
-      readers: readerCount(),
-      recordsBuilds: readerSlot() === 0,
-      safeDepth,
-      finalizedDepth,
-      flashblockIntervalMs,
-      receipts,
-      callLimits,
-      gasCeil: BigInt(values.get("gas-limit") as number),
-      accounts: devAccounts(values.get("accounts") as number),
-    });
-    closeOnSignals(() => reader.close());
-    return;
-  }
   const workers = rpcWorkerCount(values, frontend);
-  // Every input is checked before the datadir is created (or, with --fresh, wiped).
+  const gasLimit = BigInt(values.get("gas-limit") as number);
+  const accounts = values.get("accounts") as number;
+  const reader = isReader();
+  // Every input is checked before the datadir is created (or, with --fresh, wiped); a reader
+  // process takes what its primary checked.
   const genesisFile = values.get("genesis") as string | undefined;
-  const genesis = genesisFile === undefined ? undefined : (await readGenesisFile(genesisFile)).json;
-  await checkListenAddress(frontend.host, frontend.port);
-  const created = missingRoot(datadir);
-  const node = await startDevNode({
+  const genesis =
+    genesisFile === undefined || reader ? undefined : (await readGenesisFile(genesisFile)).json;
+  if (!reader) await checkListenAddress(frontend.host, frontend.port);
+  const created = reader ? undefined : missingRoot(datadir);
+  const plan: NodePlan = {
+    role: "dev",
     datadir,
-    fresh: values.get("fresh") === true,
-    frontend,
+    fresh: !reader && values.get("fresh") === true,
     logger,
-    chainId: BigInt(values.get("chain-id") as number),
-    fork,
-    genesis,
-    ethereum: values.get("ethereum") === true,
-    l1: {
-      baseFee: BigInt(values.get("l1-base-fee") as number),
-      blobBaseFee: BigInt(values.get("l1-blob-base-fee") as number),
-      baseFeeScalar: values.get("l1-base-fee-scalar") as number,
-      blobBaseFeeScalar: values.get("l1-blob-base-fee-scalar") as number,
+    frontend,
+    rpcWorkers: workers,
+    argv: ["dev", ...argv],
+    callLimits: callLimitOptions(values),
+    view: {
+      receipts,
+      forkchoice: { kind: "trailing", safe: safeDepth, finalized: finalizedDepth },
+      flashblockIntervalMs,
+      gasCeil: gasLimit,
+      accounts: devAccounts(accounts),
     },
-    blockTimeMs,
-    flashblockIntervalMs,
-    gasLimit: BigInt(values.get("gas-limit") as number),
-    accounts: values.get("accounts") as number,
-    balanceEth: BigInt(values.get("balance") as number),
-    safeDepth,
-    finalizedDepth,
-    receipts,
-    callLimits,
-    ...(workers > 1 ? { readers: { count: workers, argv: ["dev", ...argv] } } : {}),
-    ...natsOptions(values),
-  }).catch((e: unknown) => {
+    source: {
+      kind: "sequencer",
+      chain: {
+        chainId: BigInt(values.get("chain-id") as number),
+        fork,
+        genesis,
+        ethereum: values.get("ethereum") === true,
+        l1: {
+          baseFee: BigInt(values.get("l1-base-fee") as number),
+          blobBaseFee: BigInt(values.get("l1-blob-base-fee") as number),
+          baseFeeScalar: values.get("l1-base-fee-scalar") as number,
+          blobBaseFeeScalar: values.get("l1-blob-base-fee-scalar") as number,
+        },
+        blockTimeMs,
+        flashblockIntervalMs,
+        gasLimit,
+        accounts,
+        balanceEth: BigInt(values.get("balance") as number),
+        ...natsOptions(values),
+      },
+    },
+  };
+  await runNode(plan, [
+    `block time: ${blockTimeMs} ms`,
+    `flashblocks every ${flashblockIntervalMs} ms`,
+  ]).catch((e: unknown) => {
     // Past the checks, a start can still fail (the port taken since it was probed, a full
     // disk): a datadir this run created goes with it. The node has released it by now.
     if (created !== undefined) rmSync(created, { recursive: true, force: true });
     throw e;
   });
-  const accounts =
-    node.accounts.length === 0
-      ? [
-          "No prefunded accounts: this chain's genesis funds none of the test mnemonic's.",
-          `Transactions signed for chain id ${node.chainId} by the chain's own keys are accepted.`,
-        ]
-      : [
-          "Available Accounts",
-          "==================",
-          ...node.accounts.map((a, i) => `(${i}) ${a.address}`),
-          "",
-          "Private Keys",
-          "==================",
-          ...node.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
-          "",
-          `Mnemonic: ${DEV_MNEMONIC}`,
-        ];
-  const lines = [
-    "",
-    "flashnode dev",
-    "",
-    ...accounts,
-    "",
-    `Chain ID: ${node.chainId}    block time: ${blockTimeMs} ms    flashblocks every ${flashblockIntervalMs} ms`,
-    ...(node.resumedAt === undefined
-      ? []
-      : [`Continuing the chain in the datadir from block ${node.resumedAt}`]),
-    `Data: ${datadir}`,
-    `RPC processes: ${workers}${workers > 1 ? " (--rpc-workers)" : ""}`,
-    "",
-    `JSON-RPC (public):     ${node.url}`,
-    `JSON-RPC (dedicated):  ${node.dedicatedUrl}${frontend.generatedKey ? "   (key generated for this run; set --api-key)" : ""}`,
-    `WebSocket:             ${node.wsUrl}`,
-    `Flashblocks stream:    ${node.wsUrl}flashblocks`,
-    `Metrics:               ${node.url}metrics`,
-    `Live page:             ${node.url}ui`,
-    ...(node.nats === undefined ? [] : [`NATS JetStream:        ${node.nats}`]),
-    "",
-    describePolicy(frontend.policy),
-    "",
-  ];
-  // The banner comes last, after the start-up log lines, so that they do not push it up.
-  printAfterLogs(logger, `${lines.join("\n")}\n`);
-  const stop = () => {
-    logger.info("shutting down");
-    void node.close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 }

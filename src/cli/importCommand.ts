@@ -68,13 +68,26 @@ export async function importCommand(argv: string[]): Promise<void> {
   const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
   const store = createChainStore(env);
   let keep = true;
+  // Ctrl-C stops after the block being executed is committed: the next run resumes after it.
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
   try {
     const result = await importChain({
       spec,
       store,
       chainFile,
       onProgress: progressPrinter(interval, process.stderr),
+      signal: stop.signal,
     });
+    if (result.interrupted) {
+      process.stderr.write(
+        `\nflashnode: import interrupted at block ${result.head} (committed; ${result.imported} imported this run): run the same command again to resume\n`,
+      );
+      process.exitCode = 130;
+      return;
+    }
     const seconds = result.elapsedMs / 1000;
     const mgas = Number(result.gas) / 1e6 / Math.max(seconds, 1e-9);
     console.log(
@@ -91,6 +104,8 @@ export async function importCommand(argv: string[]): Promise<void> {
     keep = created === undefined || (store.headNumber() ?? 0) > 0;
     throw e;
   } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
     await env.close();
     lock.release();
     if (!keep && created !== undefined) rmSync(created, { recursive: true, force: true });

@@ -19,12 +19,3 @@ export function rpcWorkerCount(
     process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
   return workers;
 }
-
-/** Stops the running node and exits on SIGINT or SIGTERM. */
-export function closeOnSignals(close: () => Promise<void>): void {
-  const stop = () => {
-    void close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-}

@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
 import { importFixtureChain } from "../../test/utils/fixtures.ts";
+import { startArchiveServer } from "../../test/utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../../test/utils/options.ts";
 import { createLogger } from "../log/logger.ts";
-import { type RunningServer, startArchiveServer } from "../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../node/plan.ts";
 
 const datadir = importFixtureChain("edge");
 const servers: RunningServer[] = [];

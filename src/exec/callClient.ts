@@ -1,4 +1,6 @@
-// The RPC thread's handle on the call worker (implements the RPC layer's CallService).
+// The RPC thread's handle on the call worker (implements the RPC layer's CallService), over the
+// one channel (src/util/channel.ts). A worker that dies, or misses a request's deadline (stuck),
+// is replaced: what waited on it fails with the channel's error, later calls go to the new one.
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
@@ -11,129 +13,164 @@ import type {
 } from "../services/callRequest.ts";
 import type { CallService, TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
-import { startTsWorker } from "../util/tsWorker.ts";
-import { CallFailedError } from "./callExecutor.ts";
+import { type Channel, DeadlineError } from "../util/channel.ts";
+import { startWorkerChannel } from "../util/tsWorker.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
-import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
+import { parseGoDuration } from "./trace/goDuration.ts";
 
-type Answer = CallResult | bigint | AccessListResult | string | BuiltPayload | SimulatedBlock[];
+type Update = FlashblockUpdate | SealedUpdate;
+type CallChannel = Channel<CallWorkerApi, CallParentApi>;
 
-type Waiter = {
-  resolve: (value: Answer) => void;
-  reject: (e: Error) => void;
-};
+/** Past its own time limit (the EVM's, a trace's), a request this much later means a stuck worker. */
+const DEADLINE_MARGIN_MS = 30_000;
+/** A run with no time limit of its own (--rpc-evmtimeout 0, testing_buildBlockV1). */
+const UNBOUNDED_RUN_MS = 300_000;
+/** geth's trace timeout when the config gives none. */
+const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
+
+const worker = new URL("./callWorker.ts", import.meta.url);
 
 export class CallClient implements CallService {
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
-  /** Why the worker stopped, once it has (then every request fails at once instead of hanging). */
-  private stopped: Error | undefined;
+  /** The block being built, from its flashblock 0: what a replacement worker is sent first. */
+  private current: Update[] = [];
+  private stopping = false;
+  private replacing: Promise<void> | undefined;
 
   private constructor(
-    private readonly worker: Worker,
-    private readonly gasCap: bigint,
+    private channel: CallChannel,
+    private thread: Worker,
+    private readonly data: CallWorkerData,
     private readonly logger: Logger | undefined,
-  ) {}
+  ) {
+    this.watch();
+  }
 
-  /** `logger`: where a request's gas above the cap is reported (geth warns). */
-  static start(data: CallWorkerData, logger?: Logger): Promise<CallClient> {
-    const worker = startTsWorker(new URL("./callWorker.ts", import.meta.url), data);
-    const gasCap = (data.limits ?? DEFAULT_CALL_LIMITS).gasCap;
-    const client = new CallClient(worker, gasCap, logger);
-    return new Promise((resolve, reject) => {
-      worker.on("message", (msg: FromCallWorker) => {
-        if (msg.type === "ready") resolve(client);
-        else if (msg.type === "failed")
-          reject(new Error(`call worker failed to start: ${msg.message}`));
-        else client.handle(msg);
+  /** `logger`: where a request's gas above the cap is reported (geth warns), and replacements. */
+  static async start(data: CallWorkerData, logger?: Logger): Promise<CallClient> {
+    const { channel, worker: thread } = await CallClient.spawn(data);
+    return new CallClient(channel, thread, data, logger);
+  }
+
+  private static spawn(data: CallWorkerData) {
+    return startWorkerChannel<CallWorkerApi, null, CallParentApi>(worker, data, {
+      peer: "the call worker",
+      deadlineMs: 0,
+    });
+  }
+
+  private get limits() {
+    return this.data.limits ?? DEFAULT_CALL_LIMITS;
+  }
+
+  /** Replaces the worker once it is gone, unless the node is stopping. */
+  private watch(): void {
+    const channel = this.channel;
+    void channel.whenGone().then((e) => {
+      if (this.stopping || channel !== this.channel) return;
+      this.logger?.warn({ err: e.message }, "call worker gone; starting another");
+      this.replace();
+    });
+  }
+
+  private replace(): void {
+    this.replacing ??= CallClient.spawn(this.data)
+      .then(({ channel, worker: thread }) => {
+        if (this.stopping) {
+          void thread.terminate();
+          return;
+        }
+        this.channel = channel;
+        this.thread = thread;
+        for (const u of this.current) channel.emit("update", u);
+        this.watch();
+      })
+      .catch((e: unknown) => this.logger?.error({ err: e }, "call worker failed to start"))
+      .finally(() => {
+        this.replacing = undefined;
       });
-      worker.once("error", reject);
-      // A worker that dies later (out of memory on a huge trace, …) fails what waits on it.
-      worker.on("error", (e) => client.fail(new Error(`call worker failed: ${e.message}`)));
-      worker.on("exit", (code) => client.fail(new Error(`call worker exited (${code})`)));
-    });
   }
 
-  private fail(reason: Error): void {
-    this.stopped ??= reason;
-    for (const w of this.waiting.values()) w.reject(this.stopped);
-    this.waiting.clear();
-  }
-
-  private handle(msg: FromCallWorker): void {
-    if (msg.type === "ready" || msg.type === "failed") return;
-    const w = this.waiting.get(msg.id);
-    this.waiting.delete(msg.id);
-    if (w === undefined) return;
-    if (msg.type === "called") w.resolve(msg.result);
-    else if (msg.type === "estimated") w.resolve(msg.gas);
-    else if (msg.type === "accessListed") w.resolve(msg.result);
-    else if (msg.type === "traced") w.resolve(msg.json);
-    else if (msg.type === "built") w.resolve(msg.payload);
-    else if (msg.type === "simulated") w.resolve(msg.blocks);
-    else w.reject(new CallFailedError(msg.message, msg.rpcCode, msg.data));
-  }
-
-  private send(message: ToCallWorker & { id: number }) {
-    return new Promise<Answer>((resolve, reject) => {
-      if (this.stopped !== undefined) {
-        reject(this.stopped);
-        return;
+  private async ask<K extends keyof CallWorkerApi["requests"] & string>(
+    kind: K,
+    body: CallWorkerApi["requests"][K]["request"],
+    runMs: number,
+  ): Promise<CallWorkerApi["requests"][K]["reply"]> {
+    // A call made while a dead worker is being replaced waits for the new one.
+    if (this.channel.closed && this.replacing !== undefined) await this.replacing;
+    const channel = this.channel;
+    const deadline = (runMs > 0 ? runMs : UNBOUNDED_RUN_MS) + DEADLINE_MARGIN_MS;
+    return channel.request(kind, body, deadline).catch((e: unknown) => {
+      if (e instanceof DeadlineError && channel === this.channel && !this.stopping) {
+        // Stuck past its own limits: what else waits on it would wait as long.
+        this.logger?.error({ kind }, "call worker stuck past its deadline; replacing it");
+        void this.thread.terminate();
       }
-      this.waiting.set(message.id, { resolve, reject });
-      this.worker.postMessage(message);
+      throw e;
     });
   }
 
-  private request(
-    type: "call" | "estimate" | "accessList",
+  private callRequest(
+    kind: "call" | "estimate" | "accessList",
     request: CallRequest,
     target: CallTarget,
-  ): Promise<Answer> {
-    if (this.gasCap > 0n && request.gas !== undefined && request.gas > this.gasCap)
+  ) {
+    const gasCap = this.limits.gasCap;
+    if (gasCap > 0n && request.gas !== undefined && request.gas > gasCap)
       this.logger?.warn(
-        { requested: request.gas.toString(), cap: this.gasCap.toString() },
+        { requested: request.gas.toString(), cap: gasCap.toString() },
         "Caller gas above allowance, capping",
       );
-    return this.send({ type, id: this.nextId++, request, target });
+    // An estimate runs the call several times, each within the EVM's limit.
+    const runs = kind === "estimate" ? 64 : 1;
+    return this.ask(kind, { request, target }, this.limits.evmTimeoutMs * runs);
   }
 
-  async call(request: CallRequest, target: CallTarget): Promise<CallResult> {
-    return (await this.request("call", request, target)) as CallResult;
+  call(request: CallRequest, target: CallTarget): Promise<CallResult> {
+    return this.callRequest("call", request, target) as Promise<CallResult>;
   }
 
-  async estimateGas(request: CallRequest, target: CallTarget): Promise<bigint> {
-    return (await this.request("estimate", request, target)) as bigint;
+  estimateGas(request: CallRequest, target: CallTarget): Promise<bigint> {
+    return this.callRequest("estimate", request, target) as Promise<bigint>;
   }
 
-  async createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
-    return (await this.request("accessList", request, target)) as AccessListResult;
+  createAccessList(request: CallRequest, target: CallTarget): Promise<AccessListResult> {
+    return this.callRequest("accessList", request, target) as Promise<AccessListResult>;
   }
 
-  async simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]> {
-    return (await this.send({
-      type: "simulate",
-      id: this.nextId++,
-      request,
-      target,
-    })) as SimulatedBlock[];
+  simulate(request: SimulateRequest, target: CallTarget): Promise<SimulatedBlock[]> {
+    return this.ask("simulate", { request, target }, UNBOUNDED_RUN_MS);
   }
 
-  async trace(request: TraceRequest, options: TraceOptions): Promise<string> {
-    return (await this.send({ type: "trace", id: this.nextId++, request, options })) as string;
+  trace(request: TraceRequest, options: TraceOptions): Promise<string> {
+    const timeout =
+      options.timeout === undefined ? DEFAULT_TRACE_TIMEOUT_MS : traceTimeoutMs(options.timeout);
+    return this.ask("trace", { request, options }, timeout);
   }
 
   buildBlock(request: BuildBlockRequest): Promise<BuiltPayload> {
-    return this.send({ type: "build", id: this.nextId++, request }) as Promise<BuiltPayload>;
+    return this.ask("build", request, UNBOUNDED_RUN_MS);
   }
 
   /** Keeps the worker's pending block in step with the RPC thread's. */
-  forward(update: FlashblockUpdate | SealedUpdate): void {
-    this.worker.postMessage({ type: "update", update } satisfies ToCallWorker);
+  forward(update: Update): void {
+    if (update.kind === "sealed" || update.index === 0) this.current = [update];
+    else this.current.push(update);
+    this.channel.emit("update", update);
   }
 
   async stop(): Promise<void> {
-    this.fail(new Error("node is shutting down"));
-    await this.worker.terminate();
+    this.stopping = true;
+    this.channel.close("the node is shutting down");
+    await this.thread.terminate();
+  }
+}
+
+/** A trace config's timeout in ms (an unparsable one fails in the worker, with geth's words). */
+function traceTimeoutMs(timeout: string): number {
+  try {
+    return parseGoDuration(timeout);
+  } catch {
+    return DEFAULT_TRACE_TIMEOUT_MS;
   }
 }

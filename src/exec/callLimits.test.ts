@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { importFixtureChain, rpc } from "../../test/utils/fixtures.ts";
+import { startArchiveServer } from "../../test/utils/nodes.ts";
 import { testFrontendOptions } from "../../test/utils/options.ts";
 import { createLogger } from "../log/logger.ts";
-import { type RunningServer, startArchiveServer } from "../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../node/plan.ts";
 import { type CallLimits, goDuration } from "./callLimits.ts";
 
 // Contract creations run their init code, so no contract has to be deployed: what the code

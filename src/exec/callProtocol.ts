@@ -1,4 +1,4 @@
-// Messages between the RPC thread and the call worker. Plain data only.
+// What the RPC thread and the call worker ask of each other (src/util/channel.ts). Plain data.
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
@@ -9,6 +9,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
+import type { StartEvents } from "../util/tsWorker.ts";
 import type { CallLimits } from "./callLimits.ts";
 
 export type CallWorkerData = {
@@ -21,42 +22,30 @@ export type CallWorkerData = {
   readonly gasCeil?: string;
 };
 
-export type ToCallWorker =
-  | {
-      readonly type: "call" | "estimate" | "accessList";
-      readonly id: number;
-      readonly request: CallRequest;
-      readonly target: CallTarget;
-    }
-  | {
-      readonly type: "trace";
-      readonly id: number;
-      readonly request: TraceRequest;
-      readonly options: TraceOptions;
-    }
-  | { readonly type: "build"; readonly id: number; readonly request: BuildBlockRequest }
-  | {
-      readonly type: "simulate";
-      readonly id: number;
-      readonly request: SimulateRequest;
-      readonly target: CallTarget;
-    }
-  | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate };
+type Call = { readonly request: CallRequest; readonly target: CallTarget };
 
-export type FromCallWorker =
-  | { readonly type: "ready" }
-  | { readonly type: "failed"; readonly message: string }
-  | { readonly type: "called"; readonly id: number; readonly result: CallResult }
-  | { readonly type: "estimated"; readonly id: number; readonly gas: bigint }
-  | { readonly type: "accessListed"; readonly id: number; readonly result: AccessListResult }
-  /** A trace as JSON text. */
-  | { readonly type: "traced"; readonly id: number; readonly json: string }
-  | { readonly type: "built"; readonly id: number; readonly payload: BuiltPayload }
-  | { readonly type: "simulated"; readonly id: number; readonly blocks: SimulatedBlock[] }
-  | {
-      readonly type: "error";
-      readonly id: number;
-      readonly message: string;
-      readonly rpcCode: number;
-      readonly data: string | undefined;
+/** What the call worker serves, and the chain stream it follows. */
+export type CallWorkerApi = {
+  readonly requests: {
+    readonly call: { readonly request: Call; readonly reply: CallResult };
+    readonly estimate: { readonly request: Call; readonly reply: bigint };
+    readonly accessList: { readonly request: Call; readonly reply: AccessListResult };
+    /** A trace as JSON text. */
+    readonly trace: {
+      readonly request: { readonly request: TraceRequest; readonly options: TraceOptions };
+      readonly reply: string;
     };
+    readonly build: { readonly request: BuildBlockRequest; readonly reply: BuiltPayload };
+    readonly simulate: {
+      readonly request: { readonly request: SimulateRequest; readonly target: CallTarget };
+      readonly reply: SimulatedBlock[];
+    };
+  };
+  readonly events: { readonly update: FlashblockUpdate | SealedUpdate };
+};
+
+/** What the call worker tells the RPC thread: only that it started. */
+export type CallParentApi = {
+  readonly requests: Record<never, never>;
+  readonly events: StartEvents<null>;
+};

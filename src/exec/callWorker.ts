@@ -9,20 +9,15 @@ import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../services/callRequest.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { tsWorkerData } from "../util/tsWorker.ts";
+import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
-import type { CallWorkerData, FromCallWorker, ToCallWorker } from "./callProtocol.ts";
+import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
 import { buildPayload, DEFAULT_GAS_CEIL } from "./payloadBuilder.ts";
 import { simulate } from "./simulate/simulate.ts";
 import { TraceExecutor } from "./traceExecutor.ts";
 
-function requirePort(): NonNullable<typeof parentPort> {
-  if (parentPort === null) throw new Error("call worker started outside a worker thread");
-  return parentPort;
-}
-const port = requirePort();
-const send = (msg: FromCallWorker) => port.postMessage(msg);
+const channel = parentChannel<CallParentApi, CallWorkerApi>(parentPort, "the RPC thread");
 
 async function main(): Promise<void> {
   const { datadir, readOnly, limits, gasCeil } = tsWorkerData<CallWorkerData>(workerData);
@@ -99,60 +94,55 @@ async function main(): Promise<void> {
     };
   }
 
-  port.on("message", (msg: ToCallWorker) => {
-    if (msg.type === "update") {
-      if (msg.update.kind === "sealed") {
-        env.refresh();
-        pending = applyFlashblock(undefined, msg.update.next);
-      } else {
-        pending = applyFlashblock(pending, msg.update);
-      }
-      return;
+  channel.on("update", (update) => {
+    if (update.kind === "sealed") {
+      env.refresh();
+      pending = applyFlashblock(undefined, update.next);
+    } else {
+      pending = applyFlashblock(pending, update);
     }
-    const { id } = msg;
-    void (async () => {
-      try {
-        if (msg.type === "trace") {
-          send({ type: "traced", id, json: await traces.trace(msg.request, msg.options) });
-          return;
-        }
-        if (msg.type === "build") {
-          const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);
-          send({ type: "built", id, payload: await buildPayload(spec, store, ceil, msg.request) });
-          return;
-        }
-        if (msg.type === "simulate") {
-          const gasCap = (limits ?? DEFAULT_CALL_LIMITS).gasCap;
-          const blocks = await simulate(msg.request, msg.target, spec, store, pending, gasCap);
-          send({ type: "simulated", id, blocks });
-          return;
-        }
-        const { source, env: blockEnv } = resolve(msg.target);
-        if (msg.type === "call") {
-          send({ type: "called", id, result: await executor.call(msg.request, source, blockEnv) });
-        } else if (msg.type === "accessList") {
-          send({
-            type: "accessListed",
-            id,
-            result: await executor.createAccessList(msg.request, source, blockEnv),
-          });
-        } else {
-          send({
-            type: "estimated",
-            id,
-            gas: await executor.estimateGas(msg.request, source, blockEnv),
-          });
-        }
-      } catch (e) {
-        const err =
-          e instanceof CallFailedError
-            ? e
-            : new CallFailedError((e as Error).message, -32000, undefined);
-        send({ type: "error", id, message: err.message, rpcCode: err.rpcCode, data: err.data });
-      }
-    })();
   });
-  send({ type: "ready" });
+  // A failure that is not the call's own (a bug, a missing block) is still a -32000 answer.
+  const failures = <T>(run: () => Promise<T>) =>
+    run().catch((e: unknown) => {
+      throw e instanceof CallFailedError
+        ? e
+        : new CallFailedError((e as Error).message, -32000, undefined);
+    });
+  channel.handle("trace", ({ request, options }) => failures(() => traces.trace(request, options)));
+  channel.handle("build", (request) =>
+    failures(() => {
+      const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);
+      return buildPayload(spec, store, ceil, request);
+    }),
+  );
+  channel.handle("simulate", ({ request, target }) =>
+    failures(() => {
+      const gasCap = (limits ?? DEFAULT_CALL_LIMITS).gasCap;
+      return simulate(request, target, spec, store, pending, gasCap);
+    }),
+  );
+  channel.handle("call", ({ request, target }) =>
+    failures(async () => {
+      const { source, env: blockEnv } = resolve(target);
+      return executor.call(request, source, blockEnv);
+    }),
+  );
+  channel.handle("accessList", ({ request, target }) =>
+    failures(async () => {
+      const { source, env: blockEnv } = resolve(target);
+      return executor.createAccessList(request, source, blockEnv);
+    }),
+  );
+  channel.handle("estimate", ({ request, target }) =>
+    failures(async () => {
+      const { source, env: blockEnv } = resolve(target);
+      return executor.estimateGas(request, source, blockEnv);
+    }),
+  );
+  channel.emit("ready", null);
 }
 
-main().catch((e: unknown) => send({ type: "failed", message: (e as Error).stack ?? String(e) }));
+main().catch((e: unknown) =>
+  channel.emit("failed", { name: "Error", message: (e as Error).stack ?? String(e) }),
+);

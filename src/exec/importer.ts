@@ -30,6 +30,8 @@ export type ImportProgress = (p: {
 
 export type ImportResult = {
   readonly imported: number;
+  /** Stopped by its signal before the chain file's end. */
+  readonly interrupted: boolean;
   readonly skipped: number;
   readonly head: number;
   readonly gas: bigint;
@@ -61,16 +63,23 @@ function headerIdentity(bytes: Uint8Array): { number: number; hash: Uint8Array }
 
 /** Writes the genesis block if the archive is empty; checks it matches otherwise. */
 export async function ensureGenesis(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
-  const executor = await BlockExecutor.open(spec, store);
   const config = JSON.stringify(spec.genesisJson);
-  if (store.headNumber() === undefined) {
+  const stored = store.chainConfig();
+  const head = store.headNumber();
+  // Checked before the executor opens on the stored head: another chain's head under this
+  // genesis's rules is not even a valid block.
+  if (head !== undefined && stored !== config) {
+    const chainId = (JSON.parse(stored ?? "{}") as { config?: { chainId?: unknown } }).config
+      ?.chainId;
+    throw new ImportError(
+      `${store.env.path.replace(/\/archive$/, "")} holds a chain from a different genesis (chain id ${String(chainId)}, head ${head}): use another --datadir or remove this one`,
+    );
+  }
+  const executor = await BlockExecutor.open(spec, store);
+  if (head === undefined) {
     const { write } = await executor.genesis();
     store.writeBlock(write);
     store.setChainConfig(config);
-  } else if (store.chainConfig() !== config) {
-    throw new ImportError(
-      "the datadir holds a chain from a different genesis; use another --datadir or remove this one",
-    );
   }
   return executor;
 }
@@ -80,6 +89,8 @@ export async function importChain(opts: {
   readonly store: ChainStore;
   readonly chainFile: string;
   readonly onProgress?: ImportProgress;
+  /** Stops after the block being executed is committed (Ctrl-C): the result says so. */
+  readonly signal?: AbortSignal;
 }): Promise<ImportResult> {
   const { spec, store } = opts;
   const executor = await ensureGenesis(spec, store);
@@ -93,6 +104,7 @@ export async function importChain(opts: {
   let imported = 0;
   let skipped = 0;
   let gas = 0n;
+  let interrupted = false;
   try {
     // A first pass over the item headers only: the last block number, for progress.
     const { count, last: lastItem } = file.count();
@@ -102,6 +114,10 @@ export async function importChain(opts: {
         : Number(decodeBlock(spec, lastItem.bytes, count, lastItem.offset).header.number);
     let position = 0;
     for (const item of file.items()) {
+      if (opts.signal?.aborted === true) {
+        interrupted = true;
+        break;
+      }
       position++;
       // Blocks already in the archive (a resumed import) are only compared, by header hash:
       // no transaction is decoded.
@@ -133,6 +149,7 @@ export async function importChain(opts: {
   return {
     imported,
     skipped,
+    interrupted,
     head: store.headNumber() ?? 0,
     gas,
     elapsedMs: performance.now() - started,

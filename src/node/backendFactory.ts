@@ -23,15 +23,20 @@ import type { CallService } from "../services/calls.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
 import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainReader, ChainStore } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
-import { readerSlot } from "./readerCluster.ts";
+import { readerSlot } from "./readerSlot.ts";
 
 export function createBackend(
   spec: ChainSpec,
   store: ChainStore,
   services: {
     readonly pending?: () => PendingBlock | undefined;
+    /**
+     * The head RPC shows, where the node follows a stream (its follower's): it moves with the
+     * pending view, never ahead of it. Absent: the archive's own head.
+     */
+    readonly head?: () => number | undefined;
     readonly transactions?: TransactionSink;
     readonly signer?: DevSigner;
     readonly calls?: CallService;
@@ -49,7 +54,7 @@ export function createBackend(
     forks: new ForkSchedule(
       spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
     ),
-    chain: store,
+    chain: services.head === undefined ? store : chainAsOf(store, services.head),
     state: store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),
@@ -76,5 +81,27 @@ export function createBackend(
     filters: createFilterManager(services.feed, { slot: readerSlot() }),
     proofs: createProofService(common, store),
     ...(services.timeline === undefined ? {} : { timeline: services.timeline }),
+  };
+}
+
+/**
+ * The archive as a follower has shown it: its head, and nothing of a block above it (the
+ * archive may already hold the next block, committed before its seal reached the follower; it
+ * is shown with that seal, together with the next pending block, never before).
+ */
+function chainAsOf(store: ChainStore, head: () => number | undefined): ChainReader {
+  const shown = (n: number | undefined) => n !== undefined && n <= (head() ?? -1);
+  return {
+    ...store,
+    headNumber: head,
+    canonicalHash: (n) => (shown(n) ? store.canonicalHash(n) : undefined),
+    blockNumber(hash) {
+      const n = store.blockNumber(hash);
+      return shown(n) ? n : undefined;
+    },
+    transactionLocation(hash) {
+      const at = store.transactionLocation(hash);
+      return at !== undefined && shown(at.number) ? at : undefined;
+    },
   };
 }

@@ -30,6 +30,12 @@ import { SealWaiters } from "./sealWaiters.ts";
 
 export type ChainFollower = {
   pending(): PendingBlock | undefined;
+  /**
+   * The newest sealed block this follower has shown: the head RPC answers from. The archive may
+   * already hold a newer block (its writer commits before it sends the seal); it is shown with
+   * the seal's update, together with the next block's flashblock 0, never before.
+   */
+  head(): number | undefined;
   /** The position of the newest update applied (0 before any). */
   position(): number;
   /**
@@ -50,13 +56,9 @@ export type ChainFollower = {
 };
 
 /** What /metrics reads of a node that follows the stream (the single process or a reader). */
-export function followerMetrics(
-  kv: KvEnv,
-  store: ChainStore,
-  follower: ChainFollower,
-): MetricsSources {
+export function followerMetrics(kv: KvEnv, follower: ChainFollower): MetricsSources {
   return {
-    head: () => store.headNumber(),
+    head: follower.head,
     pendingNumber: () => follower.pending()?.base.number,
     flashblocks: follower.stats,
     storeSizeBytes: () => kv.sizeOnDisk(),
@@ -118,11 +120,13 @@ export function createChainFollower(deps: {
 }): ChainFollower {
   const { kv, store, feed } = deps;
   let pending: PendingBlock | undefined;
+  // Until the first seal arrives: the archive's head as this follower started.
+  let head = store.headNumber();
   let position = 0;
   const stats = new FlashblockStats();
   const txRate = new RateWindow(10_000);
   const timeline = new TxTimeline();
-  const seals = new SealWaiters(() => store.headNumber());
+  const seals = new SealWaiters(() => head);
   const included = new InclusionWaiters();
   // The same waiting as for seals, over stream positions.
   const reached = new SealWaiters(() => position);
@@ -133,6 +137,7 @@ export function createChainFollower(deps: {
     // view, so head and pending change together.
     kv.refresh();
     pending = applyFlashblock(undefined, u.next);
+    head = u.number;
     seals.sealed(u.number);
     const reverted = u.reverted;
     if (reverted !== undefined) {
@@ -180,6 +185,7 @@ export function createChainFollower(deps: {
 
   const follower: ChainFollower = {
     pending: () => pending,
+    head: () => head,
     position: () => position,
     stats,
     txRate,
@@ -209,10 +215,13 @@ export function createChainFollower(deps: {
     async waitUntilSealed(hash, ms) {
       const deadline = performance.now() + ms;
       const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
-      if (store.transactionLocation(hash) !== undefined) return true;
+      // Sealed as this follower shows it: in a block at or below its head.
+      const sealedIn = () => store.transactionLocation(hash)?.number;
+      const at = sealedIn();
+      if (at !== undefined) return seals.wait(at, ms);
       if (!preconfirmed() && !(await included.wait(hash, ms))) return false;
-      const block = pending?.base.number;
-      if (store.transactionLocation(hash) !== undefined || block === undefined) return true;
+      const block = sealedIn() ?? pending?.base.number;
+      if (block === undefined) return true;
       return seals.wait(block, deadline - performance.now());
     },
   };

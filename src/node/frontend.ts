@@ -1,5 +1,5 @@
-// The serving side shared by `dev` and `serve`: dispatcher, edge (tiers, policy, limits,
-// metrics, health) and WebSocket, built from the resolved options.
+// The serving side of every reader: dispatcher, edge (tiers, policy, limits, metrics, health)
+// and WebSocket, built from the resolved options.
 import type { Server } from "node:net";
 import { createEdge, type Edge, type Health } from "../edge/edgeServer.ts";
 import type { MethodPolicy } from "../edge/policy.ts";
@@ -12,8 +12,7 @@ import { createDispatcher, type DispatcherOptions } from "../rpc/dispatch.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { listen } from "../rpc/server.ts";
 import { routeFilterCalls } from "./filterRouting.ts";
-import { readerSlot } from "./readerCluster.ts";
-import { type ReaderLink, readerLink } from "./readerLink.ts";
+import type { ReaderLink } from "./readerLink.ts";
 
 export type FrontendOptions = {
   readonly host: string;
@@ -50,20 +49,20 @@ export async function startFrontend(args: {
   readonly metricsSources: MetricsSources;
   readonly health: () => Health;
   readonly logger: Logger;
-  /** Set in a reader process of a node served by this many (`--rpc-workers`). */
-  readonly readers?: number;
+  /** A reader process of a node served by several (`--rpc-workers`): its link to the primary. */
+  readonly link?: ReaderLink;
 }): Promise<Frontend> {
   const o = args.options;
-  const readers = args.readers ?? 1;
-  let link: ReaderLink | undefined;
+  const link = args.link;
+  const readers = link?.readers ?? 1;
   const metrics = createMetrics(
     args.metricsSources,
     new Set(Object.keys(args.methods)),
-    readers > 1 ? () => link!.metricsText() : undefined,
+    link === undefined ? undefined : () => link.metricsText(),
   );
-  if (readers > 1) link = readerLink(readers, metrics.registry, readerSlot());
+  link?.serveRegistry(metrics.registry);
   const methods =
-    link === undefined ? args.methods : routeFilterCalls(args.methods, link, readerSlot());
+    link === undefined ? args.methods : routeFilterCalls(args.methods, link, link.slot);
   const rpcLog = args.logger.child({ module: "rpc" });
   // Per-call debug lines cost a closure and a log write each: only when asked for.
   const observe: NonNullable<DispatcherOptions["observe"]> = rpcLog.isLevelEnabled("debug")
@@ -121,7 +120,6 @@ export async function startFrontend(args: {
     ({ url } = await listen(edge.server, o.host, o.port));
   } catch (e) {
     await ws?.close();
-    link?.close();
     throw e;
   }
   const key = [...o.apiKeys.keys()][0]!;
@@ -138,7 +136,6 @@ export async function startFrontend(args: {
     server: edge.server,
     metrics,
     async close() {
-      link?.close();
       await ws?.close();
       await edge.close();
     },

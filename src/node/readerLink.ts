@@ -1,93 +1,44 @@
-// The reader side of a node served by several processes (node:cluster workers, `--rpc-workers`):
-// rate limits shared with the other readers through the primary, and the node-wide /metrics.
-// The messages of stream readers (`dev`'s and a replica's: the chain stream, transactions, a
-// replica's lag) are here too: one protocol.
-import { AggregatorRegistry, type Registry } from "prom-client";
+// A reader process's side of a node served by several (`--rpc-workers`): its channel to the
+// primary (src/util/channel.ts over cluster IPC). Through it the reader follows the chain's
+// updates, hands over transactions and dev requests, shares its rate limiters and metrics, and
+// runs the filter polls other readers forward to it. If the primary goes, the reader goes.
+import type { Registry } from "prom-client";
 import type { RateLimiter } from "../edge/rateLimit.ts";
 import type { ChainUpdate } from "../pending/types.ts";
-import { RpcError, type RpcErrorObject, ServerError, toRpcError } from "../services/errors.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
-
-/** Messages between the primary (readerCluster.ts) and its readers. */
-export type ReaderMessage =
-  | { readonly type: "flashnode:listening"; readonly url: string; readonly dedicatedUrl: string }
-  /** Tokens a reader's limiters took: [limiter name, client key, tokens]. */
-  | { readonly type: "flashnode:spent"; readonly entries: ReadonlyArray<[string, string, number]> }
-  | { readonly type: "flashnode:metrics"; readonly id: number }
-  /** A stream reader asks for the chain stream: the current block's updates so far, then each new one. */
-  | { readonly type: "flashnode:follow" }
-  /** A stream reader hands a transaction (or evm_mine) to the primary (the sequencer, or a replica's forwarder). */
-  | { readonly type: "flashnode:submit"; readonly id: number; readonly raw: Uint8Array }
-  | { readonly type: "flashnode:mine"; readonly id: number }
-  /** A stream reader asks what the sequencer's pool holds (txpool_*, testing_buildBlockV1). */
-  | { readonly type: "flashnode:pool"; readonly id: number }
-  /** A stream reader's dev method (anvil_setBalance, evm_revert…) for the sequencer. */
-  | { readonly type: "flashnode:control"; readonly id: number; readonly request: DevRequest }
-  /** A filter poll for the filter another reader holds: routed by the primary to `slot`. */
-  | FilterCall
-  | FilterReply;
-
-/** A call of a filter method, run by the reader that holds the filter. */
-export type FilterCall = {
-  readonly type: "flashnode:filterCall";
-  readonly id: number;
-  /** The reader that asked, and the one that holds the filter. */
-  readonly from: number;
-  readonly slot: number;
-  readonly method: string;
-  readonly filterId: string;
-};
-
-export type FilterReply = {
-  readonly type: "flashnode:filterReply";
-  readonly id: number;
-  readonly from: number;
-  /** The result as JSON text; or the error as the holder gave it. */
-  readonly json?: string;
-  readonly error?: RpcErrorObject;
-};
-
-export type PrimaryMessage =
-  | { readonly type: "flashnode:charge"; readonly entries: ReadonlyArray<[string, string, number]> }
-  | { readonly type: "flashnode:metricsText"; readonly id: number; readonly text: string }
-  | {
-      readonly type: "flashnode:updates";
-      readonly updates: readonly ChainUpdate[];
-      /** When the primary sent a live update (epoch ms); absent on a joining reader's replay. */
-      readonly sentAt?: number;
-    }
-  /** Senders' next pool nonces ([address hex without 0x, nonce]). */
-  | {
-      readonly type: "flashnode:poolNonces";
-      readonly entries: ReadonlyArray<readonly [string, bigint]>;
-    }
-  | {
-      readonly type: "flashnode:reply";
-      readonly id: number;
-      /** The transaction hash or mined block number; or the sequencer's refusal, as it gave it. */
-      readonly value?: string;
-      /** The answer to `flashnode:pool`. */
-      readonly pool?: PoolContent;
-      /** The answer to `flashnode:control`. */
-      readonly dev?: DevAnswer;
-      readonly error?: RpcErrorObject;
-    }
-  | FilterCall
-  | FilterReply
-  /** A replica's distance behind its block stream (sent as it changes, and every second). */
-  | { readonly type: "flashnode:lag"; readonly blocks: number; readonly seconds: number };
-
-/** A forwarded filter call not answered in this time (its reader died) finds no filter. */
-const FILTER_CALL_TIMEOUT_MS = 5_000;
+import { Channel, processEndpoint } from "../util/channel.ts";
+import type { PrimaryApi, ReaderApi, SourceHealth } from "./readerProtocol.ts";
 
 /** How often a reader tells the others what its limiters took. */
 export const SPENT_INTERVAL_MS = 20;
+/** Transactions and dev requests: the primary answers within this (the source's own limits). */
+const REQUEST_DEADLINE_MS = 60_000;
+/** A filter poll forwarded to another reader (through the primary). */
+const FILTER_DEADLINE_MS = 10_000;
+
+export type JoinAnswer = PrimaryApi["requests"]["join"]["reply"];
 
 export type ReaderLink = {
-  /** How many readers serve the node. */
+  /** How many readers serve the node, and which one this is. */
   readonly readers: number;
+  readonly slot: number;
+  /** Starts following: the block so far, then `onUpdates` for each new one. */
+  join(): Promise<JoinAnswer>;
+  onUpdates(listener: (updates: readonly ChainUpdate[], sentAt: number) => void): void;
+  onPoolNonces(listener: (entries: ReadonlyArray<readonly [string, bigint]>) => void): void;
+  onHealth(listener: (health: SourceHealth) => void): void;
+  /** This reader has applied one more of the primary's state events. */
+  applied(): void;
+  submit(raw: Uint8Array): Promise<{ hash: string }>;
+  mine(): Promise<number>;
+  poolContent(): Promise<PoolContent>;
+  control(request: DevRequest): Promise<DevAnswer>;
+  /** Resolves once every reader shows what this one does now. */
+  settle(): Promise<void>;
   /** The whole node's Prometheus text (every reader's registry, summed). */
   metricsText(): Promise<string>;
+  /** Lets the primary read this reader's registry. */
+  serveRegistry(registry: Registry): void;
   /** Shares what these limiters take with the other readers, and charges theirs here. */
   shareLimiters(limiters: ReadonlyMap<string, RateLimiter>): void;
   listening(url: string, dedicatedUrl: string): void;
@@ -95,89 +46,70 @@ export type ReaderLink = {
   callFilter(slot: number, method: string, filterId: string): Promise<string>;
   /** How this reader runs the filter calls other readers forward to it. */
   serveFilterCalls(run: (method: string, filterId: string) => Promise<string>): void;
+  /** Resolves when the primary is gone (the reader then exits). */
+  whenGone(): Promise<unknown>;
   close(): void;
 };
 
-function send(message: ReaderMessage): void {
-  process.send?.(message);
-}
-
-export function readerLink(readers: number, registry: Registry, slot: number): ReaderLink {
-  // The primary collects every reader's registry (prom-client's cluster protocol).
-  AggregatorRegistry.setRegistries([registry]);
-  new AggregatorRegistry();
-  let nextId = 1;
-  const scrapes = new Map<number, (text: string) => void>();
+export function connectToPrimary(readers: number, slot: number): ReaderLink {
+  const channel = new Channel<PrimaryApi, ReaderApi>(processEndpoint(), {
+    peer: "the primary",
+    deadlineMs: REQUEST_DEADLINE_MS,
+  });
   let limiters: ReadonlyMap<string, RateLimiter> = new Map();
-  const filterReplies = new Map<number, (m: FilterReply) => void>();
-  let runFilter: (method: string, filterId: string) => Promise<string> = () =>
-    Promise.reject(new Error("filters are not served"));
-  const onMessage = (m: PrimaryMessage) => {
-    if (m.type === "flashnode:filterCall") {
-      const answer = (r: { json?: string; error?: RpcErrorObject }) =>
-        send({ type: "flashnode:filterReply", id: m.id, from: m.from, ...r });
-      // Never a synchronous throw in a message handler: it would end this reader.
-      Promise.resolve()
-        .then(() => runFilter(m.method, m.filterId))
-        .then(
-          (json) => answer({ json }),
-          (e: unknown) => answer({ error: toRpcError(e) }),
-        );
-    } else if (m.type === "flashnode:filterReply") {
-      filterReplies.get(m.id)?.(m);
-      filterReplies.delete(m.id);
-    } else if (m.type === "flashnode:metricsText") {
-      scrapes.get(m.id)?.(m.text);
-      scrapes.delete(m.id);
-    } else if (m.type === "flashnode:charge") {
-      for (const [name, key, tokens] of m.entries) limiters.get(name)?.charge(key, tokens);
-    }
-  };
-  process.on("message", onMessage);
+  channel.on("charge", (entries) => {
+    for (const [name, key, tokens] of entries) limiters.get(name)?.charge(key, tokens);
+  });
+  let applied = 0;
+  let ackQueued = false;
   const timer = setInterval(() => {
-    const entries: Array<[string, string, number]> = [];
+    const entries: Array<readonly [string, string, number]> = [];
     for (const [name, limiter] of limiters)
       for (const [key, tokens] of limiter.drainTaken()) entries.push([name, key, tokens]);
-    if (entries.length > 0) send({ type: "flashnode:spent", entries });
+    if (entries.length > 0) channel.emit("spent", entries);
   }, SPENT_INTERVAL_MS);
   timer.unref();
   return {
     readers,
-    metricsText() {
-      const id = nextId++;
-      return new Promise((resolve) => {
-        scrapes.set(id, resolve);
-        send({ type: "flashnode:metrics", id });
+    slot,
+    join: () => channel.request("join", null),
+    onUpdates: (l) => channel.on("updates", (m) => l(m.updates, m.sentAt)),
+    onPoolNonces: (l) => channel.on("poolNonces", l),
+    onHealth: (l) => channel.on("health", l),
+    applied() {
+      applied++;
+      // One acknowledgement per run of events, not one per event.
+      if (ackQueued) return;
+      ackQueued = true;
+      setImmediate(() => {
+        ackQueued = false;
+        channel.emit("applied", applied);
       });
+    },
+    submit: (raw) => channel.request("submit", raw).then((hash) => ({ hash })),
+    mine: () => channel.request("mine", null),
+    poolContent: () => channel.request("pool", null),
+    control: (request) => channel.request("control", request),
+    settle: () => channel.request("settle", null).then(() => {}),
+    metricsText: () => channel.request("metrics", null),
+    serveRegistry(registry) {
+      channel.handle("registry", () => registry.getMetricsAsJSON());
     },
     shareLimiters(l) {
       limiters = l;
     },
     listening(url, dedicatedUrl) {
-      send({ type: "flashnode:listening", url, dedicatedUrl });
+      channel.emit("listening", { url, dedicatedUrl });
     },
-    callFilter(to, method, filterId) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          filterReplies.delete(id);
-          reject(new ServerError("filter not found"));
-        }, FILTER_CALL_TIMEOUT_MS);
-        filterReplies.set(id, (r) => {
-          clearTimeout(timer);
-          if (r.error !== undefined)
-            reject(new RpcError(r.error.code, r.error.message, r.error.data));
-          else resolve(r.json ?? "null");
-        });
-        send({ type: "flashnode:filterCall", id, from: slot, slot: to, method, filterId });
-      });
-    },
+    callFilter: (to, method, filterId) =>
+      channel.request("filterCall", { slot: to, method, filterId }, FILTER_DEADLINE_MS),
     serveFilterCalls(run) {
-      runFilter = run;
+      channel.handle("filterCall", ({ method, filterId }) => run(method, filterId));
     },
+    whenGone: () => channel.whenGone(),
     close() {
       clearInterval(timer);
-      process.off("message", onMessage);
+      channel.close("the reader is stopping");
     },
   };
 }

@@ -33,6 +33,29 @@ export type BlockFollower = {
 /** A block that does not extend the archive's chain: the follower finds where they part. */
 class ChainMismatchError extends Error {}
 
+/** The archive holds another chain than the stream carries: nothing to follow here. */
+export class OtherChainError extends Error {
+  readonly code = "OTHER_CHAIN";
+}
+
+/** The stream's chain (its genesis hash, hex) against the archive's; throws when they differ. */
+function checkSameChain(store: ChainStore, streamGenesis: string | undefined): void {
+  if (streamGenesis === undefined || streamGenesis === "") return;
+  const ours = store.canonicalHash(0);
+  if (ours === undefined || bytesToUnprefixedHex(ours) === streamGenesis) return;
+  throw new OtherChainError(
+    `${store.env.path.replace(/\/archive$/, "")} holds another chain (genesis 0x${bytesToUnprefixedHex(ours)}) than the block stream (genesis 0x${streamGenesis}): use a new --datadir for this replica`,
+  );
+}
+
+/** The genesis hash the stream's newest block message carries, if any. */
+async function streamGenesis(c: NatsContext, names: StreamNames): Promise<string | undefined> {
+  const info = await c.jsm.streams.info(names.blocks).catch(() => undefined);
+  if (info === undefined || info.state.messages === 0) return undefined;
+  const m = await c.jsm.streams.getMessage(names.blocks, { seq: info.state.last_seq });
+  return m?.header.get(HEADER.genesis);
+}
+
 /** A header's parent hash (the first field of its RLP). */
 function parentHashOf(headerRlp: Uint8Array): Uint8Array {
   return (RLP.decode(headerRlp) as Uint8Array[])[0]!;
@@ -87,6 +110,8 @@ export function followBlocks(opts: {
   readonly onUnwound?: (to: number) => void;
   /** `--verify`: each block executed and checked before it is stored. */
   readonly verifier?: BlockVerifier;
+  /** The follower cannot go on (the stream carries another chain); it has stopped. */
+  readonly onFatal?: (e: Error) => void;
 }): BlockFollower {
   const { link, names, store, logger } = opts;
   let closed = false;
@@ -112,6 +137,7 @@ export function followBlocks(opts: {
     while (!closed) {
       try {
         const c = await link.ready();
+        checkSameChain(store, await streamGenesis(c, names));
         const seq = await resume(c, names, store, unwound);
         const consumer = await c.js.consumers.get(names.blocks, {
           deliver_policy: DeliverPolicy.StartSequence,
@@ -123,6 +149,7 @@ export function followBlocks(opts: {
         for await (const m of messages) {
           watchdog.seen();
           const number = Number(m.headers?.get(HEADER.block));
+          checkSameChain(store, m.headers?.get(HEADER.genesis));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
           const expected = at === undefined ? 0 : at + 1;
@@ -157,6 +184,11 @@ export function followBlocks(opts: {
         }
       } catch (e) {
         if (closed) break;
+        if (e instanceof OtherChainError) {
+          closed = true;
+          opts.onFatal?.(e);
+          break;
+        }
         // Said once per outage, not once per retry.
         if (!failing) {
           if (e instanceof StreamRetentionError || e instanceof BlockVerificationError)

@@ -1,5 +1,7 @@
 // One NATS connection that never gives up: started in the background (a node starts whether or
-// not NATS is up), reconnecting for ever, and telling its users when it is usable.
+// not NATS is up), reconnecting for ever, and telling its users when it is usable. While it is
+// not, it says so: a warning within two seconds, repeated while it lasts, and `unreachable()`
+// for /readyz.
 import {
   type JetStreamClient,
   type JetStreamManager,
@@ -37,12 +39,18 @@ export type NatsLink = {
   current(): NatsContext | undefined;
   /** Called after each reconnection (the server may have restarted and lost its consumers). */
   onReconnect(listener: () => void): void;
+  /** Why NATS cannot be used now (it has been unreachable a while); undefined: connected. */
+  unreachable(): string | undefined;
   /** Runs `start` on each (re)connection to a new connection; returns a stop function. */
   whenConnected(start: (nc: NatsConnection) => () => void): () => void;
   close(): Promise<void>;
 };
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
+/** An unreachable NATS is reported this soon after start or a disconnection… */
+export const UNREACHABLE_WARN_MS = 2_000;
+/** …and again this often while it lasts. */
+const UNREACHABLE_REPEAT_MS = 10_000;
 
 function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
   const blockAt = async (stream: string, seq: number) => {
@@ -101,12 +109,34 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
 export function openNatsLink(servers: readonly string[], name: string, log: Logger): NatsLink {
   let closed = false;
   let ctx: NatsContext | undefined;
+  const where = servers.join(",");
+  // Since when NATS has been out of reach (start, or the last disconnection); undefined: connected.
+  let downSince: number | undefined = Date.now();
+  let watch: NodeJS.Timeout | undefined;
+  const watchDown = () => {
+    clearTimeout(watch);
+    const warn = () => {
+      if (closed || downSince === undefined) return;
+      const seconds = Math.round((Date.now() - downSince) / 1000);
+      log.warn(
+        { servers: where, seconds },
+        `cannot reach NATS at ${where} (for ${seconds} s): retrying`,
+      );
+      watch = setTimeout(warn, UNREACHABLE_REPEAT_MS);
+      watch.unref();
+    };
+    watch = setTimeout(warn, UNREACHABLE_WARN_MS);
+    watch.unref();
+  };
+  watchDown();
   let waiters: Array<{ resolve(c: NatsContext): void; reject(e: Error): void }> = [];
   const starters = new Set<(nc: NatsConnection) => () => void>();
   const reconnectListeners: Array<() => void> = [];
   const stops: Array<() => void> = [];
   const up = (c: NatsContext) => {
     ctx = c;
+    downSince = undefined;
+    clearTimeout(watch);
     for (const w of waiters) w.resolve(c);
     waiters = [];
   };
@@ -131,6 +161,10 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
         if (s.type === "disconnect") {
           if (ctx !== undefined) log.warn({ server: s.server }, "NATS disconnected");
           ctx = undefined;
+          if (downSince === undefined) {
+            downSince = Date.now();
+            watchDown();
+          }
         } else if (s.type === "reconnect") {
           log.info({ server: s.server }, "NATS reconnected");
           up(c);
@@ -148,6 +182,10 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     current: () => ctx,
+    unreachable: () =>
+      downSince === undefined || Date.now() - downSince < UNREACHABLE_WARN_MS
+        ? undefined
+        : `NATS at ${where} unreachable for ${Math.round((Date.now() - downSince) / 1000)} s`,
     onReconnect(listener) {
       reconnectListeners.push(listener);
     },
@@ -159,6 +197,7 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
     async close() {
       closed = true;
       ctx = undefined;
+      clearTimeout(watch);
       // Whoever waits for a connection stops waiting (their loops end on `closed`).
       for (const w of waiters) w.reject(new Error("the NATS link is closed"));
       waiters = [];

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
@@ -34,6 +35,8 @@ export type Publisher = {
    */
   blockCommitted(): void;
   status(): PublisherStatus;
+  /** Why publishing is not possible now (NATS unreachable); undefined: it is. */
+  unreachable(): string | undefined;
   close(): Promise<void>;
 };
 
@@ -93,12 +96,18 @@ export function startPublisher(opts: {
       headers: c.headers({
         [HEADER.format]: FORMAT,
         [HEADER.block]: String(number),
+        [HEADER.genesis]: genesisHex(),
         [REVERT_HEADER]: "1",
       }),
     });
     next = number + 1;
     published = number;
   }
+  let genesis: string | undefined;
+  const genesisHex = () => {
+    genesis ??= bytesToUnprefixedHex(opts.store.canonicalHash(0) ?? new Uint8Array(32));
+    return genesis;
+  };
   async function publishBlocks(): Promise<void> {
     const c = await link.ready();
     if (ensuredOn !== c) {
@@ -136,7 +145,11 @@ export function startPublisher(opts: {
       if (m === undefined) throw new Error(`block ${next} is below the head but not stored`);
       await c.js.publish(names.blockSubject(next), encodeMessage(m), {
         msgID: blockMessageId(next, m.hash),
-        headers: c.headers({ [HEADER.format]: FORMAT, [HEADER.block]: String(next) }),
+        headers: c.headers({
+          [HEADER.format]: FORMAT,
+          [HEADER.block]: String(next),
+          [HEADER.genesis]: genesisHex(),
+        }),
       });
       published = next;
       next++;
@@ -192,6 +205,7 @@ export function startPublisher(opts: {
         );
     },
     blockCommitted: () => wake(),
+    unreachable: () => link.unreachable(),
     status: () => ({
       connected: link.current() !== undefined,
       publishedBlock: published,

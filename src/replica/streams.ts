@@ -54,4 +54,6 @@ export function streamNames(prefix: string): StreamNames {
 export const HEADER = {
   format: "Flashnode-Format",
   block: "Flashnode-Block",
+  /** Block messages: the chain's genesis hash (hex), so a replica of another chain refuses it. */
+  genesis: "Flashnode-Genesis",
 } as const;

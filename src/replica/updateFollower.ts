@@ -5,7 +5,6 @@
 // (carried by a seal), so pending never shows a block with a hole in it.
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
-import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
@@ -31,24 +30,25 @@ export function followUpdates(opts: {
   readonly link: NatsLink;
   readonly names: StreamNames;
   readonly store: ChainStore;
-  /** The node's chain follower (node/chainFollower.ts): what this reads of it and feeds it. */
-  readonly chain: {
-    pending(): PendingBlock | undefined;
-    position(): number;
-    apply(u: ChainUpdate): void;
-  };
+  /** Where the updates that apply go (the node's update stream). */
+  readonly publish: (u: ChainUpdate) => void;
   readonly logger: Logger;
 }): UpdateFollower {
-  const { link, names, store, chain, logger } = opts;
+  const { link, names, store, logger } = opts;
   const waiting: ChainUpdate[] = [];
   let closed = false;
   let stop: () => void = () => {};
+  // The pending block the last published update built, and that update's position.
+  let last: { readonly block: number; readonly position: number } | undefined;
+  const publish = (u: ChainUpdate) => {
+    const fb = u.kind === "flashblock" ? u : u.next;
+    last = { block: fb.base.number, position: updatePosition(u) };
+    opts.publish(u);
+  };
 
   const continues = (u: ChainUpdate): boolean => {
     if (u.kind === "sealed" || u.index === 0) return true;
-    return (
-      chain.pending()?.base.number === u.base.number && updatePosition(u) === chain.position() + 1
-    );
+    return last?.block === u.base.number && updatePosition(u) === last.position + 1;
   };
   /** An evm_revert's update waits while the archive still holds a block it dropped. */
   const holdsDropped = (u: ChainUpdate): boolean => {
@@ -65,7 +65,7 @@ export function followUpdates(opts: {
       if (builtOn > head || holdsDropped(u)) return;
       waiting.shift();
       if (builtOn < head || !continues(u)) continue;
-      chain.apply(u);
+      publish(u);
     }
   };
 

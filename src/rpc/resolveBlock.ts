@@ -96,35 +96,37 @@ export function resolveBlock(
   return target;
 }
 
-/** A class, not an object of closures: one is made per state read on the hot path. */
+/**
+ * A class, not an object of closures: one is made per state read on the hot path. The store
+ * takes its own head for its fast path (the node's view may trail what the archive holds: a
+ * block committed but not yet shown with its pending swap).
+ */
 class SealedState implements BlockState {
   readonly pending = false;
   constructor(
     private readonly state: StateReader,
     readonly number: number,
-    /** The head as read while resolving (same read snapshot), if it was. */
-    private readonly head: number | undefined,
   ) {}
   account(address: Uint8Array): AccountRecord | undefined {
-    return this.state.account(address, this.number, this.head);
+    return this.state.account(address, this.number);
   }
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    return this.state.storage(address, slot, this.number, this.head);
+    return this.state.storage(address, slot, this.number);
   }
   code(codeHash: Uint8Array): Uint8Array | undefined {
     return this.state.code(codeHash);
   }
 }
 
-function sealedState(backend: RpcBackend, number: number, head?: number): BlockState {
-  return new SealedState(backend.state, number, head);
+function sealedState(backend: RpcBackend, number: number): BlockState {
+  return new SealedState(backend.state, number);
 }
 
 class PendingBlockState extends PendingOverlay implements BlockState {
   readonly pending = true;
   readonly number: number;
   constructor(state: StateReader, p: PendingBlock) {
-    super(p, new SealedState(state, p.base.number - 1, p.base.number - 1));
+    super(p, new SealedState(state, p.base.number - 1));
     this.number = p.base.number;
   }
 }
@@ -141,12 +143,12 @@ export function resolveState(backend: RpcBackend, selector: BlockSelector | unde
   if (sel.kind === "number") {
     const top = head(backend);
     if (sel.number > BigInt(top)) throw new ServerError("header not found");
-    return sealedState(backend, Number(sel.number), top);
+    return sealedState(backend, Number(sel.number));
   }
   if (sel.kind === "tag" && (sel.tag === "latest" || sel.tag === "pending")) {
     const top = head(backend);
     const p = sel.tag === "pending" ? livePending(backend, top) : undefined;
-    return p === undefined ? sealedState(backend, top, top) : pendingState(backend, p);
+    return p === undefined ? sealedState(backend, top) : pendingState(backend, p);
   }
   const target = resolveBlockTarget(backend, sel);
   if (target === undefined) {

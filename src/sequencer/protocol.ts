@@ -1,8 +1,10 @@
-// Messages between the RPC thread and the sequencer worker. Plain data only.
+// What the RPC thread and the sequencer worker ask and tell each other (src/util/channel.ts).
+// Plain data only.
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
@@ -36,41 +38,44 @@ export type SequencerWorkerData = {
   };
 };
 
-export type ToWorker =
-  | { readonly type: "submit"; readonly id: number; readonly raw: Uint8Array }
-  | { readonly type: "mine"; readonly id: number }
-  | { readonly type: "pool"; readonly id: number }
-  | { readonly type: "control"; readonly id: number; readonly request: DevRequest }
-  | { readonly type: "stop" };
+/** What the sequencer serves the RPC thread. */
+export type SequencerApi = {
+  readonly requests: {
+    readonly submit: { readonly request: Uint8Array; readonly reply: string };
+    /** Seals the block being built now: the sealed block's number. */
+    readonly mine: { readonly request: null; readonly reply: number };
+    readonly pool: { readonly request: null; readonly reply: PoolContent };
+    readonly control: { readonly request: DevRequest; readonly reply: DevAnswer };
+    /** Stops building, closes the publisher and the archive. */
+    readonly stop: { readonly request: null; readonly reply: null };
+  };
+  readonly events: Record<never, never>;
+};
 
-export type FromWorker =
-  /** `resumed`: the datadir already held a chain, continued from `head`. */
-  | { readonly type: "ready"; readonly head: number; readonly resumed: boolean }
-  /** `code`: an operator's error (a class with a code, as SchemaMismatchError), kept as such. */
-  | { readonly type: "failed"; readonly message: string; readonly code?: string }
-  | {
-      readonly type: "submitted";
-      readonly id: number;
-      readonly hash: string;
-      readonly sender: Uint8Array;
-      readonly nonce: bigint;
-      readonly nextNonce: bigint;
-    }
-  /** `rpcCode`: the JSON-RPC code when not -32000 (a dev request's bad argument). */
-  | {
-      readonly type: "rejected";
-      readonly id: number;
-      readonly message: string;
-      readonly rpcCode?: number;
-    }
-  | { readonly type: "controlled"; readonly id: number; readonly answer: DevAnswer }
-  | { readonly type: "mined"; readonly id: number; readonly number: number }
-  | { readonly type: "pool"; readonly id: number; readonly content: PoolContent }
-  | { readonly type: "update"; readonly update: FlashblockUpdate | SealedUpdate }
-  | { readonly type: "stopped" }
-  | {
-      readonly type: "log";
+/** A transaction the pool took (through the RPC thread, or from a replica over NATS). */
+export type Submitted = {
+  readonly hash: string;
+  readonly sender: Uint8Array;
+  readonly nonce: bigint;
+  readonly nextNonce: bigint;
+};
+
+/** What the sequencer tells the RPC thread. */
+export type SequencerParentApi = {
+  readonly requests: Record<never, never>;
+  readonly events: StartEvents<{
+    readonly head: number;
+    /** The datadir already held a chain, continued from `head`. */
+    readonly resumed: boolean;
+  }> & {
+    readonly update: FlashblockUpdate | SealedUpdate;
+    readonly submitted: Submitted;
+    /** Why the sequencer's node is not ready (its NATS unreachable); sent as it changes. */
+    readonly health: { readonly reasons: readonly string[] };
+    readonly log: {
       readonly level: ForwardedLevel;
       readonly msg: string;
       readonly fields: Record<string, unknown>;
     };
+  };
+};

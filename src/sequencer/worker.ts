@@ -4,27 +4,30 @@ import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
-import { forwardingLogger } from "../log/logger.ts";
+import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
-import { tsWorkerData } from "../util/tsWorker.ts";
+import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { DevRequestError } from "./devRequests.ts";
-import type { FromWorker, SequencerWorkerData, ToWorker } from "./protocol.ts";
+import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 
-function requirePort(): NonNullable<typeof parentPort> {
-  if (parentPort === null) throw new Error("sequencer worker started outside a worker thread");
-  return parentPort;
-}
-const port = requirePort();
+const channel = parentChannel<SequencerParentApi, SequencerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<SequencerWorkerData>(workerData);
-const send = (msg: FromWorker) => port.postMessage(msg);
+const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) => void = (
+  level,
+  msg,
+  fields,
+) => channel.emit("log", { level, msg, fields });
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
+/** How often the NATS link's reachability is checked for /readyz. */
+const HEALTH_CHECK_MS = 500;
 
 async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
@@ -61,28 +64,26 @@ async function main(): Promise<void> {
           }),
     },
     (update) => {
-      send({ type: "update", update });
+      channel.emit("update", update);
       publisher?.onUpdate(update);
     },
-    (level, msg, fields) => send({ type: "log", level, msg, fields }),
+    log,
   );
   // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
-  // came through the RPC thread (id > 0) or from a replica over NATS (id 0).
-  const submit = (id: number, raw: Uint8Array) =>
+  // came through the RPC thread or from a replica over NATS; before the submitter's answer.
+  const submit = (raw: Uint8Array) =>
     sequencer.submit(raw).then(
       (r) => {
-        send({
-          type: "submitted",
-          id,
+        channel.emit("submitted", {
           hash: r.hash,
           sender: r.sender,
           nonce: r.nonce,
           nextNonce: r.nextNonce,
         });
-        return { hash: r.hash };
+        return r.hash;
       },
       (e: unknown) => {
-        throw new TxRejectedError((e as Error).message);
+        throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
       },
     );
   if (data.nats !== undefined)
@@ -90,65 +91,52 @@ async function main(): Promise<void> {
       servers: data.nats.servers,
       store,
       streams: data.nats.streams,
-      sequencer: { submit: (raw) => submit(0, raw), mine: () => sequencer.mine() },
-      logger: forwardingLogger(data.nats.logLevel, (level, msg, fields) =>
-        send({ type: "log", level, msg, fields }),
-      ),
+      sequencer: {
+        submit: (raw) => submit(raw).then((hash) => ({ hash })),
+        mine: () => sequencer.mine(),
+      },
+      logger: forwardingLogger(data.nats.logLevel, log),
     });
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
-  /** A request refused: a dev method's refusal keeps its JSON-RPC code. */
-  const rejected = (id: number) => (e: unknown) =>
-    send({
-      type: "rejected",
-      id,
-      message: (e as Error).message,
-      ...(e instanceof DevRequestError ? { rpcCode: e.rpcCode } : {}),
-    });
-  port.on("message", (msg: ToWorker) => {
-    if (msg.type === "submit") {
-      submit(msg.id, msg.raw).catch(rejected(msg.id));
-    } else if (msg.type === "mine") {
-      sequencer
-        .mine()
-        .then((number) => send({ type: "mined", id: msg.id, number }), rejected(msg.id));
-    } else if (msg.type === "control") {
-      sequencer
-        .control(msg.request)
-        .then((answer) => send({ type: "controlled", id: msg.id, answer }), rejected(msg.id));
-    } else if (msg.type === "pool") {
-      sequencer
-        .poolContent()
-        .then((content) => send({ type: "pool", id: msg.id, content }), rejected(msg.id));
-    } else if (msg.type === "stop") {
-      // The archive closes and "stopped" is sent whatever NATS does: a publisher that fails or
-      // hangs while closing must not keep the node from stopping.
-      const closePublisher = () =>
-        Promise.race([
-          publisher?.close(),
-          new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
-        ]).catch((e: unknown) =>
-          send({
-            type: "log",
-            level: "warn",
-            msg: "NATS publisher close failed",
-            fields: { err: String(e) },
-          }),
-        );
-      void sequencer
-        .stop()
-        .then(closePublisher)
-        .then(() => env.close())
-        .then(() => send({ type: "stopped" }));
-    }
+  if (publisher !== undefined) {
+    // The RPC thread's /readyz says why while NATS is out of reach.
+    const watched = publisher;
+    let said: string | undefined;
+    const timer = setInterval(() => {
+      const why = watched.unreachable();
+      if (why === said) return;
+      said = why;
+      channel.emit("health", { reasons: why === undefined ? [] : [why] });
+    }, HEALTH_CHECK_MS);
+    timer.unref();
+  }
+  channel.handle("submit", submit);
+  channel.handle("mine", () => sequencer.mine());
+  channel.handle("control", (request) => sequencer.control(request));
+  channel.handle("pool", () => sequencer.poolContent());
+  channel.handle("stop", async () => {
+    // The archive closes and the answer is sent whatever NATS does: a publisher that fails or
+    // hangs while closing must not keep the node from stopping.
+    const closePublisher = () =>
+      Promise.race([
+        publisher?.close(),
+        new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
+      ]).catch((e: unknown) => log("warn", "NATS publisher close failed", { err: String(e) }));
+    await sequencer.stop();
+    await closePublisher();
+    await env.close();
+    return null;
   });
-  send({ type: "ready", head: store.headNumber() ?? 0, resumed: stored !== undefined });
+  channel.emit("ready", { head: store.headNumber() ?? 0, resumed: stored !== undefined });
   await sequencer.start();
 }
 
+// An operator's error (a class with a code, as SchemaMismatchError) keeps its code: one line.
 main().catch((e: unknown) =>
-  send(
+  channel.emit(
+    "failed",
     isOperatorError(e)
-      ? { type: "failed", message: e.message, code: e.code }
-      : { type: "failed", message: (e as Error).stack ?? String(e) },
+      ? toWire(e)
+      : { name: "Error", message: `sequencer failed to start: ${(e as Error).stack ?? String(e)}` },
   ),
 );

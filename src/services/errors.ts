@@ -92,6 +92,15 @@ export function toRpcError(e: unknown): RpcErrorObject {
       ? { code: e.code, message: e.message }
       : { code: e.code, message: e.message, data: e.data };
   }
+  // An error that carries its JSON-RPC code (a call's failure, a dev request's refusal, either
+  // as thrown or as it crossed a thread or process channel).
+  const rpcCode = (e as { rpcCode?: unknown } | null)?.rpcCode;
+  if (e instanceof Error && typeof rpcCode === "number") {
+    const data = (e as { data?: unknown }).data;
+    return data === undefined
+      ? { code: rpcCode, message: e.message }
+      : { code: rpcCode, message: e.message, data };
+  }
   if (e instanceof Error) return { code: ServerError.code, message: e.message };
   // A thrown non-Error is a bug, the analogue of a Go panic.
   return { code: InternalError.code, message: "method handler crashed" };

@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { importFixtureChain } from "../../test/utils/fixtures.ts";
+import { startArchiveServer } from "../../test/utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../../test/utils/options.ts";
-import { type RunningServer, startArchiveServer } from "../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../node/plan.ts";
 import { contentSecurityPolicy, UI_FILES } from "./uiFiles.ts";
 
 let server: RunningServer;

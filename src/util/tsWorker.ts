@@ -1,4 +1,14 @@
-import { Worker } from "node:worker_threads";
+import { type MessagePort, Worker } from "node:worker_threads";
+import {
+  type Api,
+  Channel,
+  type ChannelOptions,
+  PeerGoneError,
+  portEndpoint,
+  RemoteError,
+  type WireError,
+  workerEndpoint,
+} from "./channel.ts";
 
 /** Starts a worker thread running a TypeScript module; its `workerData` is `{ entry, data }`. */
 export function startTsWorker(entry: URL, data: unknown): Worker {
@@ -10,4 +20,42 @@ export function startTsWorker(entry: URL, data: unknown): Worker {
 /** The `data` given to startTsWorker, read inside the worker. */
 export function tsWorkerData<T>(workerData: unknown): T {
   return (workerData as { data: T }).data;
+}
+
+/** What every worker thread says once: ready (with what its parent needs), or why it failed. */
+export type StartEvents<Ready> = { readonly ready: Ready; readonly failed: WireError };
+
+/**
+ * Starts a worker thread and its channel; resolves once the worker says it is ready. A worker
+ * that fails to start rejects with its error (an operator error keeps its code, so the CLI
+ * prints it as one line) and is gone.
+ */
+export function startWorkerChannel<
+  Theirs extends Api,
+  Ready,
+  Mine extends Api & { readonly events: StartEvents<Ready> },
+>(
+  entry: URL,
+  data: unknown,
+  options: ChannelOptions,
+): Promise<{ worker: Worker; channel: Channel<Theirs, Mine>; ready: Ready }> {
+  const worker = startTsWorker(entry, data);
+  const channel = new Channel<Theirs, Mine>(workerEndpoint(worker), options);
+  return new Promise((resolve, reject) => {
+    channel.on("ready", (ready) => resolve({ worker, channel, ready: ready as Ready }));
+    channel.on("failed", (w) => {
+      reject(new RemoteError(w as WireError));
+      void worker.terminate();
+    });
+    channel.whenGone().then(reject);
+  });
+}
+
+/** A worker thread's channel to its parent. */
+export function parentChannel<Theirs extends Api, Mine extends Api>(
+  port: MessagePort | null,
+  peer: string,
+): Channel<Theirs, Mine> {
+  if (port === null) throw new PeerGoneError(`${peer}: started outside a worker thread`);
+  return new Channel<Theirs, Mine>(portEndpoint(port), { peer, deadlineMs: 0 });
 }

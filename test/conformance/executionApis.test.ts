@@ -2,7 +2,7 @@
 // compares the answers with JSON equality.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../src/node/plan.ts";
 import { fixtureServer } from "../utils/archiveServer.ts";
 import { ioCases, rpc } from "../utils/fixtures.ts";
 import { assertSameShape } from "../utils/shape.ts";

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startAnvil } from "../../bench/compare/peers.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { ROOT } from "../utils/fixtures.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { ContractFactory, id, JsonRpcProvider, Wallet } from "ethers";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import {
   pollUntil,
   setCalldata,

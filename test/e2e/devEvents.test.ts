@@ -16,7 +16,7 @@ import {
   toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import {
   pollUntil,
   setCalldata,

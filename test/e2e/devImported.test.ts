@@ -8,7 +8,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { bytesToHex, hexToBytes } from "../../src/util/hex.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { fixtureTransactions } from "../utils/fixturePool.ts";

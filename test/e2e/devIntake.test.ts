@@ -12,7 +12,7 @@ import {
   toBlobs,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { pollUntil, signTransfer } from "../utils/devChain.ts";
 import { call as fixtureCall, rpc } from "../utils/fixtures.ts";
 import { testFrontendOptions } from "../utils/options.ts";

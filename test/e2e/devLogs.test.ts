@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../src/log/logger.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import {
   pollUntil,
   signTransfer,

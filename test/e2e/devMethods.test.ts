@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { JsonRpcProvider, verifyMessage, verifyTypedData } from "ethers";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { CAST, cast } from "../utils/cast.ts";
 import { pollUntil, startTestDevNode, word } from "../utils/devChain.ts";
 import { tempDatadir } from "../utils/fixtures.ts";

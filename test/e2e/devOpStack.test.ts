@@ -17,7 +17,7 @@ import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import WebSocket from "ws";
 import { flzCompressLen } from "../../src/exec/op/fastlz.ts";
 import { fjordL1Cost } from "../../src/exec/op/l1Cost.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { hexToBytes } from "../../src/util/hex.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { call } from "../utils/fixtures.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { cast, castDeploy } from "../utils/cast.ts";
 import {
   setCalldata,

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { toChecksumAddress } from "@ethereumjs/util";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts";
 import { call } from "../utils/fixtures.ts";
 

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { startArchiveServer } from "../../src/node/archiveServer.ts";
 import { startTestDevNode } from "../utils/devChain.ts";
 import { fixtureImportArgs, rpc, runCli, tempDatadir } from "../utils/fixtures.ts";
+import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 // A contract whose slot 0 the fixture chain rewrites in many blocks.

@@ -12,8 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
 import { DEFAULT_DEV_L1, devL1Values } from "../../src/chain/op/l1Info.ts";
 import { opPredeploys } from "../../src/chain/op/predeploys.ts";
-import { type RunningServer, startArchiveServer } from "../../src/node/archiveServer.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode, RunningNode as RunningServer } from "../../src/node/plan.ts";
 import { hexToBytes } from "../../src/util/hex.ts";
 import {
   pollUntil,
@@ -22,6 +21,7 @@ import {
   storageContractBytecode,
 } from "../utils/devChain.ts";
 import { call, runCli, tempDatadir } from "../utils/fixtures.ts";
+import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 let node: DevNode;

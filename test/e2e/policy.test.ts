@@ -4,7 +4,7 @@
 // methods a hand-kept table once missed are refused too, while the dedicated endpoint serves them.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { startTestDevNode } from "../utils/devChain.ts";
 import { testFrontendOptions } from "../utils/options.ts";
 

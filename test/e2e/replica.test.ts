@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { keccak256, parseGwei, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
-import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
+import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
   pollUntil,
@@ -19,6 +18,7 @@ import {
 } from "../utils/devChain.ts";
 import { call, rpc, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 
 let nats: NatsServer;

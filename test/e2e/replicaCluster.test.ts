@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import type { DevNode } from "../../src/node/devNode.ts";
-import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
+import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS, streamNames } from "../../src/replica/streams.ts";
 import { pollUntil, signTransfer, sleep, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsCluster, startNatsCluster } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 import { rawCall } from "../utils/replicas.ts";
 

@@ -6,12 +6,12 @@
 // 0 end on the same chain too. Every block then answers byte-identically.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { DevNode } from "../../src/node/devNode.ts";
-import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
+import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 import { assertSameBlocks } from "../utils/replicas.ts";
 

@@ -9,11 +9,12 @@ import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
+import type { RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { pollUntil, sleep } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 
 let nats: NatsServer;

@@ -10,8 +10,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
-import type { DevNode } from "../../src/node/devNode.ts";
-import { type ReplicaNode, startReplicaNode } from "../../src/node/replicaNode.ts";
+import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { latestSnapshot } from "../../src/replica/snapshots.ts";
 import { DEFAULT_STREAMS, streamNames } from "../../src/replica/streams.ts";
 import {
@@ -23,6 +22,7 @@ import {
 } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 

@@ -9,12 +9,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
-import type { DevNode } from "../../src/node/devNode.ts";
-import {
-  type ReplicaNode,
-  type ReplicaNodeOptions,
-  startReplicaNode,
-} from "../../src/node/replicaNode.ts";
+import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { decodeBlockMessage, encodeMessage, FORMAT } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS, HEADER, streamNames } from "../../src/replica/streams.ts";
 import { keccak256 as keccakBytes } from "../../src/util/crypto.ts";
@@ -28,6 +23,7 @@ import {
 } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { type ReplicaNodeOptions, startReplicaNode } from "../utils/nodes.ts";
 import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 

@@ -10,7 +10,7 @@ import type { Agent } from "node:http";
 import { after, before, test } from "node:test";
 import { keccak256, toHex } from "viem";
 import { waitForOutput } from "../../bench/lib/http.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
   pollUntil,

@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { waitForOutput } from "../../bench/lib/http.ts";
-import type { RunningServer } from "../../src/node/archiveServer.ts";
-import { startArchiveServer } from "../../src/node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../src/node/plan.ts";
 import { sleep } from "../utils/devChain.ts";
 import { BIN, importFixtureChain } from "../utils/fixtures.ts";
+import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { readerPids, waitForReplacement } from "../utils/readers.ts";
 

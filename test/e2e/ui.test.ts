@@ -12,11 +12,11 @@ import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { createWalletClient, defineChain, http, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { startArchiveServer } from "../../src/node/archiveServer.ts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { launchBrowser } from "../utils/browser.ts";
 import { startTestDevNode } from "../utils/devChain.ts";
 import { importFixtureChain, rpc, tempDatadir } from "../utils/fixtures.ts";
+import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 /** Generous: a loaded 2-core machine runs the node, the browser and the test together. */

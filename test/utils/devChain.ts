@@ -1,16 +1,15 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import {
-  DEFAULT_DEV_OPTIONS,
-  type DevNode,
-  type DevNodeOptions,
-  startDevNode,
-} from "../../src/node/devNode.ts";
+import type { RunningNode } from "../../src/node/plan.ts";
 import { tempDatadir } from "./fixtures.ts";
+import { DEFAULT_DEV_OPTIONS, startDevNode, type TestDevOptions } from "./nodes.ts";
 import { silentLogger, testFrontendOptions } from "./options.ts";
 
-export async function startTestDevNode(overrides: Partial<DevNodeOptions> = {}): Promise<DevNode> {
+/** A running `flashnode dev` (any running node: one assembly). */
+export type DevNode = RunningNode;
+
+export async function startTestDevNode(overrides: Partial<TestDevOptions> = {}): Promise<DevNode> {
   return startDevNode({
     ...DEFAULT_DEV_OPTIONS,
     datadir: tempDatadir("dev"),

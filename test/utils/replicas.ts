@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 
 /** The raw JSON text of one call. */
 export async function rawCall(url: string, method: string, params: unknown[]): Promise<string> {

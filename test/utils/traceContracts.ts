@@ -7,7 +7,7 @@
 // then returns what the first call returned.
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DevNode } from "../../src/node/devNode.ts";
+import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { asm, deployCode } from "./evmAsm.ts";
 import { call } from "./fixtures.ts";
 

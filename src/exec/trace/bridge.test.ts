@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startTestDevNode } from "../../../test/utils/devChain.ts";
 import { call } from "../../../test/utils/fixtures.ts";
-import type { DevNode } from "../../node/devNode.ts";
+import type { RunningNode as DevNode } from "../../node/plan.ts";
 
 let node: DevNode;
 let from: string;

@@ -4,7 +4,7 @@ import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { startTestDevNode } from "../../../test/utils/devChain.ts";
 import { call, callError } from "../../../test/utils/fixtures.ts";
 import { CALLEE, CALLER, calleeWord, devSender } from "../../../test/utils/traceContracts.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 
 let server: RunningServer;
 let url: string;

@@ -10,7 +10,7 @@ import {
   devSender,
   type Receipt,
 } from "../../../test/utils/traceContracts.ts";
-import type { DevNode } from "../../node/devNode.ts";
+import type { RunningNode as DevNode } from "../../node/plan.ts";
 
 let node: DevNode;
 let callee: string;

@@ -9,7 +9,7 @@ import {
   word,
 } from "../../../test/utils/devChain.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
-import type { DevNode } from "../../node/devNode.ts";
+import type { RunningNode as DevNode } from "../../node/plan.ts";
 
 let node: DevNode;
 let contract: string;

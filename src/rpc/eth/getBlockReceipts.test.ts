@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 
 type Receipt = Record<string, unknown> & { logs: Array<Record<string, unknown>> };
 let server: RunningServer;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 
 type Log = { address: string; topics: string[]; blockNumber: string; logIndex: string };
 let server: RunningServer;

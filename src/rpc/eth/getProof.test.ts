@@ -4,7 +4,7 @@ import { verifyMerkleProof } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { call, rpc } from "../../../test/utils/fixtures.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 import { keccak256 } from "../../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, hexToBytes } from "../../util/hex.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { rpc } from "../../../test/utils/fixtures.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 
 // 0x7dcd… is a contract whose slot 0 the fixture chain rewrites in many blocks.
 const CONTRACT = "0x7dcd17433742f4c0ca53122ab541d0ba67fc27df";

@@ -15,7 +15,7 @@ import { call, rpc } from "../../../test/utils/fixtures.ts";
 import { RPC_GAS_CAP } from "../../exec/callExecutor.ts";
 import { simulate } from "../../exec/simulate/simulate.ts";
 import { Simulator } from "../../exec/simulate/simulator.ts";
-import type { DevNode } from "../../node/devNode.ts";
+import type { RunningNode as DevNode } from "../../node/plan.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import { overlayPending } from "../../pending/pendingState.ts";
 import type { CallService } from "../../services/calls.ts";

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { fixtureTransactions } from "../../../test/utils/fixturePool.ts";
 import { FIXTURES, rpc } from "../../../test/utils/fixtures.ts";
-import type { RunningServer } from "../../node/archiveServer.ts";
+import type { RunningNode as RunningServer } from "../../node/plan.ts";
 import { bytesToHex } from "../../util/hex.ts";
 
 /** The request/response pairs of a testing_buildBlockV1 fixture file. */

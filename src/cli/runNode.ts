@@ -1,0 +1,92 @@
+// What every role does around its node, the same for all: start it, print the banner (role,
+// chain id, head, URLs, the policy in force), then run until SIGINT or SIGTERM — one "shutting
+// down" line, a clean stop, exit 0 — or until the node can no longer run (exit 1, one line).
+import { DEV_MNEMONIC } from "../chain/devGenesis.ts";
+import { describePolicy } from "../edge/policy.ts";
+import { printAfterLogs } from "../log/logger.ts";
+import { startNode } from "../node/assembly.ts";
+import type { NodePlan, RunningNode } from "../node/plan.ts";
+
+export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
+  const node = await startNode(plan);
+  const primary = node.process === "primary";
+  if (primary) printAfterLogs(plan.logger, banner(plan, node, details));
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // A reader process stops with its node: the primary says it once.
+    if (primary) plan.logger.info("shutting down");
+    void node.close().then(
+      () => process.exit(code),
+      (e: unknown) => {
+        plan.logger.error({ err: e }, "stopping failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => stop(0));
+  process.once("SIGTERM", () => stop(0));
+  void node.failed.then((e) => {
+    // One line, as every operator error is (src/cli/main.ts).
+    process.stderr.write(`flashnode: ${e.message}\n`);
+    stop(1);
+  });
+}
+
+/** The start banner: the same lines in every role, with the role's own details. */
+export function banner(plan: NodePlan, node: RunningNode, details: readonly string[]): string {
+  const keyNote = plan.frontend.generatedKey
+    ? "   (key generated for this run; set --api-key)"
+    : "";
+  const live = plan.source.kind !== "archive";
+  const lines = [
+    "",
+    `flashnode ${node.role}`,
+    "",
+    ...accountLines(node),
+    `Chain ID: ${node.chainId}    head: block ${node.head}${details.length > 0 ? `    ${details.join("    ")}` : ""}`,
+    ...(node.resumedAt === undefined
+      ? []
+      : [`Continuing the chain in the datadir from block ${node.resumedAt}`]),
+    `Data: ${node.datadir}`,
+    `RPC processes: ${node.readers}${node.readers > 1 ? " (--rpc-workers)" : ""}`,
+    "",
+    `JSON-RPC (public):     ${node.url}`,
+    `JSON-RPC (dedicated):  ${node.dedicatedUrl}${keyNote}`,
+    `WebSocket:             ${node.wsUrl}`,
+    ...(live ? [`Flashblocks stream:    ${node.wsUrl}flashblocks`] : []),
+    `Metrics:               ${node.url}metrics`,
+    `Live page:             ${node.url}ui`,
+    ...(node.upstream === undefined
+      ? []
+      : [`${`${node.upstream.label}:`.padEnd(23)}${node.upstream.url}`]),
+    "",
+    describePolicy(plan.frontend.policy),
+    "",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** dev's test accounts, as anvil prints them. */
+function accountLines(node: RunningNode): string[] {
+  if (node.role !== "dev") return [];
+  if (node.accounts.length === 0)
+    return [
+      "No prefunded accounts: this chain's genesis funds none of the test mnemonic's.",
+      `Transactions signed for chain id ${node.chainId} by the chain's own keys are accepted.`,
+      "",
+    ];
+  return [
+    "Available Accounts",
+    "==================",
+    ...node.accounts.map((a, i) => `(${i}) ${a.address}`),
+    "",
+    "Private Keys",
+    "==================",
+    ...node.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
+    "",
+    `Mnemonic: ${DEV_MNEMONIC}`,
+    "",
+  ];
+}

@@ -1,0 +1,189 @@
+// The one assembly of a node. Every role is a NodePlan (node/plan.ts): a chain source, the
+// archive it fills, the update stream it publishes (the pending source), readers (this process,
+// or --rpc-workers processes fed over the one channel), and the edge each reader serves. Parts
+// start in one order and stop in the reverse; nothing is wired after construction.
+import { rmSync } from "node:fs";
+import { devAccounts } from "../chain/devGenesis.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import { lockDatadir } from "../store/datadir.ts";
+import { logDevChain } from "./devLog.ts";
+import type { ChainSource, NodePlan, RunningNode } from "./plan.ts";
+import { PositionFence } from "./positionFence.ts";
+import { type Archive, startReader } from "./reader.ts";
+import { startReaderHost } from "./readerHost.ts";
+import { startReaderProcess } from "./readerProcess.ts";
+import { isReader } from "./readerSlot.ts";
+import { openArchive, servedArchive } from "./sources/archiveSource.ts";
+import { startJetStreamSource } from "./sources/jetstreamSource.ts";
+import { startSequencerSource } from "./sources/sequencerSource.ts";
+import { UpdateStream } from "./updateStream.ts";
+
+/** Runs the node `plan` describes; in a --rpc-workers process, that process's reader. */
+export function startNode(plan: NodePlan): Promise<RunningNode> {
+  return isReader() ? startReaderProcess(plan) : startPrimary(plan);
+}
+
+/** Stops, in reverse order of start, what was started. */
+class Parts {
+  private readonly stops: Array<() => unknown> = [];
+  add(stop: () => unknown): void {
+    this.stops.push(stop);
+  }
+  async stopAll(): Promise<void> {
+    for (const stop of this.stops.splice(0).reverse()) await stop();
+  }
+}
+
+async function startPrimary(plan: NodePlan): Promise<RunningNode> {
+  const { datadir, logger } = plan;
+  const parts = new Parts();
+  let fail: (e: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
+  try {
+    if (plan.fresh) {
+      // Only a datadir no live process holds may be wiped.
+      lockDatadir(datadir).release();
+      rmSync(datadir, { recursive: true, force: true });
+    }
+    // serve only reads: it shares its datadir with whatever else reads it.
+    if (plan.source.kind !== "archive") {
+      const lock = lockDatadir(datadir);
+      parts.add(() => lock.release());
+    }
+    const stream = new UpdateStream();
+    const publish = (u: Parameters<UpdateStream["publish"]>[0]) => stream.publish(u);
+    let source: ChainSource;
+    let archive: Archive;
+    switch (plan.source.kind) {
+      case "sequencer": {
+        source = await startSequencerSource({
+          datadir,
+          chain: plan.source.chain,
+          logger,
+          publish,
+        });
+        parts.add(() => source.close());
+        archive = openArchive(datadir, false);
+        parts.add(() => archive.kv.close());
+        break;
+      }
+      case "jetstream": {
+        const s = await startJetStreamSource({
+          datadir,
+          servers: plan.source.servers,
+          streams: plan.source.streams,
+          verify: plan.source.verify,
+          logger,
+          publish,
+          onFatal: fail,
+        });
+        source = s;
+        archive = s.archive;
+        parts.add(() => s.close());
+        break;
+      }
+      case "archive": {
+        archive = await servedArchive(datadir);
+        parts.add(() => archive.kv.close());
+        source = {
+          target: undefined,
+          resumedAt: undefined,
+          readiness: () => [],
+          close: async () => {},
+        };
+        break;
+      }
+    }
+    const live = plan.source.kind !== "archive";
+    const spec = await chainSpecFromGenesis(JSON.parse(archive.store.chainConfig()!));
+    const head = archive.store.headNumber() ?? 0;
+    const sourceHealth = () => ({
+      reasons: source.readiness(),
+      ...(source.lag === undefined ? {} : { lag: source.lag() }),
+    });
+    if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
+    const accounts =
+      plan.source.kind === "sequencer"
+        ? devAccounts(plan.source.chain.accounts).filter((a) =>
+            spec.alloc.has(a.address.slice(2).toLowerCase()),
+          )
+        : [];
+    const common = {
+      process: "primary" as const,
+      role: plan.role,
+      datadir,
+      chainId: spec.chainId,
+      head,
+      resumedAt: source.resumedAt,
+      accounts,
+      readers: plan.rpcWorkers,
+      upstream: source.upstream,
+      failed,
+    };
+    if (plan.rpcWorkers > 1) {
+      const fence = live ? PositionFence.create(datadir) : undefined;
+      if (fence !== undefined) parts.add(() => fence.close());
+      // What the primary itself shows (tests, metrics): the pending block, from the stream.
+      let pending: PendingBlock | undefined;
+      parts.add(
+        stream.subscribe((u) => {
+          pending = applyFlashblock(
+            u.kind === "sealed" ? undefined : pending,
+            u.kind === "sealed" ? u.next : u,
+          );
+        }),
+      );
+      const host = await startReaderHost({
+        readers: plan.rpcWorkers,
+        argv: plan.argv,
+        logger,
+        stream: live ? stream : undefined,
+        fence,
+        target: source.target,
+        health: sourceHealth,
+      });
+      parts.add(() => host.close());
+      return {
+        ...common,
+        url: host.url,
+        dedicatedUrl: host.dedicatedUrl,
+        wsUrl: host.url.replace(/^http/, "ws"),
+        readerPids: host.pids,
+        pending: () => pending,
+        stats: undefined,
+        close: () => parts.stopAll(),
+      };
+    }
+    const reader = await startReader({
+      datadir,
+      archive,
+      spec,
+      readOnly: !live,
+      frontend: plan.frontend,
+      logger,
+      view: plan.view,
+      callLimits: plan.callLimits,
+      ...(live ? { follow: (apply) => parts.add(stream.subscribe(apply)) } : {}),
+      ...(source.target === undefined ? {} : { target: source.target }),
+      sourceHealth,
+    });
+    parts.add(() => reader.close());
+    return {
+      ...common,
+      url: reader.url,
+      dedicatedUrl: reader.dedicatedUrl,
+      wsUrl: reader.wsUrl,
+      readerPids: () => [process.pid],
+      pending: reader.pending,
+      stats: reader.stats,
+      close: () => parts.stopAll(),
+    };
+  } catch (e) {
+    // A node that cannot start (port in use, …) leaves no worker or lock behind.
+    await parts.stopAll();
+    throw e;
+  }
+}

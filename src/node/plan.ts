@@ -1,0 +1,152 @@
+// What a node is made of, as data: every role (dev, serve, replica, and the forked and following
+// roles to come) is a choice of the same parts — an archive, a chain source, a pending source
+// (the source's updates, if it has any), readers, an edge — put together by node/assembly.ts.
+import type { DevAccount, DevFork } from "../chain/devGenesis.ts";
+import type { DevL1Config } from "../chain/op/l1Info.ts";
+import type { CallLimits } from "../exec/callLimits.ts";
+import type { Logger } from "../log/logger.ts";
+import type { FlashblockStats } from "../pending/flashblockStats.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
+import type { StreamOptions } from "../replica/streams.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { FrontendOptions } from "./frontend.ts";
+
+export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
+/** Whether transaction lookups answer at pre-confirmation or only once sealed. */
+export type ReceiptLookups = (typeof RECEIPT_LOOKUPS)[number];
+
+export type Role = "dev" | "serve" | "replica";
+
+/** How the readers answer, whatever produces the chain. */
+export type ViewOptions = {
+  readonly receipts: ReceiptLookups;
+  /** `safe` and `finalized`: trailing the head by these depths, or as the archive stores them. */
+  readonly forkchoice:
+    | { readonly kind: "trailing"; readonly safe: number; readonly finalized: number }
+    | { readonly kind: "stored" };
+  /** /readyz calls pending stale after five of these without a flashblock (at least 1 s). */
+  readonly flashblockIntervalMs: number;
+  /** A replica: /readyz says not ready while the archive is more blocks behind than this. */
+  readonly maxLagBlocks?: number;
+  /** What testing_buildBlockV1's blocks move towards (dev's --gas-limit). */
+  readonly gasCeil?: bigint;
+  /** dev: the test accounts; those the chain's genesis funds sign eth_sendTransaction & co. */
+  readonly accounts?: readonly DevAccount[];
+};
+
+/** `flashnode dev`'s chain: what a new one is made of, and how its sequencer runs. */
+export type DevChainOptions = {
+  readonly chainId: bigint;
+  readonly fork: DevFork;
+  /** A geth genesis (parsed JSON) instead of the generated one. */
+  readonly genesis: Record<string, unknown> | undefined;
+  /** A new chain is plain Ethereum (`--ethereum`); by default it is an OP-stack chain. */
+  readonly ethereum: boolean;
+  /** OP stack: the simulated L1 of the L1-info deposits. */
+  readonly l1: DevL1Config;
+  readonly blockTimeMs: number;
+  readonly flashblockIntervalMs: number;
+  readonly gasLimit: bigint;
+  readonly accounts: number;
+  readonly balanceEth: bigint;
+  /** `--nats URL`: the sequencer publishes the chain to JetStream for replicas. */
+  readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+};
+
+/** Where the chain comes from. */
+export type SourcePlan =
+  /** dev: a local sequencer builds it. */
+  | { readonly kind: "sequencer"; readonly chain: DevChainOptions }
+  /** serve: nothing; the archive does not move. */
+  | { readonly kind: "archive" }
+  /** replica: a sequencer's streams over NATS JetStream. */
+  | {
+      readonly kind: "jetstream";
+      readonly servers: readonly string[];
+      readonly streams: StreamOptions;
+      /** Execute every block and refuse one whose roots differ (`--verify`). */
+      readonly verify: boolean;
+    };
+
+export type NodePlan = {
+  readonly role: Role;
+  readonly datadir: string;
+  /** dev's --fresh: the datadir is wiped first. */
+  readonly fresh: boolean;
+  readonly logger: Logger;
+  readonly frontend: FrontendOptions;
+  /** Reader processes serving RPC (--rpc-workers); 1: this process serves. */
+  readonly rpcWorkers: number;
+  /** The CLI arguments a reader process runs with (it builds the same plan). */
+  readonly argv: readonly string[];
+  readonly callLimits: CallLimits | undefined;
+  readonly view: ViewOptions;
+  readonly source: SourcePlan;
+};
+
+/** Where transactions and dev requests go: the chain source's intake. */
+export type ChainTarget = {
+  submit(raw: Uint8Array): Promise<{ hash: string }>;
+  /** Seals the block being built now; the sealed block's number. */
+  mine(): Promise<number>;
+  /** The pool (absent where transactions are only forwarded: a replica). */
+  poolContent?(): Promise<PoolContent>;
+  /** The dev methods (absent where no sequencer runs here). */
+  control?(request: DevRequest): Promise<DevAnswer>;
+  /** Senders' next pool nonces, as the pool accepts transactions (dev). */
+  readonly poolNonces?: PoolNonces;
+};
+
+/** The pool's next nonce per sender (its contiguous run of accepted transactions). */
+export type PoolNonces = {
+  get(address: Uint8Array): bigint | undefined;
+  /** [address hex without 0x, nonce] of every sender (what a joining reader starts from). */
+  entries(): Array<readonly [string, bigint]>;
+  /** Told of each sender's new next nonce. */
+  onChange(listener: (sender: Uint8Array, nextNonce: bigint) => void): void;
+};
+
+/** A started chain source (the producer side of a role). */
+export type ChainSource = {
+  /** Where transactions go; undefined: this node takes none (serve). */
+  readonly target: ChainTarget | undefined;
+  /** The head the node started on, when the datadir already held a chain it continues. */
+  readonly resumedAt: number | undefined;
+  /** What it is connected to, for the banner ("NATS JetStream: …"). */
+  readonly upstream?: { readonly label: string; readonly url: string };
+  /** Why the source is not ready (an unreachable NATS, a replica too far behind); empty: ready. */
+  readiness(): string[];
+  /** A replica's distance behind its block stream. */
+  lag?(): { readonly blocks: number; readonly seconds: number };
+  close(): Promise<void>;
+};
+
+/** A running node, whatever its role: what the banner shows and tests use. */
+export type RunningNode = {
+  /** The node's own process, or one of its --rpc-workers readers. */
+  readonly process: "primary" | "reader";
+  readonly role: Role;
+  readonly datadir: string;
+  readonly url: string;
+  /** The first dedicated endpoint (/rpc/<key>). */
+  readonly dedicatedUrl: string;
+  readonly wsUrl: string;
+  readonly chainId: bigint;
+  /** The archive's head when the node started serving. */
+  readonly head: number;
+  readonly resumedAt: number | undefined;
+  /** dev: the test-mnemonic accounts the chain's genesis funds (none on an imported chain). */
+  readonly accounts: readonly DevAccount[];
+  /** How many processes serve RPC. */
+  readonly readers: number;
+  /** The processes serving RPC (this one, or the --rpc-workers readers). */
+  readerPids(): number[];
+  readonly upstream: { readonly label: string; readonly url: string } | undefined;
+  /** The current pre-confirmed block, as this process sees it (tests, metrics). */
+  pending(): PendingBlock | undefined;
+  /** Flashblock timings as this process saw them (absent: the readers are other processes). */
+  readonly stats: FlashblockStats | undefined;
+  /** Resolves if the node can no longer run (its stream carries another chain): exit. */
+  readonly failed: Promise<Error>;
+  close(): Promise<void>;
+};

@@ -1,0 +1,122 @@
+// A --rpc-workers reader process: the primary runs the chain source; this process joins it over
+// the one channel, opens the archive, and runs the same reader the primary would run itself,
+// fed the same updates. It ends with its primary.
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import type { ChainUpdate } from "../pending/types.ts";
+import type { NodePlan, PoolNonces, RunningNode } from "./plan.ts";
+import { PositionFence } from "./positionFence.ts";
+import { type ReaderTarget, startReader } from "./reader.ts";
+import { connectToPrimary } from "./readerLink.ts";
+import type { SourceHealth } from "./readerProtocol.ts";
+import { readerCount, readerSlot } from "./readerSlot.ts";
+import { openArchive } from "./sources/archiveSource.ts";
+import { UpdateStream } from "./updateStream.ts";
+
+export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
+  const slot = readerSlot();
+  const link = connectToPrimary(readerCount(), slot);
+  // Updates land in a stream of this process's own: the reader subscribes when it is ready,
+  // from the block so far, whatever arrived meanwhile.
+  const stream = new UpdateStream();
+  const nonces = new Map<string, bigint>();
+  const relayListeners: Array<(lagMs: number) => void> = [];
+  link.onUpdates((updates, sentAt) => {
+    for (const u of updates) {
+      // evm_revert: the pool's next nonces are the state's again (sequencerClient.ts).
+      if (u.kind === "sealed" && u.reverted !== undefined) nonces.clear();
+      stream.publish(u);
+    }
+    const lagMs = performance.timeOrigin + performance.now() - sentAt;
+    for (const l of relayListeners) l(lagMs);
+    link.applied();
+  });
+  link.onPoolNonces((entries) => {
+    for (const [address, nonce] of entries) {
+      const known = nonces.get(address);
+      if (known === undefined || nonce > known) nonces.set(address, nonce);
+    }
+    link.applied();
+  });
+  let health: SourceHealth = { reasons: [] };
+  link.onHealth((h) => {
+    health = h;
+  });
+  const joined = await link.join();
+  for (const [address, nonce] of joined.poolNonces) nonces.set(address, nonce);
+  const catchUp: readonly ChainUpdate[] = joined.updates;
+  for (const u of catchUp) stream.publish(u);
+  health = joined.health;
+  link.applied();
+
+  const live = plan.source.kind !== "archive";
+  const archive = openArchive(plan.datadir, !live);
+  const config = archive.store.chainConfig();
+  if (config === undefined) throw new Error("the chain source has not written the chain config");
+  const spec = await chainSpecFromGenesis(JSON.parse(config));
+  const poolNonces: PoolNonces = {
+    get: (address) => nonces.get(Buffer.from(address).toString("hex")),
+    entries: () => [...nonces],
+    onChange: () => {},
+  };
+  const serves = joined.serves;
+  const target: ReaderTarget | undefined = serves.transactions
+    ? {
+        submit: (raw) => link.submit(raw),
+        mine: () => link.mine(),
+        ...(serves.pool ? { poolContent: () => link.poolContent() } : {}),
+        ...(serves.control ? { control: (r) => link.control(r) } : {}),
+        poolNonces,
+        settle: () => link.settle(),
+      }
+    : undefined;
+  const fence = live ? PositionFence.open(plan.datadir) : undefined;
+  const reader = await startReader({
+    datadir: plan.datadir,
+    archive,
+    spec,
+    readOnly: !live,
+    frontend: plan.frontend,
+    logger: plan.logger,
+    view: plan.view,
+    callLimits: plan.callLimits,
+    ...(live ? { follow: (apply) => stream.subscribe(apply) } : {}),
+    ...(target === undefined ? {} : { target }),
+    sourceHealth: () => health,
+    link,
+    ...(fence === undefined ? {} : { fence }),
+    recordsBuilds: slot === 0,
+    onRelay: (l) => relayListeners.push(l),
+  });
+  link.listening(reader.url, reader.dedicatedUrl);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await reader.close();
+      link.close();
+      fence?.close();
+      await archive.kv.close();
+    })();
+    return closing;
+  };
+  // Without its primary the node is gone: so is this reader.
+  void link.whenGone().then(() => close().then(() => process.exit(0)));
+  return {
+    process: "reader",
+    role: plan.role,
+    datadir: plan.datadir,
+    url: reader.url,
+    dedicatedUrl: reader.dedicatedUrl,
+    wsUrl: reader.wsUrl,
+    chainId: spec.chainId,
+    head: archive.store.headNumber() ?? 0,
+    resumedAt: undefined,
+    accounts: [],
+    readers: readerCount(),
+    readerPids: () => [process.pid],
+    upstream: undefined,
+    pending: reader.pending,
+    stats: reader.stats,
+    failed: new Promise<Error>(() => {}),
+    close,
+  };
+}

@@ -1,0 +1,89 @@
+// What a node's primary and its --rpc-workers reader processes ask and tell each other, over
+// the one channel (src/util/channel.ts, cluster IPC with "advanced" serialization: bigint and
+// Uint8Array cross as they are).
+import type { MetricObjectWithValues, MetricValue } from "prom-client";
+import type { ChainUpdate } from "../pending/types.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+
+/** [limiter name, client key, tokens]: what a reader's rate limiters took. */
+export type SpentEntries = ReadonlyArray<readonly [string, string, number]>;
+
+/** [address hex without 0x, next nonce]. */
+export type NonceEntries = ReadonlyArray<readonly [string, bigint]>;
+
+/** The source's state as readers report it (/readyz, /metrics). */
+export type SourceHealth = {
+  /** Why the source is not ready; empty: ready. */
+  readonly reasons: readonly string[];
+  /** A replica's distance behind its block stream. */
+  readonly lag?: { readonly blocks: number; readonly seconds: number };
+};
+
+/** A reader's metrics, for the primary to sum into the node's. */
+export type RegistryJson = Array<MetricObjectWithValues<MetricValue<string>>>;
+
+/** What the primary serves its readers. */
+export type PrimaryApi = {
+  readonly requests: {
+    /**
+     * A reader starts following: the pool's nonces, the block being built so far, the source's
+     * health; every later update comes as an event, none missed or doubled.
+     */
+    readonly join: {
+      readonly request: null;
+      readonly reply: {
+        readonly poolNonces: NonceEntries;
+        readonly updates: readonly ChainUpdate[];
+        readonly health: SourceHealth;
+        /** What the chain source takes: transactions, pool queries, dev requests. */
+        readonly serves: {
+          readonly transactions: boolean;
+          readonly pool: boolean;
+          readonly control: boolean;
+        };
+      };
+    };
+    readonly submit: { readonly request: Uint8Array; readonly reply: string };
+    readonly mine: { readonly request: null; readonly reply: number };
+    readonly pool: { readonly request: null; readonly reply: PoolContent };
+    readonly control: { readonly request: DevRequest; readonly reply: DevAnswer };
+    /** Resolves once every reader has applied what the primary had sent when asked. */
+    readonly settle: { readonly request: null; readonly reply: null };
+    /** The whole node's Prometheus text (every reader's registry, summed). */
+    readonly metrics: { readonly request: null; readonly reply: string };
+    /** A filter poll for the filter reader `slot` holds; its result as JSON text. */
+    readonly filterCall: {
+      readonly request: {
+        readonly slot: number;
+        readonly method: string;
+        readonly filterId: string;
+      };
+      readonly reply: string;
+    };
+  };
+  readonly events: {
+    readonly listening: { readonly url: string; readonly dedicatedUrl: string };
+    readonly spent: SpentEntries;
+    /** How many of the primary's state events (updates, nonces) this reader has applied. */
+    readonly applied: number;
+  };
+};
+
+/** What a reader serves the primary. */
+export type ReaderApi = {
+  readonly requests: {
+    readonly registry: { readonly request: null; readonly reply: RegistryJson };
+    readonly filterCall: {
+      readonly request: { readonly method: string; readonly filterId: string };
+      readonly reply: string;
+    };
+  };
+  readonly events: {
+    /** Updates of the chain; `sentAt` (epoch ms) when the primary sent a live one. */
+    readonly updates: { readonly updates: readonly ChainUpdate[]; readonly sentAt: number };
+    readonly poolNonces: NonceEntries;
+    /** Tokens other readers' limiters took. */
+    readonly charge: SpentEntries;
+    readonly health: SourceHealth;
+  };
+};

@@ -1,0 +1,119 @@
+// What `dev` promises about consistency, across its --rpc-workers readers:
+// - `pending` never answers an older block than the one being built: a seal and the next block's
+//   flashblock 0 reach every reader as one update, and a reader's head moves with its pending
+//   view (never ahead of it, whatever the archive already holds);
+// - read-your-writes: once evm_mine has answered, any connection sees the mined block.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { after, before, test } from "node:test";
+import { waitForOutput } from "../../bench/lib/http.ts";
+import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { rpcOn } from "../utils/readers.ts";
+
+const KEY = "dev-consistency-key";
+
+type Receipt = { blockNumber: string };
+
+function startDev(name: string, blockTime: string): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "dev",
+      "--datadir",
+      tempDatadir(name),
+      "--port",
+      "0",
+      "--rpc-workers",
+      "2",
+      "--api-key",
+      KEY,
+      "--block-time",
+      blockTime,
+      "--flashblock-interval",
+      "50ms",
+      "--log-level",
+      "warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return { child, url: waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/) };
+}
+
+/** Each call on a new connection: the two readers take turns. */
+const call = (url: string, method: string, params: unknown[] = []) =>
+  rpcOn(`${url}rpc/${KEY}`, undefined, method, params);
+
+const head = async (url: string) => Number(await call(url, "eth_blockNumber"));
+
+let sealing: ChildProcess | undefined;
+let mining: ChildProcess | undefined;
+after(() => {
+  sealing?.kill("SIGTERM");
+  mining?.kill("SIGTERM");
+});
+
+let sealingUrl: string;
+let miningUrl: string;
+before(async () => {
+  const a = startDev("consistency-seals", "500ms");
+  const b = startDev("consistency-mine", "600s");
+  sealing = a.child;
+  mining = b.child;
+  [sealingUrl, miningUrl] = await Promise.all([a.url, b.url]);
+});
+
+test("across 20 seals, pending is never the head (head read before and after each call)", async () => {
+  const start = await head(sealingUrl);
+  let checked = 0;
+  let stale = 0;
+  let last = start;
+  // Until 20 seals have passed under the polling; each answer between two equal heads counts.
+  while (last < start + 20) {
+    const before = await head(sealingUrl);
+    // The OP-stack chain's pending block always holds its L1-info deposit: never empty.
+    const receipts = (await call(sealingUrl, "eth_getBlockReceipts", ["pending"])) as Receipt[];
+    const afterHead = await head(sealingUrl);
+    last = afterHead;
+    if (before !== afterHead) continue;
+    assert.ok(receipts.length > 0, "the pending block holds its L1-info deposit");
+    checked++;
+    if (Number(receipts[0]!.blockNumber) !== before + 1) stale++;
+  }
+  assert.ok(checked >= 20, `only ${checked} answers fell between two equal heads`);
+  assert.equal(stale, 0, `${stale} of ${checked} pending answers were the head's block`);
+});
+
+test("40 × evm_mine, each followed by latest on a new connection: never stale", async () => {
+  let stale = 0;
+  for (let i = 0; i < 40; i++) {
+    const before = await head(miningUrl);
+    await call(miningUrl, "evm_mine");
+    const latest = (await call(miningUrl, "eth_getBlockByNumber", ["latest", false])) as {
+      number: string;
+    };
+    if (Number(latest.number) < before + 1) stale++;
+  }
+  assert.equal(stale, 0, `${stale} of 40 reads after evm_mine were stale`);
+});
+
+test("anvil_setBalance, eth_sendTransaction and evm_revert are seen by the next call on any connection", async () => {
+  const account = "0x000000000000000000000000000000000000beef";
+  const from = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+  let stale = 0;
+  for (let i = 1; i <= 20; i++) {
+    const balance = `0x${(1000 + i).toString(16)}`;
+    await call(miningUrl, "anvil_setBalance", [account, balance]);
+    if ((await call(miningUrl, "eth_getBalance", [account, "pending"])) !== balance) stale++;
+    const nonce = Number(await call(miningUrl, "eth_getTransactionCount", [from, "pending"]));
+    await call(miningUrl, "eth_sendTransaction", [{ from, to: account, value: "0x1" }]);
+    const next = Number(await call(miningUrl, "eth_getTransactionCount", [from, "pending"]));
+    if (next !== nonce + 1) stale++;
+  }
+  const snapshot = await call(miningUrl, "evm_snapshot");
+  const before = await head(miningUrl);
+  await call(miningUrl, "evm_mine");
+  await call(miningUrl, "evm_revert", [snapshot]);
+  if ((await head(miningUrl)) !== before) stale++;
+  assert.equal(stale, 0, `${stale} reads after a dev write were stale`);
+});

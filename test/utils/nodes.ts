@@ -1,0 +1,144 @@
+// Nodes for end-to-end tests, started in this process through the one assembly (src/node/
+// assembly.ts) from the plan each role's command would build: dev, serve, replica.
+import type { DevFork } from "../../src/chain/devGenesis.ts";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
+import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../../src/chain/forkchoice.ts";
+import { DEFAULT_DEV_L1, type DevL1Config } from "../../src/chain/op/l1Info.ts";
+import type { CallLimits } from "../../src/exec/callLimits.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import { startNode } from "../../src/node/assembly.ts";
+import type { FrontendOptions } from "../../src/node/frontend.ts";
+import type { ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
+import type { StreamOptions } from "../../src/replica/streams.ts";
+
+/** `flashnode dev`'s settings, flat, as tests override them. */
+export type TestDevOptions = {
+  readonly datadir: string;
+  readonly fresh: boolean;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
+  readonly chainId: bigint;
+  readonly fork: DevFork;
+  readonly genesis: Record<string, unknown> | undefined;
+  readonly ethereum?: boolean;
+  readonly l1?: DevL1Config;
+  readonly blockTimeMs: number;
+  readonly flashblockIntervalMs: number;
+  readonly gasLimit: bigint;
+  readonly accounts: number;
+  readonly balanceEth: bigint;
+  readonly safeDepth: number;
+  readonly finalizedDepth: number;
+  readonly receipts: ReceiptLookups;
+  readonly callLimits?: CallLimits;
+  readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+};
+
+/** `flashnode dev`'s defaults (src/cli/optionTable.ts). */
+export const DEFAULT_DEV_OPTIONS = {
+  chainId: 31337n,
+  fork: "osaka" as DevFork,
+  blockTimeMs: 2000,
+  flashblockIntervalMs: 200,
+  gasLimit: 60_000_000n,
+  accounts: 10,
+  balanceEth: 10_000n,
+  safeDepth: DEFAULT_SAFE_DEPTH,
+  finalizedDepth: DEFAULT_FINALIZED_DEPTH,
+  receipts: "preconfirmed" as ReceiptLookups,
+};
+
+export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
+  return startNode({
+    role: "dev",
+    datadir: o.datadir,
+    fresh: o.fresh,
+    logger: o.logger,
+    frontend: o.frontend,
+    rpcWorkers: 1,
+    argv: [],
+    callLimits: o.callLimits,
+    view: {
+      receipts: o.receipts,
+      forkchoice: { kind: "trailing", safe: o.safeDepth, finalized: o.finalizedDepth },
+      flashblockIntervalMs: o.flashblockIntervalMs,
+      gasCeil: o.gasLimit,
+      accounts: devAccounts(o.accounts),
+    },
+    source: {
+      kind: "sequencer",
+      chain: {
+        chainId: o.chainId,
+        fork: o.fork,
+        genesis: o.genesis,
+        ethereum: o.ethereum ?? false,
+        l1: o.l1 ?? DEFAULT_DEV_L1,
+        blockTimeMs: o.blockTimeMs,
+        flashblockIntervalMs: o.flashblockIntervalMs,
+        gasLimit: o.gasLimit,
+        accounts: o.accounts,
+        balanceEth: o.balanceEth,
+        ...(o.nats === undefined ? {} : { nats: o.nats }),
+      },
+    },
+  });
+}
+
+/** `flashnode serve` of an archive. */
+export function startArchiveServer(o: {
+  readonly datadir: string;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
+  readonly callLimits?: CallLimits;
+}): Promise<RunningNode> {
+  return startNode({
+    role: "serve",
+    datadir: o.datadir,
+    fresh: false,
+    logger: o.logger,
+    frontend: o.frontend,
+    rpcWorkers: 1,
+    argv: [],
+    callLimits: o.callLimits,
+    view: { receipts: "preconfirmed", forkchoice: { kind: "stored" }, flashblockIntervalMs: 0 },
+    source: { kind: "archive" },
+  });
+}
+
+export type ReplicaNodeOptions = {
+  readonly datadir: string;
+  readonly nats: readonly string[];
+  readonly streams: StreamOptions;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
+  readonly flashblockIntervalMs: number;
+  readonly safeDepth: number;
+  readonly finalizedDepth: number;
+  readonly maxLagBlocks: number;
+  readonly verify?: boolean;
+  readonly callLimits?: CallLimits;
+};
+
+/** `flashnode replica` following `nats`. */
+export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
+  return startNode({
+    role: "replica",
+    datadir: o.datadir,
+    fresh: false,
+    logger: o.logger,
+    frontend: o.frontend,
+    rpcWorkers: 1,
+    argv: [],
+    callLimits: o.callLimits,
+    view: {
+      receipts: "preconfirmed",
+      forkchoice: { kind: "trailing", safe: o.safeDepth, finalized: o.finalizedDepth },
+      flashblockIntervalMs: o.flashblockIntervalMs,
+      maxLagBlocks: o.maxLagBlocks,
+    },
+    source: { kind: "jetstream", servers: o.nats, streams: o.streams, verify: o.verify ?? false },
+  });
+}
+
+/** A running node of any role (one assembly). */
+export type ReplicaNode = RunningNode;
