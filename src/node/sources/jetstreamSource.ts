@@ -43,18 +43,6 @@ export async function startJetStreamSource(args: {
     verify: args.verify,
     logLevel: args.logger.level,
   };
-  let started: Awaited<ReturnType<typeof startWorkerChannel<BlockWorkerApi, null, BlockParentApi>>>;
-  try {
-    started = await startWorkerChannel<BlockWorkerApi, null, BlockParentApi>(
-      new URL("../../replica/blockWorker.ts", import.meta.url),
-      data,
-      { peer: "the block follower", deadlineMs: STOP_DEADLINE_MS },
-    );
-  } catch (e) {
-    await link.close();
-    throw e;
-  }
-  const { worker, channel } = started;
   let updates: UpdateFollower | undefined;
   let lag = { blocks: 0, seconds: 0 };
   let archive: Archive | undefined;
@@ -63,20 +51,35 @@ export async function startJetStreamSource(args: {
   const haveConfig = new Promise<void>((resolve) => {
     configured = resolve;
   });
-  channel.on("log", (m) => args.logger[m.level](m.fields, m.msg));
-  channel.on("configured", () => configured());
-  channel.on("lag", (l) => {
-    lag = l;
-  });
   // The worker committed: this thread's read snapshot must see it before updates built on it
   // apply (a revert update waiting on the flashblock stream may apply too).
   const stored = () => {
     archive?.kv.refresh();
     updates?.blockStored();
   };
-  channel.on("stored", stored);
-  channel.on("unwound", stored);
-  channel.on("fatal", (w) => args.onFatal(new RemoteError(w)));
+  let started: Awaited<ReturnType<typeof startWorkerChannel<BlockWorkerApi, null, BlockParentApi>>>;
+  try {
+    started = await startWorkerChannel<BlockWorkerApi, null, BlockParentApi>(
+      new URL("../../replica/blockWorker.ts", import.meta.url),
+      data,
+      { peer: "the block follower", deadlineMs: STOP_DEADLINE_MS },
+      // Before it starts: a snapshot restore says what it waits for while this one waits.
+      (channel) => {
+        channel.on("log", (m) => args.logger[m.level](m.fields, m.msg));
+        channel.on("configured", () => configured());
+        channel.on("lag", (l) => {
+          lag = l;
+        });
+        channel.on("stored", stored);
+        channel.on("unwound", stored);
+        channel.on("fatal", (w) => args.onFatal(new RemoteError(w)));
+      },
+    );
+  } catch (e) {
+    await link.close();
+    throw e;
+  }
+  const { worker, channel } = started;
   void channel.whenGone().then((e) => {
     if (!stopping) args.onFatal(new Error(`the replica's block follower stopped: ${e.message}`));
   });
