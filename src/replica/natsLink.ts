@@ -106,7 +106,13 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
   };
 }
 
-export function openNatsLink(servers: readonly string[], name: string, log: Logger): NatsLink {
+export function openNatsLink(
+  servers: readonly string[],
+  name: string,
+  log: Logger,
+  /** `quiet`: another connection of the process says when NATS is out of reach. */
+  options: { readonly quiet?: boolean } = {},
+): NatsLink {
   let closed = false;
   let ctx: NatsContext | undefined;
   const where = servers.join(",");
@@ -116,7 +122,7 @@ export function openNatsLink(servers: readonly string[], name: string, log: Logg
   const watchDown = () => {
     clearTimeout(watch);
     const warn = () => {
-      if (closed || downSince === undefined) return;
+      if (closed || downSince === undefined || options.quiet === true) return;
       const seconds = Math.round((Date.now() - downSince) / 1000);
       log.warn(
         { servers: where, seconds },

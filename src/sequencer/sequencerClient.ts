@@ -16,56 +16,77 @@ const REQUEST_DEADLINE_MS = 60_000;
 /** Stopping waits this long for the sequencer to close its archive (then the thread ends). */
 const STOP_DEADLINE_MS = 10_000;
 
-export class SequencerClient {
-  private readonly poolNonces = new Map<string, bigint>();
-  /** Told of each sender's next pool nonce as the pool accepts its transactions. */
+/** What the client learns from the sequencer's events, from its very first one. */
+type Heard = {
+  readonly poolNonces: Map<string, bigint>;
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
+  reasons: readonly string[];
+};
+
+export class SequencerClient {
   private stopping: Promise<void> | undefined;
-  private reasons: readonly string[] = [];
 
   private constructor(
     private readonly worker: Worker,
     private readonly channel: Channel<SequencerApi, SequencerParentApi>,
+    private readonly heard: Heard,
     /** The head the node started on, when the datadir already held a chain (continued). */
     readonly resumedAt: number | undefined,
   ) {}
+
+  /** Told of each sender's next pool nonce as the pool accepts its transactions. */
+  set onPoolNonce(listener: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined) {
+    this.heard.onPoolNonce = listener;
+  }
 
   static async start(
     data: SequencerWorkerData,
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
     logger: Logger,
   ): Promise<SequencerClient> {
+    const heard: Heard = { poolNonces: new Map(), onPoolNonce: undefined, reasons: [] };
+    // Listening from the start: the sequencer logs, and publishes the block it opens (or
+    // rebuilds after a restart), before it says it is ready.
+    const listen = (channel: Channel<SequencerApi, SequencerParentApi>) => {
+      channel.on("log", (m) => logger[m.level](m.fields, m.msg));
+      channel.on("submitted", (m) => {
+        const key = bytesToUnprefixedHex(m.sender);
+        const known = heard.poolNonces.get(key);
+        if (known === undefined || m.nextNonce > known) {
+          heard.poolNonces.set(key, m.nextNonce);
+          heard.onPoolNonce?.(m.sender, m.nextNonce);
+        }
+        logger.info(
+          { hash: m.hash, from: bytesToHex(m.sender), nonce: Number(m.nonce) },
+          "transaction received",
+        );
+      });
+      channel.on("health", (m) => {
+        heard.reasons = m.reasons;
+      });
+      channel.on("update", (update) => {
+        // After evm_revert the pool's next nonces are the state's again (what the dropped
+        // blocks ran is gone): the next submission tells them anew.
+        if (update.kind === "sealed" && update.reverted !== undefined) heard.poolNonces.clear();
+        onUpdate(update);
+      });
+    };
     const { worker, channel, ready } = await startWorkerChannel<
       SequencerApi,
       SequencerParentApi["events"]["ready"],
       SequencerParentApi
-    >(new URL("./worker.ts", import.meta.url), data, {
-      peer: "the sequencer",
-      deadlineMs: REQUEST_DEADLINE_MS,
-    });
-    const client = new SequencerClient(worker, channel, ready.resumed ? ready.head : undefined);
-    channel.on("log", (m) => logger[m.level](m.fields, m.msg));
-    channel.on("submitted", (m) => {
-      const key = bytesToUnprefixedHex(m.sender);
-      const known = client.poolNonces.get(key);
-      if (known === undefined || m.nextNonce > known) {
-        client.poolNonces.set(key, m.nextNonce);
-        client.onPoolNonce?.(m.sender, m.nextNonce);
-      }
-      logger.info(
-        { hash: m.hash, from: bytesToHex(m.sender), nonce: Number(m.nonce) },
-        "transaction received",
-      );
-    });
-    channel.on("health", (m) => {
-      client.reasons = m.reasons;
-    });
-    channel.on("update", (update) => {
-      // After evm_revert the pool's next nonces are the state's again (what the dropped
-      // blocks ran is gone): the next submission tells them anew.
-      if (update.kind === "sealed" && update.reverted !== undefined) client.poolNonces.clear();
-      onUpdate(update);
-    });
+    >(
+      new URL("./worker.ts", import.meta.url),
+      data,
+      { peer: "the sequencer", deadlineMs: REQUEST_DEADLINE_MS },
+      listen,
+    );
+    const client = new SequencerClient(
+      worker,
+      channel,
+      heard,
+      ready.resumed ? ready.head : undefined,
+    );
     void channel.whenGone().then((e) => {
       if (client.stopping !== undefined) return;
       logger.fatal({ err: e.message }, "sequencer worker exited");
@@ -95,16 +116,16 @@ export class SequencerClient {
 
   /** Why the sequencer's node is not ready (its NATS unreachable); empty: ready. */
   readiness(): string[] {
-    return [...this.reasons];
+    return [...this.heard.reasons];
   }
 
   /** Every sender's next pool nonce (what a new RPC reader starts from). */
   poolNonceEntries(): Array<readonly [string, bigint]> {
-    return [...this.poolNonces];
+    return [...this.heard.poolNonces];
   }
 
   poolNonce(address: Uint8Array): bigint | undefined {
-    return this.poolNonces.get(bytesToUnprefixedHex(address));
+    return this.heard.poolNonces.get(bytesToUnprefixedHex(address));
   }
 
   stop(): Promise<void> {

@@ -38,9 +38,12 @@ export function startWorkerChannel<
   entry: URL,
   data: unknown,
   options: ChannelOptions,
+  /** Listens before the worker starts (what it says while starting: its log, say). */
+  attach: (channel: Channel<Theirs, Mine>) => void = () => {},
 ): Promise<{ worker: Worker; channel: Channel<Theirs, Mine>; ready: Ready }> {
   const worker = startTsWorker(entry, data);
   const channel = new Channel<Theirs, Mine>(workerEndpoint(worker), options);
+  attach(channel);
   return new Promise((resolve, reject) => {
     channel.on("ready", (ready) => resolve({ worker, channel, ready: ready as Ready }));
     channel.on("failed", (w) => {

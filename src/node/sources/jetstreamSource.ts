@@ -1,20 +1,27 @@
-// `replica`'s chain source: a sequencer's streams over NATS JetStream. Every sealed block is
-// written into this node's own archive (one write each), and the flashblock stream is applied
-// with the sequencer's rules (src/replica/). Transactions go to the sequencer over NATS.
+// `replica`'s chain source: a sequencer's streams over NATS JetStream. A worker thread writes
+// every sealed block into this node's own archive (src/replica/blockWorker.ts: one write each,
+// fsyncs off this thread); this thread applies the flashblock stream with the sequencer's rules
+// (src/replica/updateFollower.ts) and publishes it, so flashblocks are never held up behind a
+// block write. Transactions go to the sequencer over NATS.
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
-import { type BlockFollower, followBlocks } from "../../replica/blockFollower.ts";
-import { bootstrapArchive } from "../../replica/bootstrap.ts";
+import type {
+  BlockParentApi,
+  BlockWorkerApi,
+  BlockWorkerData,
+} from "../../replica/blockWorkerProtocol.ts";
 import { openNatsLink } from "../../replica/natsLink.ts";
-import { type Snapshotter, startSnapshotter } from "../../replica/snapshots.ts";
 import { type StreamOptions, streamNames } from "../../replica/streams.ts";
 import { forwardingTarget } from "../../replica/txForwarding.ts";
 import { followUpdates, type UpdateFollower } from "../../replica/updateFollower.ts";
-import { createBlockVerifier } from "../../replica/verifier.ts";
-import { createChainStore } from "../../store/chainStore.ts";
-import { openKvEnv } from "../../store/lmdb.ts";
+import { RemoteError } from "../../util/channel.ts";
+import { startWorkerChannel } from "../../util/tsWorker.ts";
 import type { ChainSource } from "../plan.ts";
 import type { Archive } from "../reader.ts";
+import { openArchive } from "./archiveSource.ts";
+
+/** Stopping waits this long for the block worker to close the archive (then the thread ends). */
+const STOP_DEADLINE_MS = 10_000;
 
 export async function startJetStreamSource(args: {
   readonly datadir: string;
@@ -29,66 +36,75 @@ export async function startJetStreamSource(args: {
   const log = args.logger.child({ module: "replica" });
   const names = streamNames(args.streams.prefix);
   const link = openNatsLink(args.servers, "flashnode-replica", log);
+  const data: BlockWorkerData = {
+    datadir: args.datadir,
+    servers: args.servers,
+    streams: args.streams,
+    verify: args.verify,
+    logLevel: args.logger.level,
+  };
+  let updates: UpdateFollower | undefined;
+  let lag = { blocks: 0, seconds: 0 };
+  let archive: Archive | undefined;
+  let stopping = false;
+  let configured: () => void = () => {};
+  const haveConfig = new Promise<void>((resolve) => {
+    configured = resolve;
+  });
+  // The worker committed: this thread's read snapshot must see it before updates built on it
+  // apply (a revert update waiting on the flashblock stream may apply too).
+  const stored = () => {
+    archive?.kv.refresh();
+    updates?.blockStored();
+  };
+  let started: Awaited<ReturnType<typeof startWorkerChannel<BlockWorkerApi, null, BlockParentApi>>>;
   try {
-    await bootstrapArchive({ link, names, datadir: args.datadir, logger: log });
+    started = await startWorkerChannel<BlockWorkerApi, null, BlockParentApi>(
+      new URL("../../replica/blockWorker.ts", import.meta.url),
+      data,
+      { peer: "the block follower", deadlineMs: STOP_DEADLINE_MS },
+      // Before it starts: a snapshot restore says what it waits for while this one waits.
+      (channel) => {
+        channel.on("log", (m) => args.logger[m.level](m.fields, m.msg));
+        channel.on("configured", () => configured());
+        channel.on("lag", (l) => {
+          lag = l;
+        });
+        channel.on("stored", stored);
+        channel.on("unwound", stored);
+        channel.on("fatal", (w) => args.onFatal(new RemoteError(w)));
+      },
+    );
   } catch (e) {
     await link.close();
     throw e;
   }
-  const kv = openKvEnv(args.datadir);
-  const store = createChainStore(kv);
-  let updates: UpdateFollower | undefined;
-  let blocks: BlockFollower | undefined;
-  const snapshots: Snapshotter = startSnapshotter({
-    link,
-    names,
-    env: kv,
-    every: args.streams.snapshotEveryBlocks,
-    replicas: args.streams.replicas,
-    logger: log,
+  const { worker, channel } = started;
+  void channel.whenGone().then((e) => {
+    if (!stopping) args.onFatal(new Error(`the replica's block follower stopped: ${e.message}`));
   });
   const close = async () => {
+    stopping = true;
     await updates?.close();
-    await blocks?.close();
-    await snapshots.close();
+    await channel.request("stop", null).catch(() => null);
+    await worker.terminate();
     await link.close();
-    await kv.close();
+    await archive?.kv.close();
   };
   try {
-    let configured: () => void = () => {};
-    const haveConfig = new Promise<void>((resolve) => {
-      configured = resolve;
-    });
-    if (store.chainConfig() !== undefined) configured();
-    blocks = followBlocks({
-      link,
-      names,
-      store,
-      logger: log,
-      ...(args.verify ? { verifier: createBlockVerifier(store) } : {}),
-      onBlock: (m) => {
-        if (m.chainConfig !== undefined) configured();
-        updates?.blockStored();
-        snapshots.blockStored(m.number);
-      },
-      // A revert update waiting on the flashblock stream may apply now.
-      onUnwound: () => updates?.blockStored(),
-      onFatal: args.onFatal,
-    });
-    if (store.chainConfig() === undefined)
-      log.info({ nats: args.servers }, "waiting for the block stream's genesis");
     await haveConfig;
+    const opened = openArchive(args.datadir, false);
+    archive = opened;
     updates = followUpdates({
       link,
       names,
-      store,
+      store: opened.store,
       publish: args.publish,
       logger: log,
     });
     const sequencer = forwardingTarget(() => link.current()?.nc, names);
-    const following = blocks;
     return {
-      archive: { kv, store },
+      archive: opened,
       target: { submit: (raw) => sequencer.submit(raw), mine: () => sequencer.mine() },
       resumedAt: undefined,
       upstream: { label: "NATS JetStream", url: args.servers.join(",") },
@@ -96,7 +112,7 @@ export async function startJetStreamSource(args: {
         const why = link.unreachable();
         return why === undefined ? [] : [why];
       },
-      lag: () => following.lag(),
+      lag: () => lag,
       close,
     };
   } catch (e) {
