@@ -146,6 +146,15 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         health: sourceHealth,
       });
       parts.add(() => host.close());
+      // Each reader logs its listening at debug; the node says it once, before its banner.
+      logger.info(
+        {
+          url: host.url,
+          readers: plan.rpcWorkers,
+          tiers: { public: host.url, dedicated: `${host.url}rpc/<key>` },
+        },
+        "serving JSON-RPC",
+      );
       return {
         ...common,
         url: host.url,
