@@ -16,11 +16,13 @@ import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainUpdate } from "../pending/types.ts";
+import { mustNotHaveMissed } from "../rpc/fork/stateMisses.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
 import { perRun } from "../util/perRun.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
@@ -29,6 +31,7 @@ import {
   followerHealth,
   followerMetrics,
 } from "./chainFollower.ts";
+import { openForkView } from "./forkView.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import type { ChainTarget, ViewOptions } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
@@ -70,6 +73,8 @@ export type ReaderDeps = {
   readonly recordsBuilds?: boolean;
   /** Listens for each update's delay from the primary to this reader. */
   readonly onRelay?: (listener: (lagMs: number) => void) => void;
+  /** A forked chain's upstream (the archive says where it forked). */
+  readonly forkUpstream: UpstreamOptions | undefined;
 };
 
 export type Reader = {
@@ -84,12 +89,14 @@ export type Reader = {
 export async function startReader(deps: ReaderDeps): Promise<Reader> {
   const { archive, spec, view } = deps;
   const { kv, store } = archive;
+  const fork = openForkView(archive, deps.forkUpstream, deps.logger);
   const calls = await CallClient.start(
     {
       datadir: deps.datadir,
       ...(deps.readOnly ? { readOnly: true } : {}),
       ...(view.gasCeil === undefined ? {} : { gasCeil: view.gasCeil.toString() }),
       ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
+      ...(fork === undefined ? {} : { fork: fork.callWorker }),
     },
     deps.logger,
   );
@@ -109,19 +116,23 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     }
     const backend = createBackend(spec, store, {
       calls,
+      ...(fork === undefined ? {} : { state: fork.state }),
       ...(feed === undefined ? {} : { feed }),
       ...(follower === undefined
         ? {}
         : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
       ...(deps.target === undefined || follower === undefined
         ? {}
-        : { transactions: transactionSink(deps.target, follower, view) }),
+        : { transactions: transactionSink(deps.target, follower, view, fork !== undefined) }),
       ...(view.accounts === undefined
         ? {}
         : {
+            // A fork funds every test account on top of its upstream.
             signer: createDevSigner(
               spec,
-              view.accounts.filter((a) => spec.alloc.has(a.address.slice(2).toLowerCase())),
+              view.accounts.filter(
+                (a) => fork !== undefined || spec.alloc.has(a.address.slice(2).toLowerCase()),
+              ),
             ),
           }),
       preconfirmedReceipts: view.receipts === "preconfirmed",
@@ -129,7 +140,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
         : {}),
     });
-    const created = createMethods(backend);
+    const own = createMethods(backend);
+    const created = fork === undefined ? own : fork.route(own, backend);
     const methods =
       deps.fence === undefined || follower === undefined
         ? created
@@ -152,10 +164,12 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       async close() {
         await frontend.close();
         await calls.stop();
+        fork?.close();
       },
     };
   } catch (e) {
     await calls.stop();
+    fork?.close();
     throw e;
   }
 }
@@ -164,9 +178,15 @@ function transactionSink(
   target: ReaderTarget,
   follower: ChainFollower,
   view: ViewOptions,
+  forked: boolean,
 ): TransactionSink {
   return {
-    submit: (raw) => target.submit(raw),
+    submit: (raw) => {
+      // On a fork, a handler that read upstream state not fetched yet runs again: it must not
+      // send what it built from a placeholder (rpc/fork/stateMisses.ts).
+      if (forked) mustNotHaveMissed();
+      return target.submit(raw);
+    },
     poolNonce: (address) => target.poolNonces?.get(address),
     mine: () => target.mine(),
     ...(target.poolContent === undefined ? {} : { poolContent: () => target.poolContent!() }),
@@ -235,10 +255,10 @@ function fenced(
     const handler = def.handler;
     out[name] = {
       ...def,
-      handler: (args, ctx) => {
+      handler: (args, ctx, raw) => {
         const at = fencePosition();
-        if (at <= follower.position()) return handler(args, ctx);
-        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx));
+        if (at <= follower.position()) return handler(args, ctx, raw);
+        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx, raw));
       },
     };
   }

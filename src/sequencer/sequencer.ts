@@ -189,6 +189,7 @@ export class Sequencer {
         throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
       }
       const account = await this.executor.currentAccount(sender);
+      const sealedNonce = (await this.executor.sealedAccount(sender))?.nonce ?? 0n;
       const l1Cost = (await this.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
       // The size limit is on the transaction itself; a blob sidecar is carried beside it.
       const size = tx.type === 3 ? tx.serialize().length : raw.length;
@@ -197,7 +198,7 @@ export class Sequencer {
         baseFee: building.base.baseFeePerGas,
         blockGasLimit: building.base.gasLimit,
         account: () => account,
-        sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
+        sealedNonce: () => sealedNonce,
         ...(l1Cost === undefined ? {} : { l1Cost }),
       });
       this.intake.set(hash, receivedAt);

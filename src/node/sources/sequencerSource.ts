@@ -8,8 +8,10 @@ import { opPredeploys } from "../../chain/op/predeploys.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
 import { SequencerClient } from "../../sequencer/sequencerClient.ts";
+import { upstreamHost } from "../../upstream/errors.ts";
 import { hexToBytes } from "../../util/hex.ts";
 import type { ChainSource, DevChainOptions, PoolNonces } from "../plan.ts";
+import { prepareForkStart } from "./forkStart.ts";
 
 /** Base's SequencerFeeVault: where a Base block's fees go. */
 const FEE_RECIPIENT = "0x4200000000000000000000000000000000000011";
@@ -21,7 +23,14 @@ export async function startSequencerSource(args: {
   readonly publish: (u: ChainUpdate) => void;
 }): Promise<ChainSource> {
   const o = args.chain;
-  const genesis = o.genesis ?? (await newDevGenesis(o));
+  const forked =
+    o.upstream === undefined
+      ? undefined
+      : await prepareForkStart(args.datadir, o, o.upstream, args.logger);
+  const genesis = forked?.genesis ?? o.genesis ?? (await newDevGenesis(o));
+  // A fork's L1 fee values are its upstream's (its L1Block at F); its gas limit F's unless given.
+  const l1 = forked === undefined ? o.l1 : (forked.l1 ?? o.l1);
+  const gasLimit = forked !== undefined && !o.gasLimitGiven ? forked.gasLimit : o.gasLimit;
   const sequencer = await SequencerClient.start(
     {
       datadir: args.datadir,
@@ -29,14 +38,15 @@ export async function startSequencerSource(args: {
       genesisGiven: o.genesis !== undefined,
       blockTimeMs: o.blockTimeMs,
       flashblockIntervalMs: o.flashblockIntervalMs,
-      gasLimit: o.gasLimit.toString(),
+      gasLimit: gasLimit.toString(),
       coinbase: FEE_RECIPIENT,
       l1: {
-        baseFee: o.l1.baseFee.toString(),
-        blobBaseFee: o.l1.blobBaseFee.toString(),
-        baseFeeScalar: o.l1.baseFeeScalar,
-        blobBaseFeeScalar: o.l1.blobBaseFeeScalar,
+        baseFee: l1.baseFee.toString(),
+        blobBaseFee: l1.blobBaseFee.toString(),
+        baseFeeScalar: l1.baseFeeScalar,
+        blobBaseFeeScalar: l1.blobBaseFeeScalar,
       },
+      ...(forked === undefined ? {} : { fork: forked.fork }),
       ...(o.nats === undefined
         ? {}
         : {
@@ -69,6 +79,16 @@ export async function startSequencerSource(args: {
     ...(o.nats === undefined
       ? {}
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
+    ...(forked === undefined || o.upstream === undefined
+      ? {}
+      : {
+          fork: {
+            host: upstreamHost(o.upstream.options.url),
+            chainId: forked.base.chainId,
+            number: forked.base.number,
+            ...(forked.name === undefined ? {} : { name: forked.name }),
+          },
+        }),
     readiness: () => sequencer.readiness(),
     close: () => sequencer.stop(),
   };
