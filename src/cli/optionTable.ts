@@ -213,7 +213,7 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "fork-block-number",
     kind: "string",
     commands: ["dev"],
-    help: `the fork block: a number, or negative (--fork-block-number=-N) for that many below the upstream's head (default: the head less ${DEFAULT_FORK_DEPTH}, past the reorgs that happen)`,
+    help: `the fork block: a number, or negative (--fork-block-number=-N) for that many below the upstream's head (default: the head less ${DEFAULT_FORK_DEPTH}, past the reorgs that happen; an upstream on 127.0.0.1 or localhost: its head)`,
   },
   {
     name: "fork-header",

@@ -7,8 +7,10 @@ import {
   createBlockHeaderFromRLP,
   type HeaderData,
 } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Caches, CacheType } from "@ethereumjs/statemanager";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import {
@@ -34,6 +36,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { ForkedStateManager } from "./forkedStateManager.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";
@@ -214,6 +217,29 @@ export class BlockExecutor {
     return account?.codeHash === undefined
       ? new Uint8Array(0)
       : this.fork.upstream.storage(address, slot);
+  }
+
+  /**
+   * A forked chain: fetches, in one upstream batch, the state a raw transaction names (its
+   * sender, its recipient, its access list). Best effort: anything it cannot fetch now is
+   * fetched, or refused, when the transaction runs.
+   */
+  async prefetchFor(raw: Uint8Array, common: Common): Promise<void> {
+    if (this.fork === undefined) return;
+    let accounts: Uint8Array[];
+    let slots: [Uint8Array, Uint8Array][];
+    try {
+      const tx = decodeRawTransaction(raw, common);
+      accounts = [tx.getSenderAddress().bytes, ...(tx.to === undefined ? [] : [tx.to.bytes])];
+      slots = [];
+      for (const item of accessListOf(tx)) {
+        accounts.push(item.address);
+        for (const key of item.storageKeys) slots.push([item.address, key]);
+      }
+    } catch {
+      return; // refused with its reason once it reaches the pool
+    }
+    await this.fork.upstream.prefetch(accounts, slots).catch(() => undefined);
   }
 
   /** A dev method's write into the block being built (src/exec/devWrites.ts). */
@@ -462,4 +488,12 @@ export class BlockExecutor {
 /** Block body as stored: the block RLP's list without its header. */
 function bodyRlp(block: Block): Uint8Array {
   return RLP.encode(block.raw().slice(1) as Input);
+}
+
+/** The access list a typed transaction carries (none for a legacy one). */
+function accessListOf(
+  tx: TypedTransaction,
+): { readonly address: Uint8Array; readonly storageKeys: Uint8Array[] }[] {
+  const list = (tx as { accessList?: readonly (readonly [Uint8Array, Uint8Array[]])[] }).accessList;
+  return (list ?? []).map(([address, storageKeys]) => ({ address, storageKeys }));
 }

@@ -7,7 +7,8 @@ import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../services/callRequest.ts";
-import { forkedStateReader, throwMiss, UpstreamReadNeeded } from "../services/forkedState.ts";
+import { forkedStateReader, UpstreamReadNeeded } from "../services/forkedState.ts";
+import { discoverThenRun, fetchMisses, noteMiss } from "../services/stateMisses.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
@@ -41,7 +42,13 @@ async function main(): Promise<void> {
   const store =
     forkReads === undefined
       ? archive
-      : { ...archive, ...forkedStateReader(archive, forkReads.state, throwMiss(forkReads.state)) };
+      : { ...archive, ...forkedStateReader(archive, forkReads.state, noteMiss(forkReads.state)) };
+  // A fork's call runs once to learn what it reads that is not fetched yet, fetches it all in one
+  // upstream batch, then runs for real (services/stateMisses.ts).
+  const discovering = <T>(run: () => Promise<T>): Promise<T> =>
+    forkReads === undefined
+      ? run()
+      : discoverThenRun(run, (misses) => fetchMisses(forkReads.state, misses));
   const config = store.chainConfig();
   if (config === undefined) throw new Error(`no chain in ${datadir}`);
   const spec = await chainSpecFromGenesis(JSON.parse(config));
@@ -126,7 +133,7 @@ async function main(): Promise<void> {
   const failures = async <T>(run: () => Promise<T>): Promise<T> => {
     for (;;) {
       try {
-        return await run();
+        return await discovering(run);
       } catch (e) {
         if (e instanceof UpstreamReadNeeded) {
           await e.fetch().catch((f: unknown) => {

@@ -6,7 +6,12 @@
 import type { CallWorkerFork } from "../exec/callProtocol.ts";
 import type { Logger } from "../log/logger.ts";
 import { routePast } from "../rpc/fork/pastRoutes.ts";
-import { noteMiss, runFetchingMisses, type StateMisses } from "../rpc/fork/stateMisses.ts";
+import {
+  fetchMisses,
+  noteMiss,
+  runFetchingMisses,
+  type StateMisses,
+} from "../services/stateMisses.ts";
 import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
 import type { RpcBackend } from "../services/backend.ts";
 import { forkedStateReader } from "../services/forkedState.ts";
@@ -43,7 +48,7 @@ export function openForkView(
     );
   const point = { chainId: base.chainId, number: BigInt(base.number), hash: base.hash };
   const reads = openForkReads(archive.kv, { upstream, point, logger });
-  const fetch = (misses: StateMisses) => fetchMisses(reads, misses);
+  const fetch = (misses: StateMisses) => fetchMisses(reads.state, misses);
   return {
     callWorker: {
       upstream,
@@ -65,14 +70,6 @@ export function openForkView(
     },
     close: () => reads.close(),
   };
-}
-
-/** Fetches what a run missed, in one batch; an upstream failure is the call's answer. */
-async function fetchMisses(reads: ForkReads, misses: StateMisses): Promise<void> {
-  await Promise.all([
-    ...[...misses.accounts.values()].map((a) => reads.state.account(a)),
-    ...[...misses.slots.values()].map(([a, s]) => reads.state.storage(a, s)),
-  ]);
 }
 
 function historyService(

@@ -16,7 +16,7 @@ import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainUpdate } from "../pending/types.ts";
-import { mustNotHaveMissed } from "../rpc/fork/stateMisses.ts";
+import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import type { TransactionSink } from "../services/transactions.ts";

@@ -164,9 +164,12 @@ export class Sequencer {
     await this.queue;
   }
 
-  submit(raw: Uint8Array): Promise<SubmitResult> {
+  async submit(raw: Uint8Array): Promise<SubmitResult> {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
+    // A fork fetches what the transaction names (sender, recipient, access list) before it
+    // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
+    await this.executor.prefetchFor(raw, this.common);
     return this.serial(async () => {
       if (this.executor.op !== undefined) {
         // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.

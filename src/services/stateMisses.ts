@@ -1,14 +1,16 @@
-// State a forked chain never wrote and has not fetched yet, read by a synchronous handler: the
-// read notes what it missed and answers a placeholder, the handler's result is thrown away, what
-// was missed is fetched (one batch), and the handler runs again, until a run misses nothing.
-// Handlers stay synchronous and unaware of the upstream; nothing computed from a placeholder
-// leaves the node: a side effect asked for during a run that missed (a transaction sent with a
-// nonce read from a placeholder) is refused by mustNotHaveMissed() and made on the next run.
+// State a forked chain never wrote and has not fetched yet, read by a run that can be repeated
+// (an RPC handler, an EVM call's first run): the read notes what it missed and answers a
+// placeholder, the run's result is thrown away, what was missed is fetched (one batch), and it
+// runs again, until a run misses nothing. Handlers stay synchronous and unaware of the upstream,
+// and an EVM call that touches 200 uncached slots costs one upstream batch, not 200 round trips.
+// Nothing computed from a placeholder leaves the node: a side effect asked for during a run that
+// missed (a transaction sent with a nonce read from a placeholder) is refused by
+// mustNotHaveMissed() and made on the next run.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ServerError } from "../../services/errors.ts";
-import { fetchMiss, type StateMiss, UpstreamReadNeeded } from "../../services/forkedState.ts";
-import type { UpstreamState } from "../../services/upstreamState.ts";
-import { bytesToUnprefixedHex } from "../../util/hex.ts";
+import { bytesToUnprefixedHex } from "../util/hex.ts";
+import { ServerError } from "./errors.ts";
+import { fetchMiss, type StateMiss, UpstreamReadNeeded } from "./forkedState.ts";
+import type { UpstreamState } from "./upstreamState.ts";
 
 export class StateMisses {
   readonly accounts = new Map<string, Uint8Array>();
@@ -33,8 +35,8 @@ export class StateNotFetchedError extends ServerError {}
 const current = new AsyncLocalStorage<StateMisses>();
 
 /**
- * The RPC layer's onMiss (services/forkedState.ts): noted in the running handler's collection;
- * outside one (no handler runs), the read waits for the upstream instead.
+ * The onMiss of forkedState.ts for readers that repeat runs: noted in the running run's
+ * collection; outside one, the read waits for the upstream instead (UpstreamReadNeeded).
  */
 export function noteMiss(upstream: UpstreamState): (miss: StateMiss) => void {
   return (miss) => {
@@ -115,4 +117,32 @@ async function again<T>(
       );
     last = misses;
   }
+}
+
+/**
+ * Runs once noting what it misses (placeholders answer); if it missed anything, fetches it all in
+ * one batch and runs again, this time waiting for any read still missing (UpstreamReadNeeded):
+ * an EVM call's reads can depend on what it read, so the second run must be exact.
+ */
+export async function discoverThenRun<T>(
+  run: () => Promise<T>,
+  fetch: (misses: StateMisses) => Promise<void>,
+): Promise<T> {
+  const misses = new StateMisses();
+  try {
+    const out = await current.run(misses, run);
+    if (misses.size === 0) return out;
+  } catch (e) {
+    if (misses.size === 0) throw e;
+  }
+  await fetch(misses);
+  return run();
+}
+
+/** Fetches what a run missed, in one batch; an upstream failure is the caller's answer. */
+export async function fetchMisses(upstream: UpstreamState, misses: StateMisses): Promise<void> {
+  await Promise.all([
+    ...[...misses.accounts.values()].map((a) => upstream.account(a)),
+    ...[...misses.slots.values()].map(([a, s]) => upstream.storage(a, s)),
+  ]);
 }
