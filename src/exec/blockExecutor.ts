@@ -10,8 +10,8 @@ import {
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
-import type { TypedTransaction } from "@ethereumjs/tx";
 import { Caches, CacheType } from "@ethereumjs/statemanager";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import {
   type BlockBuilder,
@@ -35,8 +35,8 @@ import type { UpstreamBlockHashes, UpstreamState } from "../services/upstreamSta
 import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
-import { applyStateWrite } from "./devWrites.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { applyStateWrite } from "./devWrites.ts";
 import { ForkedStateManager } from "./forkedStateManager.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";

@@ -40,7 +40,7 @@ export class CallClient implements CallService {
   private constructor(
     private channel: CallChannel,
     private thread: Worker,
-    private readonly data: CallWorkerData,
+    private data: CallWorkerData,
     private readonly logger: Logger | undefined,
   ) {
     this.watch();
@@ -73,6 +73,17 @@ export class CallClient implements CallService {
     });
   }
 
+  /**
+   * The chain was replaced (anvil_reset): the worker is replaced by one started with `data`
+   * (another fork's upstream, or none); calls made meanwhile wait for it.
+   */
+  reconfigure(data: CallWorkerData): void {
+    this.data = data;
+    const old = this.thread;
+    this.replace();
+    void old.terminate();
+  }
+
   private replace(): void {
     this.replacing ??= CallClient.spawn(this.data)
       .then(({ channel, worker: thread }) => {
@@ -96,8 +107,8 @@ export class CallClient implements CallService {
     body: CallWorkerApi["requests"][K]["request"],
     runMs: number,
   ): Promise<CallWorkerApi["requests"][K]["reply"]> {
-    // A call made while a dead worker is being replaced waits for the new one.
-    if (this.channel.closed && this.replacing !== undefined) await this.replacing;
+    // A call made while a worker is being replaced (dead, or reconfigured) waits for the new one.
+    if (this.replacing !== undefined) await this.replacing;
     const channel = this.channel;
     const deadline = (runMs > 0 ? runMs : UNBOUNDED_RUN_MS) + DEADLINE_MARGIN_MS;
     return channel.request(kind, body, deadline).catch((e: unknown) => {

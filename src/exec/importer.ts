@@ -10,7 +10,7 @@ import { ChainFile, ChainFileError } from "../chain/rlpFile.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
-import { BlockExecutor, type ForkBaseWrite, type ForkedExecution } from "./blockExecutor.ts";
+import { ensureGenesis } from "./chainStart.ts";
 
 export class ImportError extends Error {
   readonly code = "IMPORT_FAILED";
@@ -59,83 +59,6 @@ function headerIdentity(bytes: Uint8Array): { number: number; hash: Uint8Array }
   } catch {
     return undefined; // decodeBlock reports it
   }
-}
-
-/** Writes the genesis block if the archive is empty; checks it matches otherwise. */
-/** Where a forked chain starts: F, and (for a new archive) its header and base writes. */
-export type ForkStart = {
-  readonly chainId: bigint;
-  readonly number: number;
-  readonly hash: Uint8Array;
-  readonly base?: { readonly headerRlp: Uint8Array; readonly writes: readonly ForkBaseWrite[] };
-};
-
-/**
- * A forked chain's archive, opened on its head, or begun at its base block F. An archive of
- * another chain, or of a fork at another block, is refused.
- */
-export async function ensureForkBase(
-  spec: ChainSpec,
-  store: ChainStore,
-  fork: ForkedExecution,
-  start: ForkStart,
-): Promise<BlockExecutor> {
-  const datadir = store.env.path.replace(/\/archive$/, "");
-  const head = store.headNumber();
-  if (head !== undefined) {
-    const stored = store.forkBase();
-    if (
-      stored === undefined ||
-      stored.chainId !== start.chainId ||
-      stored.number !== start.number ||
-      !equalBytes(stored.hash, start.hash)
-    )
-      throw new ImportError(
-        `${datadir} holds ${stored === undefined ? "a chain of its own" : `a fork of chain ${stored.chainId} at block ${stored.number}`}, not a fork of chain ${start.chainId} at block ${start.number}: use another --datadir, or --fresh to start over`,
-      );
-    return BlockExecutor.open(spec, store, fork);
-  }
-  if (start.base === undefined)
-    throw new ImportError(`${datadir} holds no chain yet, and no fork block was prepared`);
-  // Config and base first, the head last (writeBlock): a crash before it leaves no head, and the
-  // next start begins again.
-  store.setChainConfig(JSON.stringify(spec.genesisJson));
-  const executor = await BlockExecutor.open(spec, store, fork);
-  const { write, stateRoot } = await executor.forkBase(start.base.headerRlp, start.base.writes);
-  if (!equalBytes(write.hash, start.hash))
-    throw new ImportError(
-      `block ${start.number}'s header does not hash to ${bytesToHex(start.hash)} under this chain's rules`,
-    );
-  store.setForkBase({ chainId: start.chainId, number: start.number, hash: start.hash, stateRoot });
-  store.writeBlock(write);
-  return executor;
-}
-
-export async function ensureGenesis(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
-  const config = JSON.stringify(spec.genesisJson);
-  const stored = store.chainConfig();
-  const head = store.headNumber();
-  const fork = store.forkBase();
-  if (head !== undefined && fork !== undefined)
-    throw new ImportError(
-      `${store.env.path.replace(/\/archive$/, "")} holds a fork of chain ${fork.chainId} at block ${fork.number}: its state beyond what it wrote is the upstream's, so it runs with --fork-url`,
-    );
-  // Checked before the executor opens on the stored head: another chain's head under this
-  // genesis's rules is not even a valid block.
-  if (head !== undefined && stored !== config) {
-    const chainId = (JSON.parse(stored ?? "{}") as { config?: { chainId?: unknown } }).config
-      ?.chainId;
-    throw new ImportError(
-      `${store.env.path.replace(/\/archive$/, "")} holds a chain from a different genesis (chain id ${String(chainId)}, head ${head}): use another --datadir or remove this one`,
-    );
-  }
-  const executor = await BlockExecutor.open(spec, store);
-  if (head === undefined) {
-    const { write } = await executor.genesis();
-    store.writeBlock(write);
-    store.setChainConfig(config);
-  }
-  return executor;
 }
 
 export async function importChain(opts: {

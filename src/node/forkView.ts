@@ -6,16 +6,16 @@
 import type { CallWorkerFork } from "../exec/callProtocol.ts";
 import type { Logger } from "../log/logger.ts";
 import { routePast } from "../rpc/fork/pastRoutes.ts";
+import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import { forkedStateReader } from "../services/forkedState.ts";
+import type { ForkHistoryService } from "../services/forkHistory.ts";
 import {
   fetchMisses,
   noteMiss,
   runFetchingMisses,
   type StateMisses,
 } from "../services/stateMisses.ts";
-import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
-import type { RpcBackend } from "../services/backend.ts";
-import { forkedStateReader } from "../services/forkedState.ts";
-import type { ForkHistoryService } from "../services/forkHistory.ts";
 import type { ChainStore, StateReader } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { type ForkReads, openForkReads } from "../upstream/forkReads.ts";

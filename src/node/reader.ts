@@ -5,24 +5,25 @@
 // /flashblocks from the archive.
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
-import type { ChainSpec } from "../chain/genesis.ts";
+import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { Health } from "../edge/edgeServer.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import type { CallWorkerData } from "../exec/callProtocol.ts";
 import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import type { ChainUpdate } from "../pending/types.ts";
-import { mustNotHaveMissed } from "../services/stateMisses.ts";
-import type { MethodRegistry } from "../rpc/method.ts";
+import type { ChainReset, ChainUpdate } from "../pending/types.ts";
+import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
+import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
-import type { UpstreamOptions } from "../upstream/options.ts";
+import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
 import { perRun } from "../util/perRun.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
@@ -31,7 +32,7 @@ import {
   followerHealth,
   followerMetrics,
 } from "./chainFollower.ts";
-import { openForkView } from "./forkView.ts";
+import { type ForkView, openForkView } from "./forkView.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import type { ChainTarget, ViewOptions } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
@@ -87,22 +88,75 @@ export type Reader = {
 };
 
 export async function startReader(deps: ReaderDeps): Promise<Reader> {
-  const { archive, spec, view } = deps;
+  const { archive, view } = deps;
   const { kv, store } = archive;
-  const fork = openForkView(archive, deps.forkUpstream, deps.logger);
-  const calls = await CallClient.start(
-    {
-      datadir: deps.datadir,
-      ...(deps.readOnly ? { readOnly: true } : {}),
-      ...(view.gasCeil === undefined ? {} : { gasCeil: view.gasCeil.toString() }),
-      ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
-      ...(fork === undefined ? {} : { fork: fork.callWorker }),
-    },
-    deps.logger,
-  );
+  let fork = openForkView(archive, deps.forkUpstream, deps.logger);
+  const callData = (f: ForkView | undefined): CallWorkerData => ({
+    datadir: deps.datadir,
+    ...(deps.readOnly ? { readOnly: true } : {}),
+    ...(view.gasCeil === undefined ? {} : { gasCeil: view.gasCeil.toString() }),
+    ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
+    ...(f === undefined ? {} : { fork: f.callWorker }),
+  });
+  const calls = await CallClient.start(callData(fork), deps.logger);
   try {
     const feed = deps.follow === undefined ? undefined : createFeedHub();
     let follower: ChainFollower | undefined;
+    let spec = deps.spec;
+    /** The methods as this chain serves them (rebuilt when anvil_reset replaces the chain). */
+    const serve = (): MethodRegistry => {
+      const backend = createBackend(spec, store, {
+        calls,
+        ...(fork === undefined ? {} : { state: fork.state }),
+        ...(feed === undefined ? {} : { feed }),
+        ...(follower === undefined
+          ? {}
+          : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
+        ...(deps.target === undefined || follower === undefined
+          ? {}
+          : { transactions: transactionSink(deps.target, follower, view, fork !== undefined) }),
+        ...(view.accounts === undefined
+          ? {}
+          : {
+              // A fork funds every test account on top of its upstream.
+              signer: createDevSigner(
+                spec,
+                view.accounts.filter(
+                  (a) => fork !== undefined || spec.alloc.has(a.address.slice(2).toLowerCase()),
+                ),
+              ),
+            }),
+        preconfirmedReceipts: view.receipts === "preconfirmed",
+        ...(view.forkchoice.kind === "trailing"
+          ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
+          : {}),
+      });
+      const own = createMethods(backend);
+      return fork === undefined ? own : fork.route(own, backend);
+    };
+    let current: MethodRegistry | undefined;
+    /** Set while a replaced chain's methods are being rebuilt: calls wait for them. */
+    let rebuilding: Promise<void> | undefined;
+    const replaced = (reset: ChainReset) => {
+      rebuilding = (async () => {
+        const config = store.chainConfig();
+        if (config === undefined) throw new Error("the replaced chain has no config");
+        spec = await chainSpecFromGenesis(JSON.parse(config));
+        fork?.close();
+        const upstream =
+          reset.fork === undefined
+            ? undefined
+            : upstreamOptions(reset.fork.url, {
+                ...(deps.forkUpstream ?? {}),
+                headers: reset.fork.headers,
+              });
+        fork = openForkView(archive, upstream, deps.logger);
+        calls.reconfigure(callData(fork));
+        current = serve();
+      })().finally(() => {
+        rebuilding = undefined;
+      });
+    };
     if (deps.follow !== undefined && feed !== undefined) {
       const chain = createChainFollower({
         kv,
@@ -112,40 +166,28 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         forward: (u) => calls.forward(u),
       });
       follower = chain;
-      deps.follow((u, catchUp) => chain.apply(u, catchUp));
+      deps.follow((u, catchUp) => {
+        chain.apply(u, catchUp);
+        if (u.kind === "sealed" && u.reset !== undefined) replaced(u.reset);
+      });
     }
-    const backend = createBackend(spec, store, {
-      calls,
-      ...(fork === undefined ? {} : { state: fork.state }),
-      ...(feed === undefined ? {} : { feed }),
-      ...(follower === undefined
-        ? {}
-        : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
-      ...(deps.target === undefined || follower === undefined
-        ? {}
-        : { transactions: transactionSink(deps.target, follower, view, fork !== undefined) }),
-      ...(view.accounts === undefined
-        ? {}
-        : {
-            // A fork funds every test account on top of its upstream.
-            signer: createDevSigner(
-              spec,
-              view.accounts.filter(
-                (a) => fork !== undefined || spec.alloc.has(a.address.slice(2).toLowerCase()),
-              ),
-            ),
-          }),
-      preconfirmedReceipts: view.receipts === "preconfirmed",
-      ...(view.forkchoice.kind === "trailing"
-        ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
-        : {}),
-    });
-    const own = createMethods(backend);
-    const created = fork === undefined ? own : fork.route(own, backend);
+    current = serve();
+    const served = current;
+    // The frontend's registry: each method runs the current chain's handler.
+    const delegating: Record<string, MethodDef> = {};
+    for (const [name, def] of Object.entries(served)) {
+      delegating[name] = {
+        params: def.params,
+        handler: (args, ctx, raw) => {
+          const run = () => (current ?? served)[name]!.handler(args, ctx, raw);
+          return rebuilding === undefined ? run() : rebuilding.then(run);
+        },
+      };
+    }
     const methods =
       deps.fence === undefined || follower === undefined
-        ? created
-        : fenced(created, deps.fence, follower);
+        ? delegating
+        : fenced(delegating, deps.fence, follower);
     const frontend = await startFrontend({
       options: deps.frontend,
       methods,

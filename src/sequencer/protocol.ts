@@ -31,6 +31,11 @@ export type SequencerWorkerData = {
   /** `dev --fork-url`: the chain is forked from a live one at block F (plain data). */
   readonly fork?: SequencerFork;
   /**
+   * anvil_reset: whatever chain the datadir holds is replaced by this one in one write, and the
+   * stream goes on from this position (it never goes back).
+   */
+  readonly replace?: { readonly position: number };
+  /**
    * `dev --nats`: this thread publishes the chain to JetStream (src/replica/publisher.ts) as it
    * builds it, with no hop through the RPC thread; its log records go to the RPC thread's log.
    */

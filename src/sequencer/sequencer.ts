@@ -91,6 +91,11 @@ export class Sequencer {
     this.deposits = new DepositQueue(common, opts.l1);
   }
 
+  /** A sequencer that replaces another (anvil_reset): its stream goes on after `position`. */
+  continueFrom(position: number): void {
+    this.position = Math.max(this.position, position);
+  }
+
   /**
    * Sends an update stamped with its stream position: the block number and flashblock index
    * order it, except after a revert or a reopened block, where it goes on from the last one.

@@ -3,7 +3,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
-import { ensureForkBase, ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
+import { ensureForkBase, ensureGenesis } from "../exec/chainStart.ts";
+import { GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
@@ -36,7 +37,13 @@ const PUBLISHER_CLOSE_MS = 3_000;
 const HEALTH_CHECK_MS = 500;
 
 /** A forked chain's executor: its upstream opened, its archive begun at F or continued. */
-async function openForked(spec: ChainSpec, store: ChainStore, env: KvEnv, fork: SequencerFork) {
+async function openForked(
+  spec: ChainSpec,
+  store: ChainStore,
+  env: KvEnv,
+  fork: SequencerFork,
+  replace: boolean,
+) {
   const reads = openForkReads(env, {
     upstream: fork.upstream,
     point: {
@@ -67,6 +74,7 @@ async function openForked(spec: ChainSpec, store: ChainStore, env: KvEnv, fork: 
             },
           }),
     },
+    { replace },
   );
   return { executor, reads };
 }
@@ -75,8 +83,10 @@ async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
   const store = createChainStore(env);
   const stored = store.chainConfig();
+  const replace = data.replace !== undefined;
   if (
     data.fork === undefined &&
+    !replace &&
     stored !== undefined &&
     data.genesisGiven &&
     stored !== JSON.stringify(data.genesis)
@@ -86,10 +96,12 @@ async function main(): Promise<void> {
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
-  const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
+  const spec = await chainSpecFromGenesis(
+    stored === undefined || replace ? data.genesis : JSON.parse(stored),
+  );
   const forked =
-    data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork);
-  const executor = forked?.executor ?? (await ensureGenesis(spec, store));
+    data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork, replace);
+  const executor = forked?.executor ?? (await ensureGenesis(spec, store, { replace }));
   let publisher: Publisher | undefined;
   const sequencer = new Sequencer(
     executor,
@@ -118,6 +130,7 @@ async function main(): Promise<void> {
     },
     log,
   );
+  if (data.replace !== undefined) sequencer.continueFrom(data.replace.position);
   // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
   // came through the RPC thread or from a replica over NATS; before the submitter's answer.
   const submit = (raw: Uint8Array) =>

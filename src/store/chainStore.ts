@@ -155,7 +155,8 @@ export type ChainStore = ChainReader &
     setForkBase(base: StoredForkBase): void;
     /**
      * Forgets the whole chain in one write (anvil_reset, dev --fresh on a fork): every table but
-     * the upstream cache (24–34), which holds only upstream values and stays valid.
+     * the upstream cache (24–34), which holds only upstream values and stays valid, and the
+     * content-addressed trie nodes and code. Inside writeAtomically: with the rest of that write.
      */
     clearChain(): void;
   };
@@ -455,7 +456,10 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     },
     clearChain() {
       env.writeAtomically(() => {
-        for (const table of Object.values(t)) table.clear();
+        // Trie nodes and code are content-addressed: a new chain's trie may share nodes with
+        // the old one's, and keeping them costs only space.
+        for (const [name, table] of Object.entries(t))
+          if (name !== "trieNodes" && name !== "code") table.clear();
         t.meta.put(META_KEY_BYTES.schemaVersion, u64Key(SCHEMA_VERSION));
       });
     },

@@ -26,7 +26,9 @@ export const DEFAULT_FORK_DEPTH = 5n;
  */
 export function defaultForkDepth(host: string): bigint {
   const name = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
-  return name === "localhost" || name === "::1" || name.startsWith("127.") ? 0n : DEFAULT_FORK_DEPTH;
+  return name === "localhost" || name === "::1" || name.startsWith("127.")
+    ? 0n
+    : DEFAULT_FORK_DEPTH;
 }
 
 const clampedAtZero = (n: bigint) => (n < 0n ? 0n : n);

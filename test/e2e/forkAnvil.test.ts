@@ -209,3 +209,28 @@ test("with the upstream down, uncached reads fail clearly in bounded time; cache
     proxy.fault = undefined;
   }
 });
+
+test("anvil_reset moves the fork to another block, and without forking back to a new dev chain", async () => {
+  const upstreamHead = BigInt(await anvil.rpc<string>("eth_blockNumber"));
+  assert.equal(
+    await call(node.url, "anvil_reset", [{ forking: { blockNumber: Number(upstreamHead) } }]),
+    null,
+  );
+  assert.equal(BigInt(String(await call(node.url, "eth_blockNumber"))), upstreamHead);
+  // The upstream's state at its head: slot 1 was set to 999 after the old F.
+  assert.equal(
+    BigInt(String(await call(node.url, "eth_getStorageAt", [chain.contract, word(1n), "latest"]))),
+    999n,
+  );
+  // The old fork's own transaction is gone with it.
+  assert.equal(
+    BigInt(String(await call(node.url, "eth_getStorageAt", [chain.contract, word(2n), "pending"]))),
+    200n,
+  );
+  // Blocks keep being built on the new base.
+  await call(node.url, "evm_mine");
+  assert.equal(BigInt(String(await call(node.url, "eth_blockNumber"))), upstreamHead + 1n);
+  assert.equal(await call(node.url, "hardhat_reset", []), true);
+  assert.equal(await call(node.url, "eth_blockNumber"), "0x0");
+  assert.equal(await call(node.url, "eth_getCode", [chain.contract, "latest"]), "0x");
+});

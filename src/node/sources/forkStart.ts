@@ -36,13 +36,15 @@ export async function prepareForkStart(
   o: DevChainOptions,
   plan: ForkPlan,
   logger: Logger,
+  /** The fork replaces whatever the datadir holds (anvil_reset): it is not read. */
+  replace = false,
 ): Promise<ForkStart> {
   const env = openKvEnv(datadir);
   const client = new UpstreamClient(plan.options, { logger });
   try {
     const store = createChainStore(env);
-    const stored = store.forkBase();
-    if (store.headNumber() !== undefined) {
+    const stored = replace ? undefined : store.forkBase();
+    if (!replace && store.headNumber() !== undefined) {
       const chainId = JSON.parse(store.chainConfig() ?? "{}")?.config?.chainId as unknown;
       if (stored === undefined)
         throw new ForkDatadirError(
