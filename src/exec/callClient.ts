@@ -36,6 +36,8 @@ export class CallClient implements CallService {
   private current: Update[] = [];
   private stopping = false;
   private replacing: Promise<void> | undefined;
+  /** A worker ended on purpose (reconfigure): its exit is not a failure to report. */
+  private retired: CallChannel | undefined;
 
   private constructor(
     private channel: CallChannel,
@@ -67,7 +69,7 @@ export class CallClient implements CallService {
   private watch(): void {
     const channel = this.channel;
     void channel.whenGone().then((e) => {
-      if (this.stopping || channel !== this.channel) return;
+      if (this.stopping || channel !== this.channel || channel === this.retired) return;
       this.logger?.warn({ err: e.message }, "call worker gone; starting another");
       this.replace();
     });
@@ -79,6 +81,7 @@ export class CallClient implements CallService {
    */
   reconfigure(data: CallWorkerData): void {
     this.data = data;
+    this.retired = this.channel;
     const old = this.thread;
     this.replace();
     void old.terminate();
