@@ -13,7 +13,12 @@ import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 
 const L1_FEE_VAULT = "0x420000000000000000000000000000000000001a";
-const L1 = { baseFee: 7_000_000_000n, blobBaseFee: 3n, baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_762 };
+const L1 = {
+  baseFee: 7_000_000_000n,
+  blobBaseFee: 3n,
+  baseFeeScalar: 2269,
+  blobBaseFeeScalar: 1_055_762,
+};
 const [alice, bob] = devAccounts(2).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
 
 type Receipt = Record<string, unknown> & { type: string; status: string; blockNumber: string };
@@ -71,7 +76,9 @@ test("blocks and receipts at or below F are the upstream's: deposit and L1-fee f
 });
 
 test("the fork's blocks open with an L1-info deposit and its transactions pay the L1 fee", async () => {
-  const vaultBefore = BigInt(String(await call(fork.url, "eth_getBalance", [L1_FEE_VAULT, "latest"])));
+  const vaultBefore = BigInt(
+    String(await call(fork.url, "eth_getBalance", [L1_FEE_VAULT, "latest"])),
+  );
   const receipt = await transfer(fork.url, alice, 5n);
   assert.equal(receipt.status, "0x1");
   const l1Fee = BigInt(String(receipt.l1Fee));
@@ -80,11 +87,19 @@ test("the fork's blocks open with an L1-info deposit and its transactions pay th
   assert.equal(BigInt(String(receipt.l1BaseFeeScalar)), BigInt(L1.baseFeeScalar));
   assert.equal(BigInt(String(receipt.l1GasPrice)), L1.baseFee);
   await call(fork.url, "evm_mine");
-  const block = (await call(fork.dedicatedUrl, "eth_getBlockByNumber", [receipt.blockNumber, true])) as Block;
+  const block = (await call(fork.dedicatedUrl, "eth_getBlockByNumber", [
+    receipt.blockNumber,
+    true,
+  ])) as Block;
   assert.equal(BigInt(block.number), F + 1n);
   assert.equal(block.transactions[0]!.type, "0x7e", "the L1-info deposit opens the block");
-  const vaultAfter = BigInt(String(await call(fork.url, "eth_getBalance", [L1_FEE_VAULT, "latest"])));
+  const vaultAfter = BigInt(
+    String(await call(fork.url, "eth_getBalance", [L1_FEE_VAULT, "latest"])),
+  );
   assert.equal(vaultAfter - vaultBefore, l1Fee, "the L1 fee vault is credited the receipt's l1Fee");
   // Nothing of it reached the upstream.
-  assert.equal(await call(upstream.url, "eth_getTransactionByHash", [receipt.transactionHash]), null);
+  assert.equal(
+    await call(upstream.url, "eth_getTransactionByHash", [receipt.transactionHash]),
+    null,
+  );
 });
