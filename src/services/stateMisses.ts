@@ -120,24 +120,31 @@ async function again<T>(
 }
 
 /**
- * Runs once noting what it misses (placeholders answer); if it missed anything, fetches it all in
- * one batch and runs again, this time waiting for any read still missing (UpstreamReadNeeded):
- * an EVM call's reads can depend on what it read, so the second run must be exact.
+ * Runs noting what it misses (placeholders answer) and fetches it all in one batch, again while
+ * a run misses something (a few times at most); then runs waiting for any read still missing
+ * (UpstreamReadNeeded): an EVM call's reads can depend on what it read, so the last run must be
+ * exact.
  */
 export async function discoverThenRun<T>(
   run: () => Promise<T>,
   fetch: (misses: StateMisses) => Promise<void>,
 ): Promise<T> {
-  const misses = new StateMisses();
-  try {
-    const out = await current.run(misses, run);
-    if (misses.size === 0) return out;
-  } catch (e) {
-    if (misses.size === 0) throw e;
+  // A run that missed an account saw no code there: what that code reads shows on the next.
+  for (let pass = 0; pass < DISCOVERY_PASSES; pass++) {
+    const misses = new StateMisses();
+    try {
+      const out = await current.run(misses, run);
+      if (misses.size === 0) return out;
+    } catch (e) {
+      if (misses.size === 0) throw e;
+    }
+    await fetch(misses);
   }
-  await fetch(misses);
   return run();
 }
+
+/** Discovering runs before the exact one (each costs an EVM run; a round trip costs more). */
+const DISCOVERY_PASSES = 4;
 
 /** Fetches what a run missed, in one batch; an upstream failure is the caller's answer. */
 export async function fetchMisses(upstream: UpstreamState, misses: StateMisses): Promise<void> {
