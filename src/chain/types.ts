@@ -92,6 +92,11 @@ export type BlockWrite = {
    * of the block's transactions that ran before it.
    */
   readonly devWrites?: ReadonlyArray<readonly [before: number, write: Uint8Array]>;
+  /**
+   * A block of a followed chain: the root of this node's own (partial) trie after it, where the
+   * header carries the upstream's whole-state root.
+   */
+  readonly localStateRoot?: Uint8Array;
 };
 
 /** A dev method's write straight into the state (anvil_setBalance & co., src/exec/devWrites.ts). */

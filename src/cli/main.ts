@@ -4,6 +4,7 @@ import { isOperatorError, UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { VERSION } from "../version.ts";
 import { DEV_HELP, devCommand } from "./devCommand.ts";
+import { FOLLOW_HELP, followCommand } from "./followCommand.ts";
 import { IMPORT_HELP, importCommand } from "./importCommand.ts";
 import { REPLICA_HELP, replicaCommand } from "./replicaCommand.ts";
 import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
@@ -16,25 +17,28 @@ Usage:
   flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
   flashnode serve    --datadir D [--host H] [--port P]
   flashnode replica  --nats URL --datadir D   follow a sequencer through NATS JetStream
+  flashnode follow   --rpc URL --flashblocks WS_URL   follow a live chain (Base) and its flashblocks
   flashnode --help | <command> --help
 
 ${DEV_HELP}
 ${IMPORT_HELP}
 ${SERVE_HELP}
-${REPLICA_HELP}`;
+${REPLICA_HELP}
+${FOLLOW_HELP}`;
 
 const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   dev: { run: devCommand, help: DEV_HELP },
   import: { run: importCommand, help: IMPORT_HELP },
   serve: { run: serveCommand, help: SERVE_HELP },
   replica: { run: replicaCommand, help: REPLICA_HELP },
+  follow: { run: followCommand, help: FOLLOW_HELP },
 };
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     // No command is a usage mistake: the help goes to stderr and the exit code says so.
-    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import, serve or replica)\n`);
+    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import, serve, replica or follow)\n`);
     process.exitCode = 2;
     return;
   }
@@ -50,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === undefined) {
     if (name.startsWith("-"))
       throw new UsageError(
-        `${name} before a command: the command comes first (flashnode dev|import|serve|replica ${name} …); see flashnode --help`,
+        `${name} before a command: the command comes first (flashnode dev|import|serve|replica|follow ${name} …); see flashnode --help`,
       );
     const hint = didYouMean(name, Object.keys(commands));
     throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);

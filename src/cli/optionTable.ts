@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { DEFAULT_FORK_DEPTH } from "../upstream/forkPoint.ts";
 
-export type Command = "dev" | "serve" | "import" | "replica";
+export type Command = "dev" | "serve" | "import" | "replica" | "follow";
 type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
 
 export type OptionDef = {
@@ -22,7 +22,7 @@ export type OptionDef = {
   readonly max?: number;
 };
 
-const NODE: readonly Command[] = ["dev", "serve", "replica"];
+const NODE: readonly Command[] = ["dev", "serve", "replica", "follow"];
 
 /** One RPC process per core, up to 4 (the default of --rpc-workers). */
 export function defaultRpcWorkers(): number {
@@ -33,19 +33,19 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "config",
     kind: "string",
-    commands: ["dev", "serve", "import", "replica"],
+    commands: ["dev", "serve", "import", "replica", "follow"],
     help: "JSON config file; keys are these option names",
   },
   {
     name: "datadir",
     kind: "string",
-    commands: ["dev", "serve", "import", "replica"],
+    commands: ["dev", "serve", "import", "replica", "follow"],
     help: "data directory (dev default ./.flashnode/dev; dev continues the chain it holds, its own or one made by flashnode import)",
   },
   {
     name: "log-level",
     kind: "string",
-    commands: ["dev", "serve", "import", "replica"],
+    commands: ["dev", "serve", "import", "replica", "follow"],
     default: "info",
     help: "trace, debug, info, warn, error, silent",
   },
@@ -218,27 +218,27 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "fork-header",
     kind: "list",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     help: 'a header sent with every upstream request, "Name: value" (repeatable; an API key, say)',
   },
   {
     name: "fork-retries",
     kind: "int",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: 5,
     help: "upstream requests retried this many times on a rate limit or a failure (with backoff; Retry-After honoured)",
   },
   {
     name: "fork-retry-backoff",
     kind: "duration",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: "1s",
     help: "the first wait before an upstream retry, doubled each time (bare number: ms)",
   },
   {
     name: "fork-timeout",
     kind: "duration",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: "45s",
     help: "one upstream request's time limit (bare number: ms)",
   },
@@ -248,6 +248,52 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev"],
     min: 1,
     help: "the upstream's chain id, not asked of it: with --fork-block-number, a fork already in the datadir's cache starts offline",
+  },
+  {
+    name: "rpc",
+    kind: "string",
+    commands: ["follow"],
+    help: "the followed chain's JSON-RPC URL (http or https): its blocks, and the state the node never wrote (it must answer state at recent blocks)",
+  },
+  {
+    name: "flashblocks",
+    kind: "string",
+    commands: ["follow"],
+    help: "its Base-format flashblocks stream (ws:// or wss://; Base: wss://mainnet.flashblocks.base.org/ws)",
+  },
+  {
+    name: "tx-forward",
+    kind: "string",
+    commands: ["follow"],
+    help: "where eth_sendRawTransaction goes (a sequencer's endpoint; default --rpc)",
+  },
+  {
+    name: "max-pending-depth",
+    kind: "int",
+    commands: ["follow"],
+    default: 3,
+    help: "a pending block more than this many blocks behind the chain's tip is dropped",
+  },
+  {
+    name: "poll-interval",
+    kind: "duration",
+    commands: ["follow"],
+    default: "250ms",
+    help: "how often the upstream's newest block is asked (a flashblock of a newer block asks at once; bare number: ms)",
+  },
+  {
+    name: "flashblocks-read-timeout",
+    kind: "duration",
+    commands: ["follow"],
+    default: "5s",
+    help: "a stream that sends nothing this long is closed and dialled again (bare number: ms)",
+  },
+  {
+    name: "follow-hardfork",
+    kind: "string",
+    commands: ["follow"],
+    default: "osaka",
+    help: "cancun | prague | osaka: the EVM rules of the followed blocks (at least what the upstream runs at the first one)",
   },
   {
     name: "ethereum",

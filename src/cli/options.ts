@@ -14,6 +14,7 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   serve: [],
   import: ["chain.rlp"],
   replica: [],
+  follow: [],
 };
 
 export type ResolvedOptions = {

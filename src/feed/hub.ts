@@ -36,6 +36,13 @@ export type FeedHub = ChainFeed & {
 
 export function createFeedHub(): FeedHub {
   const flashblocks = channel<FlashblockEvent>();
+  /** The newest block's flashblocks, from its index 0 (a block joined mid-way is not kept). */
+  let current: FlashblockEvent[] = [];
+  const record = (ev: FlashblockEvent) => {
+    if (ev.index === 0) current = [ev];
+    else if (current[0]?.blockNumber === ev.blockNumber) current.push(ev);
+    else current = [];
+  };
   const heads = channel<NewHeadEvent>();
   const logs = channel<readonly LogEvent[]>();
   const preconfirmed = channel<PreconfirmedEvent>();
@@ -44,7 +51,11 @@ export function createFeedHub(): FeedHub {
     onNewHead: heads.on,
     onLogs: logs.on,
     onPreconfirmed: preconfirmed.on,
-    emitFlashblock: flashblocks.emit,
+    currentFlashblocks: () => current,
+    emitFlashblock(ev) {
+      record(ev);
+      flashblocks.emit(ev);
+    },
     emitNewHead: heads.emit,
     emitLogs: logs.emit,
     emitPreconfirmed: preconfirmed.emit,

@@ -33,6 +33,12 @@ export type LogEvent = {
 
 export type ChainFeed = {
   onFlashblock(listener: (event: FlashblockEvent) => void): Unsubscribe;
+  /**
+   * The block being built's flashblocks so far, from its index 0: what a /flashblocks client
+   * joining mid-block is sent first, so it can follow at once (Base's own stream sends only what
+   * comes next, and a follower then waits for the next block's index 0).
+   */
+  currentFlashblocks?(): readonly FlashblockEvent[];
   onNewHead(listener: (event: NewHeadEvent) => void): Unsubscribe;
   /** All logs of one sealed block, in order. */
   onLogs(listener: (logs: readonly LogEvent[]) => void): Unsubscribe;

@@ -141,6 +141,8 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
 
   function onStream(ws: WebSocket): void {
     const conn = track(ws, streamLimits);
+    // The block being built so far first: a client joining mid-block can follow at once.
+    for (const ev of opts.feed.currentFlashblocks?.() ?? []) conn.outbox.send(ev.json);
     streamClients.add(conn);
     if (stopStream === undefined) stopStream = opts.feed.onFlashblock(broadcast);
     ws.on("message", () => {

@@ -21,6 +21,8 @@ export type MetricsSources = {
   readonly transactionsPerSecond?: () => number;
   /** A replica: how far its archive is behind the block stream. */
   readonly replicaLag?: () => { readonly blocks: number; readonly seconds: number };
+  /** A follower's events so far, by name (sequencing rules, stream reconnects). */
+  readonly sourceCounters?: () => Readonly<Record<string, number>>;
 };
 
 export type Metrics = {
@@ -174,6 +176,23 @@ export function createMetrics(
       aggregator: "max",
       collect() {
         this.set(lag().seconds);
+      },
+    });
+  }
+  if (sources.sourceCounters !== undefined) {
+    const read = sources.sourceCounters;
+    const seen = new Map<string, number>();
+    new Counter({
+      name: "flashnode_follow_events_total",
+      help: "What happened following a live chain, by event: flashblocks applied, duplicates, gaps, early ones cached, canonical blocks matching or not, reorgs, depth and age limits, stream reconnects and missed deadlines",
+      labelNames: ["event"],
+      registers: [registry],
+      collect() {
+        for (const [event, total] of Object.entries(read())) {
+          const before = seen.get(event) ?? 0;
+          if (total > before) this.inc({ event }, total - before);
+          seen.set(event, total);
+        }
       },
     });
   }

@@ -16,6 +16,7 @@ import { startReaderHost } from "./readerHost.ts";
 import { startReaderProcess } from "./readerProcess.ts";
 import { isReader } from "./readerSlot.ts";
 import { openArchive, servedArchive } from "./sources/archiveSource.ts";
+import { startFollowSource } from "./sources/followSource.ts";
 import { startJetStreamSource } from "./sources/jetstreamSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
@@ -88,6 +89,18 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         parts.add(() => s.close());
         break;
       }
+      case "follow": {
+        source = await startFollowSource({
+          datadir,
+          follow: plan.source.follow,
+          logger,
+          publish,
+        });
+        parts.add(() => source.close());
+        archive = openArchive(datadir, false);
+        parts.add(() => archive.kv.close());
+        break;
+      }
       case "archive": {
         archive = await servedArchive(datadir);
         parts.add(() => archive.kv.close());
@@ -106,6 +119,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
     const sourceHealth = () => ({
       reasons: source.readiness(),
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
+      ...(source.counters === undefined ? {} : { counters: source.counters() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
     // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.

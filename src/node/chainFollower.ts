@@ -196,12 +196,14 @@ export function createChainFollower(deps: {
       if (u.kind === "flashblock") {
         txRate.add(u.transactions.length);
         pending = applyFlashblock(pending, u);
-        feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
+        if (u.empty !== true)
+          feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
       } else {
         if (u.reverted === undefined) timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
         else timeline.reverted(u.number);
         onSealed(u);
-        feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
+        if (fb.empty !== true)
+          feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }
       timeline.flashblock(fb, (pending?.transactions.length ?? 0) - fb.transactions.length);
       if (fb.transactions.length > 0) emitPreconfirmed(fb);

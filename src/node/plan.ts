@@ -16,7 +16,7 @@ export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
 /** Whether transaction lookups answer at pre-confirmation or only once sealed. */
 export type ReceiptLookups = (typeof RECEIPT_LOOKUPS)[number];
 
-export type Role = "dev" | "serve" | "replica";
+export type Role = "dev" | "serve" | "replica" | "follow";
 
 /** How the readers answer, whatever produces the chain. */
 export type ViewOptions = {
@@ -88,7 +88,22 @@ export type SourcePlan =
       readonly streams: StreamOptions;
       /** Execute every block and refuse one whose roots differ (`--verify`). */
       readonly verify: boolean;
-    };
+    }
+  /** follow: a live chain over JSON-RPC, and its flashblocks stream. */
+  | { readonly kind: "follow"; readonly follow: FollowPlan };
+
+/** `flashnode follow`: the live chain, its flashblocks, and where transactions go. */
+export type FollowPlan = {
+  readonly upstream: UpstreamOptions;
+  readonly flashblocksUrl: string;
+  /** The EVM rules of the chain's blocks from the first one followed (at least F's). */
+  readonly hardfork: DevFork;
+  /** Where eth_sendRawTransaction goes (a sequencer's endpoint); the upstream by default. */
+  readonly txForward: string | undefined;
+  readonly pollMs: number;
+  readonly maxPendingDepth: number;
+  readonly streamReadTimeoutMs: number;
+};
 
 export type NodePlan = {
   readonly role: Role;
@@ -142,6 +157,8 @@ export type ChainSource = {
   readiness(): string[];
   /** A replica's distance behind its block stream. */
   lag?(): { readonly blocks: number; readonly seconds: number };
+  /** What happened to the source so far, by event (flashnode_follow_events_total). */
+  counters?(): Readonly<Record<string, number>>;
   close(): Promise<void>;
 };
 
@@ -178,5 +195,6 @@ export type RunningNode = {
 
 /** The upstream a plan's chain is forked from, if it is a fork (every reader opens its own). */
 export function forkUpstreamOf(plan: NodePlan): UpstreamOptions | undefined {
+  if (plan.source.kind === "follow") return plan.source.follow.upstream;
   return plan.source.kind === "sequencer" ? plan.source.chain.upstream?.options : undefined;
 }

@@ -255,6 +255,7 @@ function metricsSources(deps: ReaderDeps, follower: ChainFollower | undefined): 
     recordsBuilds: deps.recordsBuilds ?? true,
     ...(deps.onRelay === undefined ? {} : { onRelay: deps.onRelay }),
     ...(deps.view.maxLagBlocks === undefined ? {} : { replicaLag: lag }),
+    sourceCounters: () => deps.sourceHealth().counters ?? {},
   };
 }
 

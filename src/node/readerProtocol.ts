@@ -17,6 +17,8 @@ export type SourceHealth = {
   readonly reasons: readonly string[];
   /** A replica's distance behind its block stream. */
   readonly lag?: { readonly blocks: number; readonly seconds: number };
+  /** What happened to the source so far, by event (a follower's sequencing rules, its stream). */
+  readonly counters?: Readonly<Record<string, number>>;
 };
 
 /** A reader's metrics, for the primary to sum into the node's. */

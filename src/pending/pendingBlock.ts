@@ -6,6 +6,8 @@ import type { FlashblockUpdate, PendingBase, PendingTransaction } from "./types.
 
 export type PendingBlock = {
   readonly base: PendingBase;
+  /** false: nothing is pre-confirmed (FlashblockUpdate.empty): `pending` is `latest`. */
+  readonly preconfirmed: boolean;
   readonly index: number;
   readonly transactions: readonly PendingTransaction[];
   readonly receipts: readonly ReceiptRecord[];
@@ -63,6 +65,7 @@ export function applyFlashblock(
   });
   return {
     base: u.base,
+    preconfirmed: u.empty !== true,
     index: u.index,
     transactions,
     receipts,

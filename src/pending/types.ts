@@ -62,6 +62,12 @@ export type FlashblockUpdate = {
   readonly buildMs: number;
   readonly publishedAt: number;
   /**
+   * Nothing is pre-confirmed on the head (a follower whose stream has no block on it, or whose
+   * pending block was dropped): `pending` answers what `latest` does. No transactions; `base` is
+   * the next block's as far as the head tells it. Never on the /flashblocks stream.
+   */
+  readonly empty?: true;
+  /**
    * Where it stands in the stream (updatePosition below): set by the sequencer, it
    * keeps growing when the chain goes back (evm_revert) or a block is reopened.
    */

@@ -37,7 +37,7 @@ function head(backend: RpcBackend): number {
 /** The pre-confirmed block if it builds on the current head (a stale one is already sealed). */
 export function livePending(backend: RpcBackend, top = head(backend)): PendingBlock | undefined {
   const p = backend.pending();
-  if (p === undefined) return undefined;
+  if (p === undefined || !p.preconfirmed) return undefined;
   return p.base.number === top + 1 ? p : undefined;
 }
 

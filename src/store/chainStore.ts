@@ -127,6 +127,8 @@ export type ChainStore = ChainReader &
     currentAccount(address: Uint8Array): AccountRecord | undefined;
     currentStorage(address: Uint8Array, slot: Uint8Array): Uint8Array;
     trieNode(key: Uint8Array): Uint8Array | undefined;
+    /** A followed block's own-trie root (BlockWrite.localStateRoot), if it has one. */
+    localStateRoot(number: number, hash: Uint8Array): Uint8Array | undefined;
     /** A dev block's state writes, each after that many of its transactions (BlockWrite). */
     devWrites(number: number): Array<readonly [number, Uint8Array]>;
     /** What block `number` changed (its change sets), each value before and after the block. */
@@ -207,6 +209,7 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     logAddresses: env.table("logAddresses"),
     logTopics: env.table("logTopics"),
     devWrites: env.table("devWrites"),
+    localStateRoots: env.table("localStateRoots"),
   };
 
   const version = metaNumber(t.meta, "schemaVersion");
@@ -319,6 +322,7 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
       return slots;
     },
     trieNode: (key) => t.trieNodes.get(key),
+    localStateRoot: (number, hash) => t.localStateRoots.get(blockKey(number, hash)),
     devWrites(number) {
       const v = t.devWrites.get(u64Key(number));
       return v === undefined ? [] : decodeDevWrites(v);
@@ -381,6 +385,7 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
           writeSlot(c.address, c.slot, c.before, c.after, b.number);
         }
         for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
+        if (b.localStateRoot !== undefined) t.localStateRoots.put(key, b.localStateRoot);
         if (b.devWrites !== undefined && b.devWrites.length > 0)
           t.devWrites.put(numberKey, encodeDevWrites(b.devWrites));
         for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);

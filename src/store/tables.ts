@@ -156,6 +156,12 @@ export const TABLES = {
     layout:
       "chain id u64 ‖ keccak256(method ‖ params JSON, its block pinned by a hash at or below F) (32) → the upstream's answer JSON (utf8): calls forwarded below the fork (eth_call, eth_getProof, state at a past block), which never change",
   },
+  localStateRoots: {
+    id: 35,
+    name: "localStateRoots",
+    layout:
+      "number u64 ‖ hash (32) → the root of this node's own trie after the block: a followed chain's blocks carry the upstream's whole-state root, this node's trie holds only what the chain wrote since F",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;

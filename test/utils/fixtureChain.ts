@@ -52,6 +52,7 @@ export function pendingFromSealed(store: ChainStore, spec: ChainSpec, n: number)
   const receipts = store.receipts(n, hash)!.receipts;
   const raws = bodyTransactions(store.bodyRlp(n, hash)!);
   return {
+    preconfirmed: true,
     base: {
       number: n,
       parentHash: h.parentHash,

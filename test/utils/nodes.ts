@@ -10,6 +10,7 @@ import { startNode } from "../../src/node/assembly.ts";
 import type { FrontendOptions } from "../../src/node/frontend.ts";
 import type { ForkPlan, ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
 import type { StreamOptions } from "../../src/replica/streams.ts";
+import { upstreamOptions } from "../../src/upstream/options.ts";
 
 /** `flashnode dev`'s settings, flat, as tests override them. */
 export type TestDevOptions = {
@@ -147,3 +148,46 @@ export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
 
 /** A running node of any role (one assembly). */
 export type ReplicaNode = RunningNode;
+
+export type FollowNodeOptions = {
+  readonly datadir: string;
+  readonly rpc: string;
+  readonly flashblocks: string;
+  readonly frontend: FrontendOptions;
+  readonly logger: Logger;
+  readonly pollMs?: number;
+  readonly maxPendingDepth?: number;
+  readonly streamReadTimeoutMs?: number;
+  readonly txForward?: string;
+};
+
+/** `flashnode follow` of a live chain and its flashblocks stream. */
+export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
+  return startNode({
+    role: "follow",
+    datadir: o.datadir,
+    fresh: false,
+    logger: o.logger,
+    frontend: o.frontend,
+    rpcWorkers: 1,
+    argv: [],
+    callLimits: undefined,
+    view: {
+      receipts: "preconfirmed",
+      forkchoice: { kind: "trailing", safe: DEFAULT_SAFE_DEPTH, finalized: DEFAULT_FINALIZED_DEPTH },
+      flashblockIntervalMs: 200,
+    },
+    source: {
+      kind: "follow",
+      follow: {
+        upstream: upstreamOptions(o.rpc, { retryBackoffMs: 50, maxBackoffMs: 500 }),
+        flashblocksUrl: o.flashblocks,
+        hardfork: "osaka",
+        txForward: o.txForward,
+        pollMs: o.pollMs ?? 100,
+        maxPendingDepth: o.maxPendingDepth ?? 3,
+        streamReadTimeoutMs: o.streamReadTimeoutMs ?? 5_000,
+      },
+    },
+  });
+}

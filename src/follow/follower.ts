@@ -1,0 +1,268 @@
+// Following a live chain (flashnode follow), on the follower's thread: canonical blocks from the
+// upstream, each executed here on the state it fetched lazily (checked against the header's
+// receipts root and gas used) and committed in one write; the pre-confirmed block from the
+// flashblocks stream, re-executed by PendingReplay under Base's sequencing rules (sequencing.ts).
+// Everything runs through one queue, so a canonical import never interleaves with a flashblock.
+// What readers see leaves as the same ChainUpdates a dev sequencer sends.
+import type { Common } from "@ethereumjs/common";
+import { blockRlpFromJson } from "../chain/blockJson.ts";
+import { blockFromRlp } from "../chain/op/blockTx.ts";
+import { BlockRejectedError, type BlockExecutor } from "../exec/blockExecutor.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { ChainStore } from "../store/chainStore.ts";
+import type { UpstreamClient } from "../upstream/client.ts";
+import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
+import { equalBytes, hexToBytes } from "../util/hex.ts";
+import type { Flashblock } from "./flashblock.ts";
+import { emptyPending } from "./emptyPending.ts";
+import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import { Sequencing, type SequencingOptions } from "./sequencing.ts";
+import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
+
+export type FollowerLog = (
+  level: "debug" | "info" | "warn" | "error",
+  msg: string,
+  fields: Record<string, unknown>,
+) => void;
+
+export type FollowerDeps = {
+  readonly store: ChainStore;
+  readonly executor: BlockExecutor;
+  readonly common: Common;
+  /** The upstream's JSON-RPC: new heads and canonical blocks. */
+  readonly client: UpstreamClient;
+  readonly publish: (u: FlashblockUpdate | SealedUpdate) => void;
+  readonly log: FollowerLog;
+  /** Told of every sequencing event (a metric each). */
+  readonly onEvent: (e: SequencingEvent) => void;
+  /** Following stopped for good (a block that does not verify): why. */
+  readonly onStopped: (reason: string) => void;
+  readonly sequencing?: Partial<SequencingOptions>;
+  readonly now?: () => number;
+};
+
+/** The fields of an event worth a log line, beside its name. */
+function eventFields(e: SequencingEvent): Record<string, unknown> {
+  const { name: _, ...fields } = e;
+  return fields;
+}
+
+/** Events that are the normal course of following (debug); the rest say something went wrong. */
+const ROUTINE = new Set<SequencingEvent["name"]>([
+  "applied",
+  "canonicalMatch",
+  "earlyCached",
+  "earlyApplied",
+  "superseded",
+  "duplicate",
+]);
+
+export class Follower {
+  private readonly replay: PendingReplay;
+  private readonly sequencing: Sequencing;
+  private queue: Promise<unknown> = Promise.resolve();
+  private position = 0;
+  /** The upstream's newest block as last heard. */
+  private upstreamHead: number | undefined;
+  private stoppedFor: string | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: FollowerDeps) {
+    this.replay = new PendingReplay(deps.executor, deps.common);
+    this.sequencing = new Sequencing(deps.sequencing ?? {});
+    this.now = deps.now ?? (() => performance.timeOrigin + performance.now());
+  }
+
+  /** Blocks behind the upstream's newest (for /readyz and metrics). */
+  lag(): number {
+    const head = this.deps.store.headNumber() ?? 0;
+    return Math.max(0, (this.upstreamHead ?? head) - head);
+  }
+
+  get stopped(): string | undefined {
+    return this.stoppedFor;
+  }
+
+  /** Starts from the archive's head: the sequencing rules learn it, pending is empty. */
+  async start(): Promise<void> {
+    await this.serial(async () => {
+      const head = this.head();
+      this.apply(this.sequencing.canonical({ ...head, parentHash: new Uint8Array(32), transactionHashes: [] }, this.now()));
+      this.publish(emptyPending(this.deps.store, this.deps.common, head.number));
+    });
+  }
+
+  /** A flashblock from the stream. */
+  flashblock(fb: Flashblock): Promise<void> {
+    return this.serial(() => this.act(this.sequencing.flashblock(fb, this.now())));
+  }
+
+  /** Time passes (stale pending, expired early flashblocks). */
+  tick(): Promise<void> {
+    return this.serial(() => this.act(this.sequencing.tick(this.now())));
+  }
+
+  /**
+   * Catches up with the upstream: its newest block, then every block up to it, in order, with
+   * reorgs unwound. Returns how many blocks were imported.
+   */
+  catchUp(): Promise<number> {
+    return this.serial(async () => {
+      if (this.stoppedFor !== undefined) return 0;
+      const tip = Number(await this.deps.client.blockNumber());
+      this.upstreamHead = tip;
+      await this.act(this.sequencing.tipSeen(tip));
+      let imported = 0;
+      while (this.stoppedFor === undefined && (this.deps.store.headNumber() ?? 0) < tip) {
+        const next = (this.deps.store.headNumber() ?? 0) + 1;
+        const json = await this.deps.client.blockByNumber(BigInt(next), true);
+        if (json === null) break;
+        const head = this.head();
+        if (!equalBytes(hexToBytes(json.parentHash), head.hash)) {
+          await this.unwind(head.number);
+          continue;
+        }
+        await this.importBlock(json);
+        imported++;
+      }
+      return imported;
+    });
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private head(): { number: number; hash: Uint8Array } {
+    const number = this.deps.store.headNumber();
+    const hash = number === undefined ? undefined : this.deps.store.canonicalHash(number);
+    if (number === undefined || hash === undefined) throw new Error("the archive has no head");
+    return { number, hash };
+  }
+
+  /** Sends an update stamped with its stream position (it never goes back). */
+  private publish(update: FlashblockUpdate | SealedUpdate): void {
+    const fb = update.kind === "flashblock" ? update : update.next;
+    this.position = Math.max(this.position + 1, fb.base.number * 1024 + Math.max(0, fb.index));
+    const stamped = { ...fb, position: this.position };
+    this.deps.publish(update.kind === "flashblock" ? stamped : { ...update, next: stamped });
+  }
+
+  /** One canonical block: executed on the head, checked, committed; pending follows it. */
+  private async importBlock(json: RpcBlock): Promise<void> {
+    const { common, executor, store } = this.deps;
+    const block = blockFromRlp(blockRlpFromJson(json), { common, setHardfork: true });
+    await this.replay.clear();
+    let write: Awaited<ReturnType<BlockExecutor["execute"]>>;
+    try {
+      write = await executor.execute(block, { ownStateRoot: true });
+    } catch (e) {
+      if (!(e instanceof BlockRejectedError)) throw e;
+      this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
+      return;
+    }
+    store.writeBlock(write);
+    const id = blockId("upstream", json);
+    const result = this.sequencing.canonical(
+      {
+        number: Number(id.number),
+        hash: id.hash,
+        parentHash: parseData("upstream", "parentHash", json.parentHash, 32),
+        transactionHashes: write.transactionHashes,
+      },
+      this.now(),
+    );
+    // The next block's flashblock 0 (opened from the early cache), or nothing pre-confirmed:
+    // either way head and pending change together, in one update.
+    const [next, ...rest] = await this.run(result);
+    this.publish({
+      kind: "sealed",
+      number: write.number,
+      hash: write.hash,
+      sealedAt: this.now(),
+      next: next ?? emptyPending(store, common, write.number),
+    });
+    for (const u of rest) this.publish(u);
+  }
+
+  /** The upstream reorged below our head: back to the newest block both still share. */
+  private async unwind(from: number): Promise<void> {
+    const { store, client } = this.deps;
+    const base = store.forkBase();
+    let n = from;
+    for (; n > (base?.number ?? 0); n--) {
+      const theirs = await client.blockByNumber(BigInt(n), false);
+      const ours = store.canonicalHash(n);
+      if (theirs !== null && ours !== undefined && equalBytes(hexToBytes(theirs.hash), ours)) break;
+    }
+    if (base !== undefined && n <= base.number && !equalBytes(store.canonicalHash(n)!, base.hash)) {
+      this.stop(`the upstream reorged below the fork block ${base.number}: follow again from a new datadir`);
+      return;
+    }
+    await this.replay.clear();
+    const removed = store.revertTo(n, []);
+    await this.deps.executor.resetToHead();
+    this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
+      from,
+      to: n,
+      removed: removed.length,
+    });
+    const hash = store.canonicalHash(n)!;
+    await this.act(
+      this.sequencing.canonical({ number: n, hash, parentHash: new Uint8Array(32), transactionHashes: [] }, this.now()),
+    );
+    this.publish({
+      kind: "sealed",
+      number: n,
+      hash,
+      next: emptyPending(store, this.deps.common, n),
+      reverted: { blocks: removed, pending: undefined },
+    });
+  }
+
+  private stop(reason: string): void {
+    this.stoppedFor = reason;
+    this.deps.log("error", reason, {});
+    this.deps.onStopped(reason);
+  }
+
+  /** Logs and counts what the rules said (no actions). */
+  private apply(result: SequencingResult): void {
+    for (const e of result.events) {
+      this.deps.onEvent(e);
+      this.deps.log(ROUTINE.has(e.name) ? "debug" : "warn", `flashblocks: ${e.name}`, eventFields(e));
+    }
+  }
+
+  /** Runs the rules' actions and publishes what they produce. */
+  private async act(result: SequencingResult): Promise<void> {
+    for (const u of await this.run(result)) this.publish(u);
+  }
+
+  /** Runs the rules' actions; the updates they produce, in order (not yet published). */
+  private async run(result: SequencingResult): Promise<FlashblockUpdate[]> {
+    this.apply(result);
+    const out: FlashblockUpdate[] = [];
+    for (const a of result.actions) {
+      try {
+        if (a.kind === "clear") {
+          await this.replay.clear();
+          out.push(emptyPending(this.deps.store, this.deps.common, this.head().number));
+        } else if (a.kind === "open") {
+          const first = a.flashblocks[0]!;
+          out.push(...(await this.replay.start(first.payloadId, a.base, a.flashblocks)));
+        } else {
+          out.push(await this.replay.extend(a.flashblock));
+        }
+      } catch (e) {
+        if (!(e instanceof FlashblockRejectedError)) throw e;
+        this.deps.log("warn", "flashblock not applied", { reason: e.message });
+        const failed = a.kind === "extend" ? a.flashblock : a.kind === "open" ? a.flashblocks[0] : undefined;
+        if (failed !== undefined) out.push(...(await this.run(this.sequencing.executionFailed(failed))));
+      }
+    }
+    return out;
+  }
+}

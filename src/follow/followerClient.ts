@@ -1,0 +1,79 @@
+// The main thread's handle on the follower thread, over the one channel: the stream of seals and
+// flashblocks it publishes, and its health. A follower that dies is fatal, as a sequencer is.
+import type { Worker } from "node:worker_threads";
+import type { Logger } from "../log/logger.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { Channel } from "../util/channel.ts";
+import { startWorkerChannel } from "../util/tsWorker.ts";
+import type {
+  FollowerApi,
+  FollowerHealth,
+  FollowerParentApi,
+  FollowerWorkerData,
+} from "./protocol.ts";
+
+/** Stopping waits this long for the follower to close its archive (then the thread ends). */
+const STOP_DEADLINE_MS = 10_000;
+
+export class FollowerClient {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly channel: Channel<FollowerApi, FollowerParentApi>,
+    private readonly heard: { health: FollowerHealth },
+    /** The head the node started on, when the datadir already held the followed chain. */
+    readonly resumedAt: number | undefined,
+  ) {}
+
+  static async start(
+    data: FollowerWorkerData,
+    onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
+    logger: Logger,
+  ): Promise<FollowerClient> {
+    const heard = {
+      health: {
+        reasons: ["the follower is starting"],
+        lagBlocks: 0,
+        events: {},
+        stream: { reconnects: 0, readTimeouts: 0, pingsMissed: 0 },
+      } as FollowerHealth,
+    };
+    const { worker, channel, ready } = await startWorkerChannel<
+      FollowerApi,
+      FollowerParentApi["events"]["ready"],
+      FollowerParentApi
+    >(
+      new URL("./worker.ts", import.meta.url),
+      data,
+      { peer: "the follower", deadlineMs: 0 },
+      (ch) => {
+        ch.on("log", (m) => logger[m.level](m.fields, m.msg));
+        ch.on("update", onUpdate);
+        ch.on("health", (h) => {
+          heard.health = h;
+        });
+      },
+    );
+    const client = new FollowerClient(worker, channel, heard, ready.resumed ? ready.head : undefined);
+    void channel.whenGone().then((e) => {
+      if (client.stopping !== undefined) return;
+      logger.fatal({ err: e.message }, "follower thread exited");
+      process.exit(1);
+    });
+    return client;
+  }
+
+  get health(): FollowerHealth {
+    return this.heard.health;
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.channel
+      .request("stop", null, STOP_DEADLINE_MS)
+      .catch(() => {})
+      .then(() => this.worker.terminate())
+      .then(() => {});
+    return this.stopping;
+  }
+}

@@ -1,0 +1,118 @@
+// The pre-confirmed block of a followed chain, re-executed here, never trusted: each flashblock's
+// transactions run on the canonical head's state in the block context of its `base` (so
+// eth_call("pending") sees the pending block's number and time), one flashblock on top of the
+// last (earlier results kept, not re-executed), and each becomes the FlashblockUpdate readers
+// apply, as a dev sequencer's would. A flashblock whose transactions do not run, or whose gas
+// disagrees with what the stream said, is refused (FlashblockRejectedError).
+import { createBlockHeader } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { includeTransaction } from "../exec/op/opBlock.ts";
+import { builderHeader } from "../exec/vmInternals.ts";
+import type { FlashblockUpdate, PendingBase, PendingTransaction } from "../pending/types.ts";
+import { assembleFlashblock, Building } from "../sequencer/building.ts";
+import { bytesToHex } from "../util/hex.ts";
+import type { Flashblock, FlashblockBase } from "./flashblock.ts";
+
+export class FlashblockRejectedError extends Error {
+  readonly code = "FLASHBLOCK_REJECTED";
+}
+
+export class PendingReplay {
+  private building: Building | undefined;
+
+  constructor(
+    private readonly executor: BlockExecutor,
+    private readonly common: Common,
+  ) {}
+
+  /** Whether a block is being replayed (its builder holds state above the head). */
+  get open(): boolean {
+    return this.building !== undefined;
+  }
+
+  /** Forgets the block being replayed: the executor is back on the canonical head's state. */
+  async clear(): Promise<void> {
+    const b = this.building;
+    this.building = undefined;
+    if (b !== undefined) await b.builder.revert();
+    await this.executor.resetToHead();
+  }
+
+  /** Starts block `base.blockNumber` on the head and replays `flashblocks` (index 0 first). */
+  async start(
+    payloadId: string,
+    base: FlashblockBase,
+    flashblocks: readonly Flashblock[],
+  ): Promise<FlashblockUpdate[]> {
+    await this.clear();
+    const builder = await this.executor.openBuilder({
+      coinbase: base.feeRecipient,
+      timestamp: base.timestamp,
+      gasLimit: base.gasLimit,
+      mixHash: base.prevRandao,
+      extraData: base.extraData,
+      baseFeePerGas: base.baseFeePerGas,
+      parentBeaconBlockRoot: base.parentBeaconBlockRoot,
+    });
+    const header = builderHeader(builder);
+    const excessBlobGas = header.excessBlobGas ?? 0n;
+    const pendingBase: PendingBase = {
+      number: base.blockNumber,
+      parentHash: base.parentHash,
+      timestamp: base.timestamp,
+      gasLimit: base.gasLimit,
+      baseFeePerGas: base.baseFeePerGas,
+      coinbase: base.feeRecipient,
+      prevRandao: base.prevRandao,
+      parentBeaconBlockRoot: base.parentBeaconBlockRoot,
+      extraData: base.extraData,
+      excessBlobGas,
+      blobGasPrice: createBlockHeader(
+        { excessBlobGas, number: BigInt(base.blockNumber), timestamp: base.timestamp },
+        { common: this.common },
+      ).getBlobGasPrice(),
+    };
+    this.building = new Building(builder, pendingBase, payloadId, performance.now(), this.common);
+    const out: FlashblockUpdate[] = [];
+    for (const fb of flashblocks) out.push(await this.extend(fb));
+    return out;
+  }
+
+  /** The next flashblock of the block being replayed, on top of the ones before it. */
+  async extend(fb: Flashblock): Promise<FlashblockUpdate> {
+    const b = this.building;
+    if (b === undefined) throw new FlashblockRejectedError("no pending block to extend");
+    const started = performance.now();
+    const added: PendingTransaction[] = [];
+    for (const t of fb.diff.transactions) {
+      let receipt: Awaited<ReturnType<typeof includeTransaction>>;
+      try {
+        const tx = decodeBlockTransaction(t.raw, this.common);
+        receipt = await includeTransaction(
+          b.builder,
+          this.executor.op,
+          tx,
+          { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
+          true,
+        );
+      } catch (e) {
+        throw new FlashblockRejectedError(
+          `flashblock ${fb.blockNumber}/${fb.index}: transaction ${bytesToHex(t.hash)} does not run on the head: ${(e as Error).message}`,
+        );
+      }
+      const pending: PendingTransaction = { hash: t.hash, raw: t.raw };
+      await b.append(pending, receipt, undefined);
+      added.push(pending);
+    }
+    // The stream's cumulative gas is the builder's: a block that disagrees is not this chain's.
+    if (fb.diff.gasUsed !== 0n && fb.diff.gasUsed !== b.builder.gasUsed)
+      throw new FlashblockRejectedError(
+        `flashblock ${fb.blockNumber}/${fb.index}: gas used ${b.builder.gasUsed} here, ${fb.diff.gasUsed} in the stream`,
+      );
+    b.resumeAt(fb.index);
+    const diff = await this.executor.drainDiff();
+    return assembleFlashblock(b, added, diff, started, this.common);
+  }
+}

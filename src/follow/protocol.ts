@@ -1,0 +1,64 @@
+// What the follower thread and the node's main thread tell each other (src/util/channel.ts).
+// Plain data only.
+import type { ForwardedLevel } from "../log/logger.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
+import type { StartEvents } from "../util/tsWorker.ts";
+import type { SequencingEventName } from "./sequencingTypes.ts";
+
+export type FollowerWorkerData = {
+  readonly datadir: string;
+  /** The chain config a new archive is made with (the fork's). */
+  readonly genesis: Record<string, unknown>;
+  readonly upstream: UpstreamOptions;
+  /** F: the upstream's chain id (decimal), number and hash (hex) the archive starts at. */
+  readonly chainId: string;
+  readonly number: number;
+  readonly hash: string;
+  /** A new archive: F's header RLP (hex). */
+  readonly headerRlp?: string;
+  /** A new archive: system contracts the upstream lacks, installed at F (code hex). */
+  readonly contracts: readonly { readonly address: string; readonly code: string }[];
+  /** The Base-format flashblocks stream (ws:// or wss://). */
+  readonly flashblocksUrl: string;
+  /** How often the upstream's newest block is asked (a flashblock of a newer block asks too). */
+  readonly pollMs: number;
+  readonly maxPendingDepth: number;
+  /** The stream's read deadline (no frame this long: re-dialled). */
+  readonly streamReadTimeoutMs: number;
+};
+
+/** What the follower serves the main thread. */
+export type FollowerApi = {
+  readonly requests: {
+    /** Stops following and closes the archive. */
+    readonly stop: { readonly request: null; readonly reply: null };
+  };
+  readonly events: Record<never, never>;
+};
+
+export type FollowerHealth = {
+  /** Why the node is not ready (a stream or upstream out of reach, following stopped). */
+  readonly reasons: readonly string[];
+  /** Blocks behind the upstream's newest. */
+  readonly lagBlocks: number;
+  /** Every sequencing event so far, by name (metrics). */
+  readonly events: Readonly<Partial<Record<SequencingEventName, number>>>;
+  /** The stream's reconnects and missed deadlines so far. */
+  readonly stream: { readonly reconnects: number; readonly readTimeouts: number; readonly pingsMissed: number };
+};
+
+/** What the follower tells the main thread. */
+export type FollowerParentApi = {
+  readonly requests: Record<never, never>;
+  readonly events: StartEvents<{ readonly head: number; readonly resumed: boolean }> & {
+    readonly update: FlashblockUpdate | SealedUpdate;
+    /** Sent as it changes. */
+    readonly health: FollowerHealth;
+    readonly log: {
+      readonly level: ForwardedLevel;
+      readonly msg: string;
+      readonly fields: Record<string, unknown>;
+    };
+  };
+};

@@ -1,0 +1,182 @@
+// The follower's thread: it owns the archive's write side, the EVM, the upstream client and the
+// flashblocks stream, so executing blocks and flashblocks never stalls the thread answering RPC.
+import { parentPort, workerData } from "node:worker_threads";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { ensureForkBase } from "../exec/chainStart.ts";
+import { forwardingLogger } from "../log/logger.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { openForkReads } from "../upstream/forkReads.ts";
+import { toWire } from "../util/channel.ts";
+import { isOperatorError } from "../util/errors.ts";
+import { hexToBytes } from "../util/hex.ts";
+import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
+import { FlashblockStream } from "./flashblockStream.ts";
+import { Follower } from "./follower.ts";
+import type { FollowerApi, FollowerHealth, FollowerParentApi, FollowerWorkerData } from "./protocol.ts";
+import type { SequencingEventName } from "./sequencingTypes.ts";
+
+const channel = parentChannel<FollowerParentApi, FollowerApi>(parentPort, "the RPC thread");
+const data = tsWorkerData<FollowerWorkerData>(workerData);
+const log = (
+  level: "trace" | "debug" | "info" | "warn" | "error" | "fatal",
+  msg: string,
+  fields: Record<string, unknown>,
+) => channel.emit("log", { level, msg, fields });
+/** Sequencing housekeeping (stale pending, expired early flashblocks). */
+const TICK_MS = 1_000;
+/** How often health is checked for a change worth telling. */
+const HEALTH_MS = 500;
+
+async function main(): Promise<void> {
+  const env = openKvEnv(data.datadir);
+  const store = createChainStore(env);
+  const stored = store.chainConfig();
+  const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
+  const point = {
+    chainId: BigInt(data.chainId),
+    number: BigInt(data.number),
+    hash: hexToBytes(data.hash),
+  };
+  const logger = forwardingLogger("debug", log);
+  const reads = openForkReads(env, { upstream: data.upstream, point, logger });
+  const executor = await ensureForkBase(
+    spec,
+    store,
+    { upstream: reads.state, hashes: reads.hashes },
+    {
+      chainId: point.chainId,
+      number: data.number,
+      hash: point.hash,
+      ...(data.headerRlp === undefined
+        ? {}
+        : {
+            base: {
+              headerRlp: hexToBytes(data.headerRlp),
+              writes: data.contracts.map((c) => ({
+                address: hexToBytes(c.address),
+                code: hexToBytes(c.code),
+              })),
+            },
+          }),
+    },
+  );
+  const events: Partial<Record<SequencingEventName, number>> = {};
+  let stoppedFor: string | undefined;
+  let upstreamProblem: string | undefined;
+  const follower = new Follower({
+    store,
+    executor,
+    common: spec.common.copy(),
+    client: reads.client,
+    publish: (u) => channel.emit("update", u),
+    log,
+    onEvent: (e) => {
+      events[e.name] = (events[e.name] ?? 0) + 1;
+    },
+    onStopped: (reason) => {
+      stoppedFor = reason;
+    },
+    sequencing: { maxPendingDepth: data.maxPendingDepth },
+  });
+  let streamDown: string | undefined = "the flashblocks stream is not connected yet";
+  const stream = new FlashblockStream({
+    url: data.flashblocksUrl,
+    readTimeoutMs: data.streamReadTimeoutMs,
+    logger,
+    handlers: {
+      onFlashblock(fb) {
+        void follower.flashblock(fb).catch((e: unknown) => log("error", "flashblock failed", { err: String(e) }));
+        // A flashblock of a block past the next: the upstream sealed one we have not imported.
+        const head = store.headNumber() ?? 0;
+        if (fb.blockNumber > head + 1) catchUpSoon();
+      },
+      onConnect() {
+        streamDown = undefined;
+        log("info", "flashblocks stream connected", { url: redact(data.flashblocksUrl) });
+      },
+      onDisconnect(reason) {
+        streamDown = `the flashblocks stream is down (${reason.kind}: ${reason.message}); dialling again in ${reason.retryInMs} ms`;
+        log("warn", "flashblocks stream disconnected", { ...reason });
+      },
+      onInvalid(frame) {
+        log("warn", "flashblocks stream sent an invalid frame", { ...frame });
+      },
+    },
+  });
+  let catchingUp: Promise<unknown> | undefined;
+  let again = false;
+  const catchUpSoon = () => {
+    if (catchingUp !== undefined) {
+      again = true;
+      return;
+    }
+    catchingUp = follower
+      .catchUp()
+      .then(
+        () => {
+          upstreamProblem = undefined;
+        },
+        (e: unknown) => {
+          upstreamProblem = `the upstream cannot be followed: ${(e as Error).message}`;
+          log("warn", "following the upstream failed; trying again", { err: (e as Error).message });
+        },
+      )
+      .finally(() => {
+        catchingUp = undefined;
+        if (again) {
+          again = false;
+          catchUpSoon();
+        }
+      });
+  };
+  const poll = setInterval(catchUpSoon, data.pollMs);
+  const tick = setInterval(() => void follower.tick(), TICK_MS);
+  let said = "";
+  const health = setInterval(() => {
+    const reasons = [stoppedFor, upstreamProblem, streamDown].filter((r) => r !== undefined);
+    const s = stream.stats;
+    const h: FollowerHealth = {
+      reasons,
+      lagBlocks: follower.lag(),
+      events: { ...events },
+      stream: { reconnects: s.reconnects, readTimeouts: s.readTimeouts, pingsMissed: s.pingsMissed },
+    };
+    const text = JSON.stringify(h);
+    if (text === said) return;
+    said = text;
+    channel.emit("health", h);
+  }, HEALTH_MS);
+  channel.handle("stop", async () => {
+    clearInterval(poll);
+    clearInterval(tick);
+    clearInterval(health);
+    await stream.close();
+    await catchingUp;
+    reads.close();
+    await env.close();
+    return null;
+  });
+  channel.emit("ready", { head: store.headNumber() ?? 0, resumed: stored !== undefined });
+  await follower.start();
+  stream.start();
+  catchUpSoon();
+}
+
+/** A stream URL for logs: a provider may carry its key in the path or query. */
+function redact(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+main().catch((e: unknown) =>
+  channel.emit(
+    "failed",
+    isOperatorError(e)
+      ? toWire(e)
+      : { name: "Error", message: `follower failed to start: ${(e as Error).stack ?? String(e)}` },
+  ),
+);

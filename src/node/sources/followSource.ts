@@ -1,0 +1,164 @@
+// `flashnode follow`'s chain source: a live chain followed on the follower thread (src/follow/),
+// its archive begun at a recent block F of the upstream (or continued), and the node's
+// transactions sent to the upstream, or to --tx-forward (a sequencer's endpoint).
+import type { FollowPlan } from "../plan.ts";
+import { FollowerClient } from "../../follow/followerClient.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { ChainUpdate } from "../../pending/types.ts";
+import { createChainStore } from "../../store/chainStore.ts";
+import { openKvEnv } from "../../store/lmdb.ts";
+import { UpstreamClient } from "../../upstream/client.ts";
+import { UpstreamCallError, upstreamHost } from "../../upstream/errors.ts";
+import { prepareFork } from "../../upstream/forkSetup.ts";
+import { upstreamOptions } from "../../upstream/options.ts";
+import { bytesToHex } from "../../util/hex.ts";
+import type { ChainSource, ForkInfo } from "../plan.ts";
+
+/** The upstream's own answer to a forwarded transaction (its code, message and data). */
+export class ForwardedCallError extends Error {
+  readonly code = "FORWARDED";
+  constructor(
+    message: string,
+    readonly rpcCode: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** A request a follower cannot serve: its blocks are the upstream's. */
+export class NotASequencerError extends Error {
+  readonly code = "NOT_A_SEQUENCER";
+  readonly rpcCode = -32000;
+}
+
+export async function startFollowSource(args: {
+  readonly datadir: string;
+  readonly follow: FollowPlan;
+  readonly logger: Logger;
+  readonly publish: (u: ChainUpdate) => void;
+}): Promise<ChainSource> {
+  const f = args.follow;
+  const env = openKvEnv(args.datadir);
+  const client = new UpstreamClient(f.upstream, { logger: args.logger });
+  let start: {
+    genesis: Record<string, unknown>;
+    chainId: bigint;
+    number: number;
+    hash: Uint8Array;
+    headerRlp?: Uint8Array;
+    name?: string;
+    /** System contracts the upstream lacks (see forkSetup.ts), for a new archive. */
+    contracts: { address: string; code: string }[];
+  };
+  try {
+    const store = createChainStore(env);
+    const stored = store.forkBase();
+    if (store.headNumber() !== undefined && stored === undefined)
+      throw new FollowDatadirError(
+        `${args.datadir} holds a chain of its own, not one followed: use another --datadir`,
+      );
+    const setup = await prepareFork(
+      client,
+      env,
+      {
+        ...(stored === undefined
+          ? {}
+          : { blockNumber: BigInt(stored.number), chainId: stored.chainId }),
+        hardfork: f.hardfork,
+        accounts: [],
+        balanceWei: 0n,
+      },
+      { logger: args.logger },
+    );
+    const contracts =
+      stored === undefined
+        ? setup.baseWrites.flatMap((w) => (w.code === undefined ? [] : [{ address: w.address, code: w.code }]))
+        : [];
+    if (contracts.length > 0)
+      args.logger.info(
+        { contracts: contracts.map((c) => c.address) },
+        "the upstream lacks system contracts the EVM calls at every block: installed in this node's own state",
+      );
+    start = {
+      contracts,
+      genesis: stored === undefined ? setup.genesis : JSON.parse(store.chainConfig() ?? "{}"),
+      chainId: setup.point.chainId,
+      number: Number(setup.point.number),
+      hash: setup.point.hash,
+      ...(stored === undefined ? { headerRlp: setup.headerRlp } : {}),
+      ...(setup.name === undefined ? {} : { name: setup.name }),
+    };
+  } finally {
+    client.close();
+    await env.close();
+  }
+  const follower = await FollowerClient.start(
+    {
+      datadir: args.datadir,
+      genesis: start.genesis,
+      upstream: f.upstream,
+      chainId: start.chainId.toString(),
+      number: start.number,
+      hash: bytesToHex(start.hash),
+      ...(start.headerRlp === undefined ? {} : { headerRlp: bytesToHex(start.headerRlp) }),
+      contracts: start.contracts,
+      flashblocksUrl: f.flashblocksUrl,
+      pollMs: f.pollMs,
+      maxPendingDepth: f.maxPendingDepth,
+      streamReadTimeoutMs: f.streamReadTimeoutMs,
+    },
+    args.publish,
+    args.logger.child({ module: "follow" }),
+  );
+  const txTarget = new UpstreamClient(
+    f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream }),
+    { logger: args.logger },
+  );
+  const info: ForkInfo = {
+    host: upstreamHost(f.upstream.url),
+    chainId: start.chainId,
+    number: start.number,
+    ...(start.name === undefined ? {} : { name: start.name }),
+  };
+  return {
+    target: {
+      async submit(raw) {
+        try {
+          const hash = await txTarget.call<string>("eth_sendRawTransaction", [bytesToHex(raw)]);
+          return { hash };
+        } catch (e) {
+          if (e instanceof UpstreamCallError)
+            throw new ForwardedCallError(e.rpcMessage, e.rpcCode, e.rpcData);
+          throw e;
+        }
+      },
+      mine: () =>
+        Promise.reject(
+          new NotASequencerError("this node follows a live chain: its blocks are the upstream's"),
+        ),
+    },
+    resumedAt: follower.resumedAt,
+    upstream: { label: "Following", url: info.host },
+    fork: info,
+    readiness: () => [...follower.health.reasons],
+    lag: () => ({ blocks: follower.health.lagBlocks, seconds: 0 }),
+    counters: () => {
+      const h = follower.health;
+      return {
+        ...h.events,
+        streamReconnects: h.stream.reconnects,
+        streamReadTimeouts: h.stream.readTimeouts,
+        streamPingsMissed: h.stream.pingsMissed,
+      };
+    },
+    async close() {
+      txTarget.close();
+      await follower.stop();
+    },
+  };
+}
+
+export class FollowDatadirError extends Error {
+  readonly code = "FOLLOW_DATADIR";
+}
