@@ -1,15 +1,11 @@
 // `flashnode follow --rpc URL --flashblocks WS_URL`: follows a live chain and its flashblocks
 // stream, and serves every method at `pending` from the pre-confirmed block it re-executes.
 import { join } from "node:path";
-import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { DEV_FORKS, type DevFork } from "../chain/devGenesis.ts";
+import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
 import { isReader } from "../node/readerSlot.ts";
-import {
-  checkUpstreamUrl,
-  parseUpstreamHeader,
-  upstreamOptions,
-} from "../upstream/options.ts";
+import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
@@ -68,7 +64,11 @@ export async function followCommand(argv: string[]): Promise<void> {
       callLimits: callLimitOptions(values),
       view: {
         receipts: "preconfirmed",
-        forkchoice: { kind: "trailing", safe: DEFAULT_SAFE_DEPTH, finalized: DEFAULT_FINALIZED_DEPTH },
+        forkchoice: {
+          kind: "trailing",
+          safe: DEFAULT_SAFE_DEPTH,
+          finalized: DEFAULT_FINALIZED_DEPTH,
+        },
         flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
       },
       source: {
@@ -77,7 +77,11 @@ export async function followCommand(argv: string[]): Promise<void> {
           upstream: upstreamOptions(rpc, {
             headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
             retries: values.get("fork-retries") as number,
-            retryBackoffMs: parseDuration("fork-retry-backoff", values.get("fork-retry-backoff"), "ms"),
+            retryBackoffMs: parseDuration(
+              "fork-retry-backoff",
+              values.get("fork-retry-backoff"),
+              "ms",
+            ),
             timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
           }),
           flashblocksUrl: flashblocks,

@@ -38,7 +38,9 @@ async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     // No command is a usage mistake: the help goes to stderr and the exit code says so.
-    process.stderr.write(`${HELP}\nflashnode: no command given (dev, import, serve, replica or follow)\n`);
+    process.stderr.write(
+      `${HELP}\nflashnode: no command given (dev, import, serve, replica or follow)\n`,
+    );
     process.exitCode = 2;
     return;
   }

@@ -7,14 +7,14 @@
 import type { Common } from "@ethereumjs/common";
 import { blockRlpFromJson } from "../chain/blockJson.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
-import { BlockRejectedError, type BlockExecutor } from "../exec/blockExecutor.ts";
+import { type BlockExecutor, BlockRejectedError } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
 import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
-import type { Flashblock } from "./flashblock.ts";
 import { emptyPending } from "./emptyPending.ts";
+import type { Flashblock } from "./flashblock.ts";
 import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
@@ -87,7 +87,12 @@ export class Follower {
   async start(): Promise<void> {
     await this.serial(async () => {
       const head = this.head();
-      this.apply(this.sequencing.canonical({ ...head, parentHash: new Uint8Array(32), transactionHashes: [] }, this.now()));
+      this.apply(
+        this.sequencing.canonical(
+          { ...head, parentHash: new Uint8Array(32), transactionHashes: [] },
+          this.now(),
+        ),
+      );
       this.publish(emptyPending(this.deps.store, this.deps.common, head.number));
     });
   }
@@ -154,6 +159,13 @@ export class Follower {
   private async importBlock(json: RpcBlock): Promise<void> {
     const { common, executor, store } = this.deps;
     const block = blockFromRlp(blockRlpFromJson(json), { common, setHardfork: true });
+    // Every transaction hash was checked; that the list is the header's, in its order, is this.
+    if (!(await block.transactionsTrieIsValid())) {
+      this.stop(
+        `following stopped at block ${json.number} (${json.hash}): its transactions do not match its transactions root`,
+      );
+      return;
+    }
     await this.replay.clear();
     let write: Awaited<ReturnType<BlockExecutor["execute"]>>;
     try {
@@ -198,7 +210,9 @@ export class Follower {
       if (theirs !== null && ours !== undefined && equalBytes(hexToBytes(theirs.hash), ours)) break;
     }
     if (base !== undefined && n <= base.number && !equalBytes(store.canonicalHash(n)!, base.hash)) {
-      this.stop(`the upstream reorged below the fork block ${base.number}: follow again from a new datadir`);
+      this.stop(
+        `the upstream reorged below the fork block ${base.number}: follow again from a new datadir`,
+      );
       return;
     }
     await this.replay.clear();
@@ -211,7 +225,10 @@ export class Follower {
     });
     const hash = store.canonicalHash(n)!;
     await this.act(
-      this.sequencing.canonical({ number: n, hash, parentHash: new Uint8Array(32), transactionHashes: [] }, this.now()),
+      this.sequencing.canonical(
+        { number: n, hash, parentHash: new Uint8Array(32), transactionHashes: [] },
+        this.now(),
+      ),
     );
     this.publish({
       kind: "sealed",
@@ -232,7 +249,11 @@ export class Follower {
   private apply(result: SequencingResult): void {
     for (const e of result.events) {
       this.deps.onEvent(e);
-      this.deps.log(ROUTINE.has(e.name) ? "debug" : "warn", `flashblocks: ${e.name}`, eventFields(e));
+      this.deps.log(
+        ROUTINE.has(e.name) ? "debug" : "warn",
+        `flashblocks: ${e.name}`,
+        eventFields(e),
+      );
     }
   }
 
@@ -259,8 +280,10 @@ export class Follower {
       } catch (e) {
         if (!(e instanceof FlashblockRejectedError)) throw e;
         this.deps.log("warn", "flashblock not applied", { reason: e.message });
-        const failed = a.kind === "extend" ? a.flashblock : a.kind === "open" ? a.flashblocks[0] : undefined;
-        if (failed !== undefined) out.push(...(await this.run(this.sequencing.executionFailed(failed))));
+        const failed =
+          a.kind === "extend" ? a.flashblock : a.kind === "open" ? a.flashblocks[0] : undefined;
+        if (failed !== undefined)
+          out.push(...(await this.run(this.sequencing.executionFailed(failed))));
       }
     }
     return out;

@@ -55,7 +55,12 @@ export class FollowerClient {
         });
       },
     );
-    const client = new FollowerClient(worker, channel, heard, ready.resumed ? ready.head : undefined);
+    const client = new FollowerClient(
+      worker,
+      channel,
+      heard,
+      ready.resumed ? ready.head : undefined,
+    );
     void channel.whenGone().then((e) => {
       if (client.stopping !== undefined) return;
       logger.fatal({ err: e.message }, "follower thread exited");

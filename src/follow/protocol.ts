@@ -45,7 +45,11 @@ export type FollowerHealth = {
   /** Every sequencing event so far, by name (metrics). */
   readonly events: Readonly<Partial<Record<SequencingEventName, number>>>;
   /** The stream's reconnects and missed deadlines so far. */
-  readonly stream: { readonly reconnects: number; readonly readTimeouts: number; readonly pingsMissed: number };
+  readonly stream: {
+    readonly reconnects: number;
+    readonly readTimeouts: number;
+    readonly pingsMissed: number;
+  };
 };
 
 /** What the follower tells the main thread. */

@@ -13,7 +13,12 @@ import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { FlashblockStream } from "./flashblockStream.ts";
 import { Follower } from "./follower.ts";
-import type { FollowerApi, FollowerHealth, FollowerParentApi, FollowerWorkerData } from "./protocol.ts";
+import type {
+  FollowerApi,
+  FollowerHealth,
+  FollowerParentApi,
+  FollowerWorkerData,
+} from "./protocol.ts";
 import type { SequencingEventName } from "./sequencingTypes.ts";
 
 const channel = parentChannel<FollowerParentApi, FollowerApi>(parentPort, "the RPC thread");
@@ -86,7 +91,9 @@ async function main(): Promise<void> {
     logger,
     handlers: {
       onFlashblock(fb) {
-        void follower.flashblock(fb).catch((e: unknown) => log("error", "flashblock failed", { err: String(e) }));
+        void follower
+          .flashblock(fb)
+          .catch((e: unknown) => log("error", "flashblock failed", { err: String(e) }));
         // A flashblock of a block past the next: the upstream sealed one we have not imported.
         const head = store.headNumber() ?? 0;
         if (fb.blockNumber > head + 1) catchUpSoon();
@@ -140,7 +147,11 @@ async function main(): Promise<void> {
       reasons,
       lagBlocks: follower.lag(),
       events: { ...events },
-      stream: { reconnects: s.reconnects, readTimeouts: s.readTimeouts, pingsMissed: s.pingsMissed },
+      stream: {
+        reconnects: s.reconnects,
+        readTimeouts: s.readTimeouts,
+        pingsMissed: s.pingsMissed,
+      },
     };
     const text = JSON.stringify(h);
     if (text === said) return;

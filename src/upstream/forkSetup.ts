@@ -120,7 +120,9 @@ export async function prepareFork(
     ...(deps.logger === undefined ? {} : { logger: deps.logger }),
   });
   const name = knownOpChain(fork.chainId);
-  const op = name !== undefined || isOpBlock(block);
+  // An OP-stack chain: known by id, or its blocks open with a deposit, or (a block without one,
+  // its genesis say) it has the L1Block predeploy.
+  const op = name !== undefined || isOpBlock(block) || (await state.code(L1_BLOCK)).length > 0;
   const extraData = parseData(host, "a block's extraData", block.extraData ?? "0x");
   const era = headerEra(block);
   const genesis = forkGenesis({

@@ -8,7 +8,12 @@ import { after, before, test } from "node:test";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { pollUntil, setCalldata, startTestDevNode, storageContractBytecode } from "../utils/devChain.ts";
+import {
+  pollUntil,
+  setCalldata,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { startFollowNode } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
@@ -20,11 +25,16 @@ let sequencer: RunningNode;
 let follower: RunningNode;
 let contract: string;
 
-async function send(url: string, tx: { to?: `0x${string}`; data?: `0x${string}`; value?: bigint; gas?: bigint }) {
+async function send(
+  url: string,
+  tx: { to?: `0x${string}`; data?: `0x${string}`; value?: bigint; gas?: bigint },
+) {
   const raw = await alice!.signTransaction({
     chainId: Number(await call(sequencer.url, "eth_chainId")),
     type: "eip1559",
-    nonce: Number(await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"])),
+    nonce: Number(
+      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
+    ),
     gas: tx.gas ?? 200_000n,
     maxFeePerGas: 10n ** 11n,
     maxPriorityFeePerGas: 1n,
@@ -39,7 +49,10 @@ async function send(url: string, tx: { to?: `0x${string}`; data?: `0x${string}`;
 async function bothPending(hash: string): Promise<void> {
   for (const node of [sequencer, follower])
     await pollUntil(
-      async () => (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as { transactionHash: string }[],
+      async () =>
+        (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
+          transactionHash: string;
+        }[],
       (rs) => rs.some((r) => r.transactionHash === hash),
       30_000,
     );
@@ -48,9 +61,19 @@ async function bothPending(hash: string): Promise<void> {
 before(async () => {
   // Long blocks: the pending block stays put while the two are compared; evm_mine seals.
   sequencer = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 100 });
-  const deploy = await send(sequencer.url, { data: storageContractBytecode(SET_TOPIC), gas: 300_000n });
-  await pollUntil(async () => call(sequencer.url, "eth_getTransactionReceipt", [deploy]), (r) => r !== null);
-  contract = ((await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as { contractAddress: string }).contractAddress;
+  const deploy = await send(sequencer.url, {
+    data: storageContractBytecode(SET_TOPIC),
+    gas: 300_000n,
+  });
+  await pollUntil(
+    async () => call(sequencer.url, "eth_getTransactionReceipt", [deploy]),
+    (r) => r !== null,
+  );
+  contract = (
+    (await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as {
+      contractAddress: string;
+    }
+  ).contractAddress;
   await call(sequencer.url, "evm_mine");
   follower = await startFollowNode({
     datadir: tempDatadir("follow-dev"),
@@ -60,7 +83,10 @@ before(async () => {
     logger: silentLogger,
   });
   await pollUntil(
-    async () => [await call(follower.url, "eth_blockNumber"), await call(sequencer.url, "eth_blockNumber")],
+    async () => [
+      await call(follower.url, "eth_blockNumber"),
+      await call(sequencer.url, "eth_blockNumber"),
+    ],
     ([a, b]) => a === b,
     60_000,
   );
@@ -76,7 +102,11 @@ test("pending on the follower answers what pending on the sequencer answers, met
   await bothPending(hash);
   const same = async (method: string, params: unknown[]) => {
     const theirs = await call(sequencer.dedicatedUrl, method, params);
-    assert.deepEqual(await call(follower.dedicatedUrl, method, params), theirs, `${method}(${JSON.stringify(params)})`);
+    assert.deepEqual(
+      await call(follower.dedicatedUrl, method, params),
+      theirs,
+      `${method}(${JSON.stringify(params)})`,
+    );
   };
   await same("eth_getStorageAt", [contract, "0x0", "pending"]);
   await same("eth_getBlockReceipts", ["pending"]);
@@ -84,12 +114,19 @@ test("pending on the follower answers what pending on the sequencer answers, met
   await same("eth_getTransactionCount", [alice!.address, "pending"]);
   await same("eth_getCode", [contract, "pending"]);
   await same("eth_call", [{ to: contract }, "pending"]);
-  assert.equal(BigInt(String(await call(follower.url, "eth_getStorageAt", [contract, "0x0", "pending"]))), 77n);
+  assert.equal(
+    BigInt(String(await call(follower.url, "eth_getStorageAt", [contract, "0x0", "pending"]))),
+    77n,
+  );
 });
 
 test("sealed blocks equal the sequencer's", async () => {
   const sealed = Number(await call(sequencer.url, "evm_mine"));
-  await pollUntil(async () => Number(await call(follower.url, "eth_blockNumber")), (n) => n >= sealed, 30_000);
+  await pollUntil(
+    async () => Number(await call(follower.url, "eth_blockNumber")),
+    (n) => n >= sealed,
+    30_000,
+  );
   const id = `0x${sealed.toString(16)}`;
   assert.deepEqual(
     await call(follower.dedicatedUrl, "eth_getBlockByNumber", [id, true]),

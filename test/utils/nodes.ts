@@ -174,7 +174,11 @@ export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
     callLimits: undefined,
     view: {
       receipts: "preconfirmed",
-      forkchoice: { kind: "trailing", safe: DEFAULT_SAFE_DEPTH, finalized: DEFAULT_FINALIZED_DEPTH },
+      forkchoice: {
+        kind: "trailing",
+        safe: DEFAULT_SAFE_DEPTH,
+        finalized: DEFAULT_FINALIZED_DEPTH,
+      },
       flashblockIntervalMs: 200,
     },
     source: {

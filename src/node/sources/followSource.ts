@@ -1,7 +1,7 @@
 // `flashnode follow`'s chain source: a live chain followed on the follower thread (src/follow/),
 // its archive begun at a recent block F of the upstream (or continued), and the node's
 // transactions sent to the upstream, or to --tx-forward (a sequencer's endpoint).
-import type { FollowPlan } from "../plan.ts";
+
 import { FollowerClient } from "../../follow/followerClient.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
@@ -12,7 +12,7 @@ import { UpstreamCallError, upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
 import { bytesToHex } from "../../util/hex.ts";
-import type { ChainSource, ForkInfo } from "../plan.ts";
+import type { ChainSource, FollowPlan, ForkInfo } from "../plan.ts";
 
 /** The upstream's own answer to a forwarded transaction (its code, message and data). */
 export class ForwardedCallError extends Error {
@@ -73,7 +73,9 @@ export async function startFollowSource(args: {
     );
     const contracts =
       stored === undefined
-        ? setup.baseWrites.flatMap((w) => (w.code === undefined ? [] : [{ address: w.address, code: w.code }]))
+        ? setup.baseWrites.flatMap((w) =>
+            w.code === undefined ? [] : [{ address: w.address, code: w.code }],
+          )
         : [];
     if (contracts.length > 0)
       args.logger.info(
