@@ -364,7 +364,7 @@ export class BlockExecutor {
     if (number !== BigInt(head) + 1n)
       return reject(`expected block ${head + 1} next (archive head is ${head})`);
     const parent = BlockExecutor.storedHeader(this.spec, this.store, head);
-    const headerProblem = validateHeader(block, parent);
+    const headerProblem = validateHeader(block, parent, own);
     if (headerProblem !== undefined) return reject(headerProblem);
 
     if (this.op !== undefined) return this.executeOp(block, parent, reject, own);

@@ -76,7 +76,10 @@ export class ForkedStateManager extends RecordingStateManager {
   }
 
   protected override async storedAccount(address: Address): Promise<Account | undefined> {
-    if (this.accountWritten(address)) return super.storedAccount(address);
+    // The chain's own trie first: an account whose only change was its storage (a contract's
+    // slots) is there with its storage root, though the archive's records show no change of it.
+    const local = await super.storedAccount(address);
+    if (local !== undefined || this.accountWritten(address)) return local;
     const record = await this.upstreamAccount(address);
     if (record === undefined) return undefined;
     // Its storage root is the chain's own (empty until it writes a slot): the upstream's slots

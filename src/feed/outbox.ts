@@ -5,8 +5,15 @@
 /** What the outbox needs of a socket (the `ws` WebSocket satisfies it). */
 export type SendSocket = {
   readonly bufferedAmount: number;
-  /** Text frames always: bytes given are UTF-8 JSON (a spliced RPC answer), not binary data. */
-  send(data: string | Buffer, options: { readonly binary: false }, cb: (err?: Error) => void): void;
+  /**
+   * Text frames for JSON (bytes given are UTF-8 JSON: a spliced RPC answer); binary frames only
+   * for what asks for them (a brotli-compressed flashblock).
+   */
+  send(
+    data: string | Buffer,
+    options: { readonly binary: boolean },
+    cb: (err?: Error) => void,
+  ): void;
   terminate(): void;
 };
 
@@ -33,6 +40,7 @@ export const RPC_SEND_LIMITS: SendLimits = {
 };
 
 const TEXT_FRAME = { binary: false } as const;
+const BINARY_FRAME = { binary: true } as const;
 
 export class Outbox {
   readonly #socket: SendSocket;
@@ -56,8 +64,11 @@ export class Outbox {
     return this.#dropped;
   }
 
-  /** Sends, or drops the client if it is too far behind; false when nothing was sent. */
-  send(text: string | Buffer): boolean {
+  /**
+   * Sends (a text frame; `binary`: a binary one), or drops the client if it is too far behind;
+   * false when nothing was sent.
+   */
+  send(text: string | Buffer, binary = false): boolean {
     if (this.#dropped) return false;
     if (
       this.#queued >= this.#limits.maxQueuedMessages ||
@@ -67,7 +78,7 @@ export class Outbox {
       return false;
     }
     this.#queued++;
-    this.#socket.send(text, TEXT_FRAME, this.#written);
+    this.#socket.send(text, binary ? BINARY_FRAME : TEXT_FRAME, this.#written);
     return true;
   }
 

@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { brotliCompressSync, constants } from "node:zlib";
 import type { RawData, WebSocket } from "ws";
 import { WebSocketServer } from "ws";
 import type { DispatcherOptions } from "../rpc/dispatch.ts";
@@ -134,15 +135,31 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
     return conn;
   }
 
-  // One feed listener serves every stream client; it exists only while there are clients.
-  function broadcast(ev: FlashblockEvent): void {
-    for (const conn of streamClients) conn.outbox.send(ev.json);
+  /** Stream clients that asked for brotli binary frames (`/flashblocks?compression=brotli`). */
+  const brotliClients = new WeakSet<Connection>();
+  /** Each event compressed once, however many clients take brotli. */
+  const compressed = new WeakMap<FlashblockEvent, Buffer>();
+  function frameFor(conn: Connection, ev: FlashblockEvent): string | Buffer {
+    if (!brotliClients.has(conn)) return ev.json;
+    let frame = compressed.get(ev);
+    if (frame === undefined) {
+      frame = brotliFrame(ev.json);
+      compressed.set(ev, frame);
+    }
+    return frame;
   }
 
-  function onStream(ws: WebSocket): void {
+  // One feed listener serves every stream client; it exists only while there are clients.
+  function broadcast(ev: FlashblockEvent): void {
+    for (const conn of streamClients) conn.outbox.send(frameFor(conn, ev), brotliClients.has(conn));
+  }
+
+  function onStream(ws: WebSocket, brotli: boolean): void {
     const conn = track(ws, streamLimits);
+    if (brotli) brotliClients.add(conn);
     // The block being built so far first: a client joining mid-block can follow at once.
-    for (const ev of opts.feed.currentFlashblocks?.() ?? []) conn.outbox.send(ev.json);
+    for (const ev of opts.feed.currentFlashblocks?.() ?? [])
+      conn.outbox.send(frameFor(conn, ev), brotli);
     streamClients.add(conn);
     if (stopStream === undefined) stopStream = opts.feed.onFlashblock(broadcast);
     ws.on("message", () => {
@@ -204,7 +221,9 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
     }
     const path = pathOf(req.url ?? "/");
     if (path === streamPath) {
-      streamWss.handleUpgrade(req, socket, head, onStream);
+      // Base's websocket proxy sends brotli binary frames when compression is on; a client asks.
+      const brotli = /[?&]compression=brotli(&|$)/.test(req.url ?? "");
+      streamWss.handleUpgrade(req, socket, head, (ws) => onStream(ws, brotli));
       return;
     }
     let ctx: RequestContext | number | undefined;
@@ -266,4 +285,11 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
       streamWss.close();
     },
   };
+}
+
+/** A flashblock as Base's websocket proxy compresses it (brotli, quality 5, window 22). */
+function brotliFrame(json: string): Buffer {
+  return brotliCompressSync(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_LGWIN]: 22 },
+  });
 }

@@ -87,6 +87,27 @@ async function l1Values(state: ForkState): Promise<DevL1Config> {
   };
 }
 
+/** F's base fee and its parent's fee inputs: what tells an unknown chain's EIP-1559 parameters. */
+async function baseFeeSeen(
+  client: UpstreamClient,
+  number: bigint,
+  block: RpcBlock,
+  opts: CallOptions | undefined,
+) {
+  if (number === 0n || block.baseFeePerGas === undefined) return undefined;
+  const parent = await client.blockByNumber(number - 1n, false, opts).catch(() => null);
+  if (parent === null || parent.baseFeePerGas === undefined) return undefined;
+  const q = (v: unknown) => parseQuantity(client.host, "a block's fee field", v);
+  return {
+    parent: {
+      baseFee: q(parent.baseFeePerGas),
+      gasUsed: q(parent.gasUsed),
+      gasLimit: q(parent.gasLimit),
+    },
+    baseFee: q(block.baseFeePerGas),
+  };
+}
+
 function isOpBlock(block: RpcBlock): boolean {
   const first = block.transactions[0];
   return isObject(first) && typeof first.type === "string" && BigInt(first.type) === 0x7en;
@@ -124,6 +145,7 @@ export async function prepareFork(
   // its genesis say) it has the L1Block predeploy.
   const op = name !== undefined || isOpBlock(block) || (await state.code(L1_BLOCK)).length > 0;
   const extraData = parseData(host, "a block's extraData", block.extraData ?? "0x");
+  const seen = op ? await baseFeeSeen(client, fork.number, block, deps.callOptions) : undefined;
   const era = headerEra(block);
   const genesis = forkGenesis({
     chainId: fork.chainId,
@@ -133,7 +155,7 @@ export async function prepareFork(
     forkTimestamp: parseQuantity(host, "a block's timestamp", block.timestamp),
     gasLimit: parseQuantity(host, "a block's gasLimit", block.gasLimit),
     baseFeePerGas: parseQuantity(host, "a block's baseFeePerGas", block.baseFeePerGas),
-    ...(op ? { op: opEip1559Params(fork.chainId, extraData) } : {}),
+    ...(op ? { op: opEip1559Params(fork.chainId, extraData, seen) } : {}),
   });
   const baseWrites: BaseWrite[] = req.accounts.map((address) => ({
     address,

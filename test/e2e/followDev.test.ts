@@ -137,3 +137,38 @@ test("sealed blocks equal the sequencer's", async () => {
     await call(sequencer.dedicatedUrl, "eth_getBlockReceipts", [id]),
   );
 });
+
+test("a follower of the stream's brotli binary frames shows the same pending block", async () => {
+  const brotli = await startFollowNode({
+    datadir: tempDatadir("follow-dev-brotli"),
+    rpc: sequencer.url,
+    flashblocks: `${sequencer.wsUrl}flashblocks?compression=brotli`,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+  });
+  try {
+    const hash = await send(sequencer.url, {
+      to: contract as `0x${string}`,
+      data: setCalldata(99n),
+    });
+    await bothPending(hash);
+    await pollUntil(
+      async () =>
+        (await call(brotli.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
+          transactionHash: string;
+        }[],
+      (rs) => rs.some((r) => r.transactionHash === hash),
+      30_000,
+    );
+    assert.deepEqual(
+      await call(brotli.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
+      await call(sequencer.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
+    );
+    assert.equal(
+      BigInt(String(await call(brotli.url, "eth_getStorageAt", [contract, "0x0", "pending"]))),
+      99n,
+    );
+  } finally {
+    await brotli.close();
+  }
+});

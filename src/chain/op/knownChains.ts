@@ -44,13 +44,57 @@ export function eip1559FromExtraData(extraData: Uint8Array): Eip1559Params | und
   return { elasticity, denominator };
 }
 
-/** The parameters of an OP-stack chain: its block's extraData's, its known ones, or OP's. */
-export function opEip1559Params(chainId: bigint, extraData: Uint8Array): Eip1559Params {
+/** The parameters chains are seen with: Ethereum's (and a flashnode dev chain's), then OP's. */
+const CANDIDATES: readonly Eip1559Params[] = [
+  { elasticity: 2, denominator: 8 },
+  { elasticity: 6, denominator: 250 },
+  { elasticity: 6, denominator: 50 },
+  { elasticity: 10, denominator: 250 },
+  { elasticity: 10, denominator: 50 },
+  { elasticity: 4, denominator: 250 },
+];
+
+/** EIP-1559's next base fee after a block, under `p`. */
+export function nextBaseFee(
+  parent: { readonly baseFee: bigint; readonly gasUsed: bigint; readonly gasLimit: bigint },
+  p: Eip1559Params,
+): bigint {
+  const target = parent.gasLimit / BigInt(p.elasticity);
+  const { baseFee, gasUsed } = parent;
+  if (target === 0n || gasUsed === target) return baseFee;
+  const d = BigInt(p.denominator);
+  if (gasUsed > target) {
+    const delta = (baseFee * (gasUsed - target)) / target / d;
+    return baseFee + (delta > 1n ? delta : 1n);
+  }
+  return baseFee - (baseFee * (target - gasUsed)) / target / d;
+}
+
+/**
+ * The parameters of an OP-stack chain: its block's extraData's (Holocene), those that explain
+ * its base fee after its parent (one of CANDIDATES, when exactly one does), its known ones, or
+ * OP's defaults.
+ */
+export function opEip1559Params(
+  chainId: bigint,
+  extraData: Uint8Array,
+  seen?: {
+    readonly parent: {
+      readonly baseFee: bigint;
+      readonly gasUsed: bigint;
+      readonly gasLimit: bigint;
+    };
+    readonly baseFee: bigint;
+  },
+): Eip1559Params {
+  const fromHeader = eip1559FromExtraData(extraData);
+  if (fromHeader !== undefined) return fromHeader;
+  if (seen !== undefined) {
+    const fits = CANDIDATES.filter((p) => nextBaseFee(seen.parent, p) === seen.baseFee);
+    if (fits.length === 1) return fits[0]!;
+  }
   const known = KNOWN_OP_CHAINS.get(chainId);
-  return (
-    eip1559FromExtraData(extraData) ??
-    (known === undefined
-      ? OP_DEFAULT
-      : { elasticity: known.elasticity, denominator: known.denominator })
-  );
+  return known === undefined
+    ? OP_DEFAULT
+    : { elasticity: known.elasticity, denominator: known.denominator };
 }
