@@ -66,6 +66,8 @@ export class Follower {
   private upstreamHead: number | undefined;
   private stoppedFor: string | undefined;
   private readonly now: () => number;
+  /** When each flashblock arrived (epoch ms), until it is applied or dropped. */
+  private readonly arrivals = new WeakMap<Flashblock, number>();
 
   constructor(private readonly deps: FollowerDeps) {
     this.replay = new PendingReplay(deps.executor, deps.common);
@@ -97,9 +99,10 @@ export class Follower {
     });
   }
 
-  /** A flashblock from the stream. */
-  flashblock(fb: Flashblock): Promise<void> {
-    return this.serial(() => this.act(this.sequencing.flashblock(fb, this.now())));
+  /** A flashblock from the stream; `arrivedAt`: when it came (epoch ms). */
+  flashblock(fb: Flashblock, arrivedAt = this.now()): Promise<void> {
+    this.arrivals.set(fb, arrivedAt);
+    return this.serial(() => this.act(this.sequencing.flashblock(fb, arrivedAt)));
   }
 
   /** Time passes (stale pending, expired early flashblocks). */
@@ -166,10 +169,10 @@ export class Follower {
       );
       return;
     }
-    await this.replay.clear();
-    let write: Awaited<ReturnType<BlockExecutor["execute"]>>;
+    // What the stream pre-confirmed is the block, most of the time: sealed as replayed.
+    let write = await this.replay.sealAs(block);
     try {
-      write = await executor.execute(block, { ownStateRoot: true });
+      write ??= await executor.execute(block, { ownStateRoot: true });
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
@@ -273,9 +276,10 @@ export class Follower {
           out.push(emptyPending(this.deps.store, this.deps.common, this.head().number));
         } else if (a.kind === "open") {
           const first = a.flashblocks[0]!;
-          out.push(...(await this.replay.start(first.payloadId, a.base, a.flashblocks)));
+          const arrived = (fb: Flashblock) => this.arrivals.get(fb);
+          out.push(...(await this.replay.start(first.payloadId, a.base, a.flashblocks, arrived)));
         } else {
-          out.push(await this.replay.extend(a.flashblock));
+          out.push(await this.replay.extend(a.flashblock, this.arrivals.get(a.flashblock)));
         }
       } catch (e) {
         if (!(e instanceof FlashblockRejectedError)) throw e;

@@ -4,15 +4,16 @@
 // last (earlier results kept, not re-executed), and each becomes the FlashblockUpdate readers
 // apply, as a dev sequencer's would. A flashblock whose transactions do not run, or whose gas
 // disagrees with what the stream said, is refused (FlashblockRejectedError).
-import { createBlockHeader } from "@ethereumjs/block";
+import { type Block, createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import type { BlockWrite } from "../chain/types.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
-import { builderHeader } from "../exec/vmInternals.ts";
+import { builderHeader, sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingBase, PendingTransaction } from "../pending/types.ts";
 import { assembleFlashblock, Building } from "../sequencer/building.ts";
-import { bytesToHex } from "../util/hex.ts";
+import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { Flashblock, FlashblockBase } from "./flashblock.ts";
 
 export class FlashblockRejectedError extends Error {
@@ -40,11 +41,51 @@ export class PendingReplay {
     await this.executor.resetToHead();
   }
 
+  /**
+   * The canonical block `block`, from the replay when the replay holds exactly its transactions
+   * (what Base's flashblocks pre-confirmed became the block, the usual case): sealed, checked
+   * against the header (gas used, receipts, transactions, bloom) and collected for the archive
+   * with no second execution. undefined: nothing usable was replayed (the replay is cleared); the
+   * caller executes the block.
+   */
+  async sealAs(block: Block): Promise<BlockWrite | undefined> {
+    const b = this.building;
+    const h = block.header;
+    const txs = block.transactions;
+    const same =
+      b !== undefined &&
+      BigInt(b.base.number) === h.number &&
+      b.transactions.length === txs.length &&
+      txs.every((tx, i) => equalBytes(tx.hash(), b.transactions[i]!.hash));
+    if (!same) {
+      await this.clear();
+      return undefined;
+    }
+    this.building = undefined;
+    const built = await sealBuilder(b.builder, {
+      transactions: b.txTrie.root(),
+      receipts: b.receiptTrie.root(),
+    });
+    const g = built.header;
+    if (
+      g.gasUsed !== h.gasUsed ||
+      !equalBytes(g.receiptTrie, h.receiptTrie) ||
+      !equalBytes(g.transactionsTrie, h.transactionsTrie) ||
+      !equalBytes(g.logsBloom, h.logsBloom)
+    ) {
+      await this.executor.resetToHead();
+      return undefined;
+    }
+    const write = await this.executor.collectWrite(block, b.receipts);
+    return { ...write, localStateRoot: g.stateRoot };
+  }
+
   /** Starts block `base.blockNumber` on the head and replays `flashblocks` (index 0 first). */
   async start(
     payloadId: string,
     base: FlashblockBase,
     flashblocks: readonly Flashblock[],
+    arrivedAt?: (fb: Flashblock) => number | undefined,
   ): Promise<FlashblockUpdate[]> {
     await this.clear();
     const builder = await this.executor.openBuilder({
@@ -76,12 +117,16 @@ export class PendingReplay {
     };
     this.building = new Building(builder, pendingBase, payloadId, performance.now(), this.common);
     const out: FlashblockUpdate[] = [];
-    for (const fb of flashblocks) out.push(await this.extend(fb));
+    for (const fb of flashblocks) out.push(await this.extend(fb, arrivedAt?.(fb)));
     return out;
   }
 
-  /** The next flashblock of the block being replayed, on top of the ones before it. */
-  async extend(fb: Flashblock): Promise<FlashblockUpdate> {
+  /**
+   * The next flashblock of the block being replayed, on top of the ones before it. `arrivedAt`
+   * (epoch ms): when the stream delivered it, the update's publishedAt, so what readers measure
+   * as its latency (flashnode_flashblock_visible_seconds) runs from its arrival here.
+   */
+  async extend(fb: Flashblock, arrivedAt?: number): Promise<FlashblockUpdate> {
     const b = this.building;
     if (b === undefined) throw new FlashblockRejectedError("no pending block to extend");
     const started = performance.now();
@@ -113,6 +158,7 @@ export class PendingReplay {
       );
     b.resumeAt(fb.index);
     const diff = await this.executor.drainDiff();
-    return assembleFlashblock(b, added, diff, started, this.common);
+    const update = assembleFlashblock(b, added, diff, started, this.common);
+    return arrivedAt === undefined ? update : { ...update, publishedAt: arrivedAt };
   }
 }
