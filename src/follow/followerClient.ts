@@ -36,6 +36,7 @@ export class FollowerClient {
         reasons: ["the follower is starting"],
         lagBlocks: 0,
         events: {},
+        imported: { blocks: 0, fromReplay: 0, gas: "0", ms: 0 },
         stream: { reconnects: 0, readTimeouts: 0, pingsMissed: 0 },
       } as FollowerHealth,
     };

@@ -44,6 +44,13 @@ export type FollowerHealth = {
   readonly lagBlocks: number;
   /** Every sequencing event so far, by name (metrics). */
   readonly events: Readonly<Partial<Record<SequencingEventName, number>>>;
+  /** Canonical blocks imported so far: count, of which sealed from the replay, gas, time. */
+  readonly imported: {
+    readonly blocks: number;
+    readonly fromReplay: number;
+    readonly gas: string;
+    readonly ms: number;
+  };
   /** The stream's reconnects and missed deadlines so far. */
   readonly stream: {
     readonly reconnects: number;

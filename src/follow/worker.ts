@@ -147,6 +147,7 @@ async function main(): Promise<void> {
       reasons,
       lagBlocks: follower.lag(),
       events: { ...events },
+      imported: { ...follower.imported, gas: follower.imported.gas.toString() },
       stream: {
         reconnects: s.reconnects,
         readTimeouts: s.readTimeouts,

@@ -152,6 +152,10 @@ export async function startFollowSource(args: {
         streamReconnects: h.stream.reconnects,
         streamReadTimeouts: h.stream.readTimeouts,
         streamPingsMissed: h.stream.pingsMissed,
+        importedBlocks: h.imported.blocks,
+        importedFromReplay: h.imported.fromReplay,
+        importedGas: Number(h.imported.gas),
+        importMilliseconds: Math.round(h.imported.ms),
       };
     },
     async close() {
