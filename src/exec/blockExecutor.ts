@@ -165,6 +165,14 @@ export class BlockExecutor {
     return toRecord(await this.state.getAccount(new Address(address)));
   }
 
+  /** Code and a storage word as the block being built has them now (anvil_loadState). */
+  currentCode(address: Uint8Array): Promise<Uint8Array> {
+    return this.state.getCode(new Address(address));
+  }
+  currentStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    return this.state.getStorage(new Address(address), slot);
+  }
+
   /** The account as the newest sealed block left it (`latest`). */
   sealedAccount(address: Uint8Array): AccountRecord | undefined {
     return this.store.currentAccount(address);
@@ -215,6 +223,34 @@ export class BlockExecutor {
       storage,
       wiped: [...t.wiped.values()],
       code: [...t.code].map(([hash, code]) => [Buffer.from(hash, "hex"), code] as const),
+    };
+  }
+
+  /**
+   * What the block being built changed over the archive head, each value as it is now (a state
+   * dump's pending part): accounts (undefined: gone), slots, accounts whose storage was wiped,
+   * and new code by hash.
+   */
+  async pendingChanges(): Promise<{
+    accounts: Array<readonly [Uint8Array, AccountRecord | undefined]>;
+    storage: Array<readonly [Uint8Array, Uint8Array, Uint8Array]>;
+    wiped: Uint8Array[];
+    code: ReadonlyMap<string, Uint8Array>;
+  }> {
+    const accounts: Array<readonly [Uint8Array, AccountRecord | undefined]> = [];
+    for (const address of this.state.touchedAccounts.values())
+      accounts.push([address, toRecord(await this.state.getAccount(new Address(address)))]);
+    const storage: Array<readonly [Uint8Array, Uint8Array, Uint8Array]> = [];
+    for (const { address, slot } of this.state.touchedSlots.values()) {
+      const addr = new Address(address);
+      if ((await this.state.getAccount(addr)) === undefined) continue;
+      storage.push([address, slot, trimLeadingZeros(await this.state.getStorage(addr, slot))]);
+    }
+    return {
+      accounts,
+      storage,
+      wiped: [...this.state.wipedAccounts.values()],
+      code: this.state.newCode,
     };
   }
 

@@ -1,5 +1,6 @@
 // Nodes for end-to-end tests, started in this process through the one assembly (src/node/
 // assembly.ts) from the plan each role's command would build: dev, serve, replica.
+import type { LoadedState } from "../../src/chain/anvilState.ts";
 import type { DevFork } from "../../src/chain/devGenesis.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../../src/chain/forkchoice.ts";
@@ -32,6 +33,9 @@ export type TestDevOptions = {
   readonly receipts: ReceiptLookups;
   readonly callLimits?: CallLimits;
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+  readonly automine?: boolean;
+  readonly loadState?: LoadedState;
+  readonly dumpState?: string;
 };
 
 /** `flashnode dev`'s defaults (src/cli/optionTable.ts). */
@@ -79,6 +83,9 @@ export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
         accounts: o.accounts,
         balanceEth: o.balanceEth,
         ...(o.nats === undefined ? {} : { nats: o.nats }),
+        ...(o.automine === undefined ? {} : { automine: o.automine }),
+        ...(o.loadState === undefined ? {} : { loadState: o.loadState }),
+        ...(o.dumpState === undefined ? {} : { dumpState: o.dumpState }),
       },
     },
   });

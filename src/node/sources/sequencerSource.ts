@@ -2,6 +2,8 @@
 // archive and publishes every flashblock and seal (src/sequencer/). A new datadir gets the dev
 // genesis (an OP-stack chain like Base unless --ethereum) or the --genesis given; an existing
 // one is continued.
+import { writeFileSync } from "node:fs";
+import { anvilStateJson } from "../../chain/anvilState.ts";
 import { devAccounts, devGenesis } from "../../chain/devGenesis.ts";
 import { devL1Values } from "../../chain/op/l1Info.ts";
 import { opPredeploys } from "../../chain/op/predeploys.ts";
@@ -28,6 +30,7 @@ export async function startSequencerSource(args: {
       genesis,
       genesisGiven: o.genesis !== undefined,
       blockTimeMs: o.blockTimeMs,
+      automine: o.automine === true,
       flashblockIntervalMs: o.flashblockIntervalMs,
       gasLimit: o.gasLimit.toString(),
       coinbase: FEE_RECIPIENT,
@@ -50,6 +53,12 @@ export async function startSequencerSource(args: {
     args.publish,
     args.logger.child({ module: "sequencer" }),
   );
+  if (o.loadState !== undefined) {
+    // As anvil's --load-state: the state is the chain's `latest` once the node serves.
+    await sequencer.control({ op: "loadState", state: o.loadState });
+    if (o.automine !== true) await sequencer.mine();
+    args.logger.info({ accounts: o.loadState.accounts.length }, "state loaded");
+  }
   const poolNonces: PoolNonces = {
     get: (address) => sequencer.poolNonce(address),
     entries: () => sequencer.poolNonceEntries(),
@@ -70,8 +79,27 @@ export async function startSequencerSource(args: {
       ? {}
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
     readiness: () => sequencer.readiness(),
-    close: () => sequencer.stop(),
+    async close() {
+      if (o.dumpState !== undefined) await dumpStateFile(sequencer, o.dumpState, args.logger);
+      await sequencer.stop();
+    },
   };
+}
+
+/** --dump-state at exit: the chain's state as anvil's file (a failure is logged, not fatal). */
+async function dumpStateFile(
+  sequencer: SequencerClient,
+  path: string,
+  logger: Logger,
+): Promise<void> {
+  try {
+    const { state } = await sequencer.control({ op: "dumpState" });
+    if (state === undefined) return;
+    writeFileSync(path, anvilStateJson(state));
+    logger.info({ path, accounts: state.accounts.length }, "state dumped");
+  } catch (e) {
+    logger.error({ path, err: (e as Error).message }, "state not dumped");
+  }
 }
 
 /** A new dev chain's genesis: the test accounts funded, and Base's predeploys on an OP chain. */
