@@ -95,8 +95,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     values.get("flashblock-interval"),
     "ms",
   );
-  if (flashblockIntervalMs < 1)
-    throw new UsageError("--flashblock-interval must be at least 1ms");
+  if (flashblockIntervalMs < 1) throw new UsageError("--flashblock-interval must be at least 1ms");
   if (!automine && flashblockIntervalMs > blockTimeMs)
     throw new UsageError(
       "--flashblock-interval must be at most --block-time (or --automine / --block-time 0: a block per transaction)",
