@@ -149,6 +149,9 @@ export function createChainFollower(deps: {
       ].flatMap((b) => logEvents(b, 0, true));
       if (removed.length > 0) feed.emitLogs(removed);
     }
+    // A block being built that was rebuilt (a new time, a dropped transaction): the head is the
+    // same, no new head to tell.
+    if (reverted !== undefined && reverted.blocks.length === 0) return;
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
