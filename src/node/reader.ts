@@ -3,7 +3,7 @@
 // the chain moves) into a pending view and a head, runs calls on its call worker, hands
 // transactions and dev requests to the chain source, and serves HTTP, WebSocket and
 // /flashblocks from the archive.
-import { decodeHeader } from "../chain/blockView.ts";
+import { decodeHeader, decodeTransaction } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { Health } from "../edge/edgeServer.ts";
@@ -16,6 +16,7 @@ import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainUpdate } from "../pending/types.ts";
+import { poolTransactionJson } from "../rpc/format/block.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import type { TransactionSink } from "../services/transactions.ts";
@@ -103,6 +104,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         feed,
         decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
         forward: (u) => calls.forward(u),
+        renderTransaction: (raw, from) =>
+          poolTransactionJson(decodeTransaction(spec.common, raw), from),
       });
       follower = chain;
       deps.follow((u, catchUp) => chain.apply(u, catchUp));
