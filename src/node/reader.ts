@@ -23,6 +23,7 @@ import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { perRun } from "../util/perRun.ts";
+import { DEV_CLIENT_VERSION } from "../version.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
@@ -128,6 +129,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
             ),
           }),
       preconfirmedReceipts: view.receipts === "preconfirmed",
+      // A node with a sequencer here answers anvil's methods (dev).
+      ...(deps.target?.control === undefined ? {} : { clientVersion: DEV_CLIENT_VERSION }),
       ...(view.forkchoice.kind === "trailing"
         ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
         : {}),
