@@ -136,11 +136,21 @@ test("anvil's --dump-state file loads into flashnode dev; flashnode's --state fi
     await anvil.interrupt();
   }
 
-  // --state FILE on a new chain loads what the last run dumped.
-  const again = await startCli(["dev", "--datadir", datadir, "--fresh", "--state", ours]);
+  // --state FILE on a new chain loads what the last run dumped (--block-time 0: automine).
+  const again = await startCli([
+    "dev",
+    "--datadir",
+    datadir,
+    "--fresh",
+    "--block-time",
+    "0",
+    "--state",
+    ours,
+  ]);
   try {
     const h = await holdings(again.rpc, contract);
     assert.deepEqual(h, mine);
+    assert.equal(await again.rpc("anvil_getAutomine"), true);
   } finally {
     await again.interrupt();
   }
