@@ -4,8 +4,7 @@
 // after them. When transactions sent to it had been pre-confirmed, the stream says the block was
 // replaced as evm_revert says it: one update that drops the pre-confirmed view (their logs
 // `removed`) and carries the new flashblock 0 (a new payload_id at a height already seen).
-import type { TypedTransaction } from "@ethereumjs/tx";
-import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { type BlockTransaction, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
 import { decodeStateWrite } from "../exec/devWrites.ts";
@@ -29,7 +28,7 @@ export type RebuildOptions = {
   /** A new time: the L1-info deposit is made for it rather than taken from the record. */
   readonly freshOpening?: boolean;
   /** Told of each transaction that could not run again (reopened blocks only). */
-  readonly onFailed?: (tx: TypedTransaction, reason: string) => void;
+  readonly onFailed?: (tx: BlockTransaction, reason: string) => void;
 };
 
 /**
@@ -90,7 +89,7 @@ export async function rebuildBlock(
       try {
         added.push(await seq.include(b, run, true));
       } catch (e) {
-        if (!isDepositTx(tx)) how.onFailed(run as TypedTransaction, (e as Error).message);
+        how.onFailed(run, (e as Error).message);
       }
     }
     for (const op of fb.ops) await seq.executor.applyStateWrite(decodeStateWrite(op));
@@ -175,7 +174,7 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
       ...(sent ? { reverted: { blocks: [], pending } } : {}),
       onFailed: (tx, reason) => {
         // A nonce ahead of the sender's now (its earlier transaction dropped) waits in the pool.
-        if (/nonce/i.test(reason)) seq.pool.requeue(tx);
+        if (!isDepositTx(tx) && /nonce/i.test(reason)) seq.pool.requeue(tx);
         else
           seq.log("warn", "transaction dropped at re-execution", {
             hash: bytesToHex(tx.hash()),

@@ -1,8 +1,9 @@
 // The block producer: transactions execute onto the block being built as they arrive; every
 // flashblock interval, on a fixed grid, it publishes a flashblock of what ran since the last
-// one; every block time it seals that block into the archive (one atomic write) and opens the
-// next. All work runs through one queue, so submissions, execution, flashblocks and seals
-// never interleave.
+// one; every block time (interval mining, mining.ts) it seals that block into the archive (one
+// atomic write) and opens the next. With automine each transaction gets a block of its own,
+// sealed as soon as its flashblock is (execution.ts). All work runs through one queue, so
+// submissions, execution, flashblocks and seals never interleave.
 import type { Common } from "@ethereumjs/common";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
@@ -265,12 +266,12 @@ export class Sequencer {
   }
 
   async tick(forceSeal = false): Promise<void> {
-    const b = this.block;
-    if (b === undefined) return;
-    const started = performance.now();
-    const interval = this.opts.flashblockIntervalMs;
+    if (this.block === undefined) return;
     // Automine: what waits gets its blocks first (one each), then the flashblock goes on.
     if (this.miningMode.automine && !forceSeal) await automineWaiting(this);
+    const b = this.block;
+    const started = performance.now();
+    const interval = this.opts.flashblockIntervalMs;
     b.advance();
     // Decided at the tick's start, before execution: how long this flashblock's execution
     // takes must not move the seal to an earlier slot.

@@ -62,7 +62,8 @@ async function writesFor(seq: DevHost, a: StateAccount): Promise<StateWrite[]> {
   const address = a.address;
   const now = await seq.executor.currentAccount(address);
   const writes: StateWrite[] = [];
-  if (now === undefined || now.balance !== a.balance)
+  // An account the chain does not have and the state holds empty stays absent.
+  if (now === undefined ? a.balance !== 0n : now.balance !== a.balance)
     writes.push({ kind: "balance", address, value: a.balance });
   if (a.nonce > (now?.nonce ?? 0n)) writes.push({ kind: "nonce", address, value: a.nonce });
   const code = await seq.executor.currentCode(address);
