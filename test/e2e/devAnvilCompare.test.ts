@@ -351,3 +351,25 @@ test("dev methods answer as anvil does, call by call", {
   }
   assert.deepEqual(problems, []);
 });
+
+/** The keys of an answer, nested objects' too (values are each node's). */
+function shape(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return typeof v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, x]) => [k, shape(x)]),
+  );
+}
+
+test("anvil_nodeInfo and anvil_metadata have anvil's fields", {
+  skip: available ? false : "anvil binary not installed",
+}, async () => {
+  for (const method of ["anvil_nodeInfo", "anvil_metadata"]) {
+    const theirs = (await call(anvil!.url, method, [])).result as Record<string, unknown>;
+    const ours = (await call(node.dedicatedUrl, method, [])).result as Record<string, unknown>;
+    // anvil's commit sha is a string, ours null (a build without one): the keys still match.
+    assert.deepEqual(Object.keys(shape(ours) as object), Object.keys(shape(theirs) as object));
+    if (method === "anvil_nodeInfo") assert.deepEqual(shape(ours), shape(theirs));
+  }
+});

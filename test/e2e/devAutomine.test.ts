@@ -153,6 +153,54 @@ test("evm_setIntervalMining(n): a block every n seconds; 0 stops mining", async 
   await rpc("evm_setAutomine", [true]);
 });
 
+test("eth_sendUnsignedTransaction: runs as its `from`'s without a key, that once", async () => {
+  const Y = "0x3000000000000000000000000000000000000003";
+  await rpc("anvil_setBalance", [Y, "0xde0b6b3a7640000"]);
+  const hash = await rpc<string>("eth_sendUnsignedTransaction", [{ from: Y, to: X, value: "0x5" }]);
+  const r = await receipt(hash);
+  assert.equal((r as { from?: string } | null)?.from, Y);
+  assert.equal((r as { status?: string } | null)?.status, "0x1");
+  assert.equal(await rpc("eth_getTransactionCount", [Y, "latest"]), "0x1");
+  // Not impersonated for anything else.
+  await assert.rejects(
+    rpc("eth_sendTransaction", [{ from: Y, to: X, value: "0x1" }]),
+    /No Signer available/,
+  );
+  await assert.rejects(rpc("eth_sendUnsignedTransaction", [{ to: X }]), /No Signer available/);
+});
+
+test("anvil_nodeInfo and anvil_metadata describe this chain", async () => {
+  const latest = await rpc<{ number: string; hash: string; timestamp: string }>(
+    "eth_getBlockByNumber",
+    ["latest", false],
+  );
+  const info = await rpc<Record<string, unknown>>("anvil_nodeInfo");
+  assert.equal(info.currentBlockNumber, latest.number);
+  assert.equal(info.currentBlockHash, latest.hash);
+  assert.equal(info.currentBlockTimestamp, Number(latest.timestamp));
+  assert.equal(info.hardFork, "Osaka");
+  assert.equal(info.transactionOrder, "fifo");
+  const env = info.environment as Record<string, unknown>;
+  assert.equal(env.chainId, 31337);
+  assert.equal(
+    env.baseFee,
+    (await rpc<{ baseFeePerGas: string }>("eth_getBlockByNumber", ["pending", false]))
+      .baseFeePerGas,
+  );
+  const id = await rpc<string>("evm_snapshot");
+  const meta = await rpc<Record<string, unknown>>("anvil_metadata");
+  assert.match(meta.clientVersion as string, /^anvil-compatible\/flashnode\/v/);
+  assert.equal(meta.clientVersion, await rpc("web3_clientVersion"));
+  assert.equal(meta.latestBlockNumber, Number(latest.number));
+  assert.match(meta.instanceId as string, /^0x[0-9a-f]{64}$/);
+  assert.deepEqual((meta.snapshots as Record<string, unknown>)[id], [
+    Number(latest.number),
+    latest.hash,
+  ]);
+  // The same run, the same instance.
+  assert.equal((await rpc<Record<string, unknown>>("anvil_metadata")).instanceId, meta.instanceId);
+});
+
 test("bad arguments: the codes anvil answers with", async () => {
   await assert.rejects(rpc("evm_setAutomine", ["yes"]), /invalid argument/);
   await assert.rejects(rpc("evm_setAutomine", []), /missing value/);
