@@ -36,7 +36,7 @@ import { applyStateWrite } from "./devWrites.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { buildReceipts } from "./receipts.ts";
-import { RecordingStateManager } from "./recordingStateManager.ts";
+import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { validateHeader } from "./validateHeader.ts";
 import { builderHeader } from "./vmInternals.ts";
@@ -165,13 +165,10 @@ export class BlockExecutor {
     return toRecord(await this.state.getAccount(new Address(address)));
   }
 
-  /** Code and a storage word as the block being built has them now (anvil_loadState). */
-  currentCode(address: Uint8Array): Promise<Uint8Array> {
-    return this.state.getCode(new Address(address));
-  }
-  currentStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    return this.state.getStorage(new Address(address), slot);
-  }
+  /** Code and a storage word as the block being built has them (anvil_loadState). */
+  currentCode = (address: Uint8Array) => this.state.getCode(new Address(address));
+  currentStorage = (address: Uint8Array, slot: Uint8Array) =>
+    this.state.getStorage(new Address(address), slot);
 
   /** The account as the newest sealed block left it (`latest`). */
   sealedAccount(address: Uint8Array): AccountRecord | undefined {
@@ -202,8 +199,22 @@ export class BlockExecutor {
   }
 
   /** Values of everything touched since the previous call (one flashblock's state diff). */
-  async drainDiff(): Promise<StateDiff> {
-    const t = this.state.drainRecent();
+  drainDiff(): Promise<StateDiff> {
+    return this.diffOf(this.state.drainRecent());
+  }
+
+  /** What the block being built changed over the head, as it is now (a state dump's part). */
+  pendingChanges(): Promise<StateDiff> {
+    const s = this.state;
+    return this.diffOf({
+      accounts: s.touchedAccounts,
+      slots: s.touchedSlots,
+      wiped: s.wipedAccounts,
+      code: s.newCode,
+    });
+  }
+
+  private async diffOf(t: Touches): Promise<StateDiff> {
     const accounts: [Uint8Array, AccountRecord | undefined][] = [];
     for (const address of t.accounts.values()) {
       accounts.push([address, toRecord(await this.state.getAccount(new Address(address)))]);
@@ -223,34 +234,6 @@ export class BlockExecutor {
       storage,
       wiped: [...t.wiped.values()],
       code: [...t.code].map(([hash, code]) => [Buffer.from(hash, "hex"), code] as const),
-    };
-  }
-
-  /**
-   * What the block being built changed over the archive head, each value as it is now (a state
-   * dump's pending part): accounts (undefined: gone), slots, accounts whose storage was wiped,
-   * and new code by hash.
-   */
-  async pendingChanges(): Promise<{
-    accounts: Array<readonly [Uint8Array, AccountRecord | undefined]>;
-    storage: Array<readonly [Uint8Array, Uint8Array, Uint8Array]>;
-    wiped: Uint8Array[];
-    code: ReadonlyMap<string, Uint8Array>;
-  }> {
-    const accounts: Array<readonly [Uint8Array, AccountRecord | undefined]> = [];
-    for (const address of this.state.touchedAccounts.values())
-      accounts.push([address, toRecord(await this.state.getAccount(new Address(address)))]);
-    const storage: Array<readonly [Uint8Array, Uint8Array, Uint8Array]> = [];
-    for (const { address, slot } of this.state.touchedSlots.values()) {
-      const addr = new Address(address);
-      if ((await this.state.getAccount(addr)) === undefined) continue;
-      storage.push([address, slot, trimLeadingZeros(await this.state.getStorage(addr, slot))]);
-    }
-    return {
-      accounts,
-      storage,
-      wiped: [...this.state.wipedAccounts.values()],
-      code: this.state.newCode,
     };
   }
 

@@ -36,10 +36,11 @@ export async function dumpState(seq: DevHost): Promise<StateDump> {
     if (value.length === 0) storage?.delete(bytesToUnprefixedHex(slot));
     else storage?.set(bytesToUnprefixedHex(slot), value);
   }
+  const newCode = new Map(changes.code.map(([hash, code]) => [bytesToUnprefixedHex(hash), code]));
   const code = (hash: Uint8Array | undefined) =>
     hash === undefined
       ? new Uint8Array(0)
-      : (seq.store.code(hash) ?? changes.code.get(bytesToUnprefixedHex(hash)) ?? new Uint8Array(0));
+      : (seq.store.code(hash) ?? newCode.get(bytesToUnprefixedHex(hash)) ?? new Uint8Array(0));
   const accounts: StateAccount[] = [];
   for (const [hex, { account, storage }] of byAddress)
     accounts.push({
