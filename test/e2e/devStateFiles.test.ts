@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import {
   pollUntil,
@@ -208,5 +209,27 @@ test("anvil_dumpState / anvil_loadState: anvil's dump into flashnode, flashnode'
   } finally {
     await anvil.interrupt();
     await node.close();
+  }
+});
+
+test("a dump holds what is pre-confirmed, not only what is sealed", async () => {
+  const dev = await startTestDevNode({ blockTimeMs: 3_600_000, flashblockIntervalMs: 50 });
+  const rpc = call(() => dev.dedicatedUrl);
+  try {
+    await rpc("anvil_setBalance", [X, "0x1234"]);
+    await rpc("anvil_setStorageAt", [Y, "0x5", word(6n)]);
+    await rpc("eth_sendTransaction", [{ from: A0, to: Z, value: "0x7" }]);
+    assert.equal(await rpc("eth_getBalance", [X, "latest"]), "0x0", "not sealed");
+    const hex = await rpc<string>("anvil_dumpState");
+    const state = JSON.parse(gunzipSync(Buffer.from(hex.slice(2), "hex")).toString()) as {
+      accounts: Record<string, { balance: string; nonce: number; storage: Record<string, string> }>;
+    };
+    assert.equal(state.accounts[X]?.balance, "0x1234");
+    assert.equal(state.accounts[Y]?.storage[word(5n)], word(6n));
+    // Everything sent before the call is in it.
+    assert.equal(state.accounts[Z]?.balance, "0x7");
+    assert.equal(state.accounts[A0]?.nonce, 1);
+  } finally {
+    await dev.close();
   }
 });
