@@ -45,8 +45,6 @@ export type SequencerLog = (
   fields: Record<string, unknown>,
 ) => void;
 
-export type { SubmitResult } from "./intake.ts";
-
 export class Sequencer {
   readonly pool = new TxPool();
   /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devRequests.ts). */
