@@ -201,6 +201,24 @@ test("anvil_nodeInfo and anvil_metadata describe this chain", async () => {
   assert.equal((await rpc<Record<string, unknown>>("anvil_metadata")).instanceId, meta.instanceId);
 });
 
+test("a deposit with automine: in latest when flashnode_depositTransaction answers", async () => {
+  const to = "0x4000000000000000000000000000000000000004";
+  const start = await head();
+  const hash = await rpc<string>("flashnode_depositTransaction", [
+    {
+      from: "0x4000000000000000000000000000000000000009",
+      to,
+      mint: "0x100",
+      value: "0x10",
+      gas: "0x186a0",
+    },
+  ]);
+  // A deposit runs at a block's start: the block being built is sealed, then the deposit's own.
+  assert.equal(await head(), start + 2);
+  assert.equal(Number((await receipt(hash))!.blockNumber), start + 2);
+  assert.equal(await rpc("eth_getBalance", [to, "latest"]), "0x10");
+});
+
 test("bad arguments: the codes anvil answers with", async () => {
   await assert.rejects(rpc("evm_setAutomine", ["yes"]), /invalid argument/);
   await assert.rejects(rpc("evm_setAutomine", []), /missing value/);
