@@ -23,7 +23,7 @@ import type { CallService } from "../services/calls.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
 import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainReader, ChainStore } from "../store/chainStore.ts";
+import type { ChainReader, ChainStore, StateReader } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
 import { readerSlot } from "./readerSlot.ts";
 
@@ -48,6 +48,8 @@ export function createBackend(
     readonly timeline?: TimelineReader;
     /** web3_clientVersion (default: CLIENT_VERSION). */
     readonly clientVersion?: string;
+    /** State reads other than the archive's own (a fork's: the upstream's beyond its writes). */
+    readonly state?: StateReader;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -57,7 +59,8 @@ export function createBackend(
       spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
     ),
     chain: services.head === undefined ? store : chainAsOf(store, services.head),
-    state: store,
+    firstBlock: store.forkBase()?.number ?? 0,
+    state: services.state ?? store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),
       block: (headerRlp, bodyRlp) => decodeBlock(common, headerRlp, bodyRlp),

@@ -153,8 +153,8 @@ export function createChainFollower(deps: {
       if (removed.length > 0) feed.emitLogs(removed);
     }
     // A block being built that was rebuilt (a new time, a dropped transaction): the head is the
-    // same, no new head to tell.
-    if (reverted !== undefined && reverted.blocks.length === 0) return;
+    // same, no new head to tell (anvil_reset's new chain has one).
+    if (reverted !== undefined && reverted.blocks.length === 0 && u.reset === undefined) return;
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;

@@ -10,6 +10,7 @@ import { loadState } from "./anvil/loadState.ts";
 import { metadata } from "./anvil/metadata.ts";
 import { mineBlocks } from "./anvil/mine.ts";
 import { nodeInfo } from "./anvil/nodeInfo.ts";
+import { reset } from "./anvil/reset.ts";
 import { setBalance } from "./anvil/setBalance.ts";
 import { setCode } from "./anvil/setCode.ts";
 import { setNextBlockBaseFeePerGas } from "./anvil/setNextBlockBaseFeePerGas.ts";
@@ -122,6 +123,8 @@ const DEV_METHODS = {
   hardhat_autoImpersonateAccount: autoImpersonateAccount,
   anvil_mine: mineBlocks,
   hardhat_mine: mineBlocks,
+  anvil_reset: reset(null),
+  hardhat_reset: reset(true),
   evm_snapshot: snapshot,
   anvil_snapshot: snapshot,
   evm_revert: revert,

@@ -162,5 +162,8 @@ export async function control(
       await loadState(seq, request.state);
       await written(seq);
       return {};
+    case "reset":
+      // The chain source replaces the whole sequencer: it never reaches one.
+      throw new DevRequestError("anvil_reset is handled by the chain source");
   }
 }

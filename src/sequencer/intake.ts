@@ -69,6 +69,7 @@ export async function acceptTransaction(
     throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
   }
   const account = await seq.executor.currentAccount(sender);
+  const sealedNonce = (await seq.executor.sealedAccount(sender))?.nonce ?? 0n;
   const l1Cost = (await seq.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
   // The size limit is on the transaction itself; a blob sidecar is carried beside it.
   const size = tx.type === 3 ? tx.serialize().length : raw.length;
@@ -77,7 +78,7 @@ export async function acceptTransaction(
     baseFee: building.base.baseFeePerGas,
     blockGasLimit: building.base.gasLimit,
     account: () => account,
-    sealedNonce: (address) => seq.executor.sealedAccount(address)?.nonce ?? 0n,
+    sealedNonce: () => sealedNonce,
     ...(l1Cost === undefined ? {} : { l1Cost }),
   });
   seq.intake.set(hash, receivedAt);

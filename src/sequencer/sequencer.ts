@@ -100,6 +100,11 @@ export class Sequencer {
     this.miningSince = performance.now();
   }
 
+  /** A sequencer that replaces another (anvil_reset): its stream goes on after `position`. */
+  continueFrom(position: number): void {
+    this.position = Math.max(this.position, position);
+  }
+
   /**
    * Sends an update stamped with its stream position: the block number and flashblock index
    * order it, except after a revert or a reopened block, where it goes on from the last one.
@@ -185,9 +190,12 @@ export class Sequencer {
    * `unsigned` (eth_sendUnsignedTransaction): a placeholder signature stands for its sender
    * whether or not that sender is impersonated.
    */
-  submit(raw: Uint8Array, unsigned = false): Promise<SubmitResult> {
+  async submit(raw: Uint8Array, unsigned = false): Promise<SubmitResult> {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
+    // A fork fetches what the transaction names (sender, recipient, access list) before it
+    // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
+    await this.executor.prefetchFor(raw, this.common);
     return this.serial(async () => {
       const result = await acceptTransaction(this, raw, receivedAt, unsigned);
       this.onSubmitted?.(result);

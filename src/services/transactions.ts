@@ -65,7 +65,16 @@ export type DevRequest =
   /** anvil_dumpState, --dump-state: every account, with what is pre-confirmed. */
   | { readonly op: "dumpState" }
   /** anvil_loadState, --load-state: the accounts written into the block being built. */
-  | { readonly op: "loadState"; readonly state: LoadedState };
+  | { readonly op: "loadState"; readonly state: LoadedState }
+  /**
+   * anvil_reset / hardhat_reset: the chain is replaced, in one step, by a fork of `fork.url` (the
+   * current upstream when absent) at `fork.blockNumber` (its head less a few when absent), or,
+   * without `fork`, by a new dev chain. Handled by the chain source, not the sequencer.
+   */
+  | {
+      readonly op: "reset";
+      readonly fork?: { readonly url?: string; readonly blockNumber?: bigint };
+    };
 
 /** The sequencer's answer; which fields are set depends on the request. */
 export type DevAnswer = {

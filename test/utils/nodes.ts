@@ -9,7 +9,7 @@ import type { CallLimits } from "../../src/exec/callLimits.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { startNode } from "../../src/node/assembly.ts";
 import type { FrontendOptions } from "../../src/node/frontend.ts";
-import type { ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
+import type { ForkPlan, ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
 import type { StreamOptions } from "../../src/replica/streams.ts";
 
 /** `flashnode dev`'s settings, flat, as tests override them. */
@@ -36,6 +36,9 @@ export type TestDevOptions = {
   readonly automine?: boolean;
   readonly loadState?: LoadedState;
   readonly dumpState?: string;
+  /** `--fork-url` and its companions: the chain is forked from a live one. */
+  readonly upstream?: ForkPlan;
+  readonly gasLimitGiven?: boolean;
 };
 
 /** `flashnode dev`'s defaults (src/cli/optionTable.ts). */
@@ -86,6 +89,8 @@ export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
         ...(o.automine === undefined ? {} : { automine: o.automine }),
         ...(o.loadState === undefined ? {} : { loadState: o.loadState }),
         ...(o.dumpState === undefined ? {} : { dumpState: o.dumpState }),
+        ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
+        ...(o.gasLimitGiven === undefined ? {} : { gasLimitGiven: o.gasLimitGiven }),
       },
     },
   });
