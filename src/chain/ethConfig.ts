@@ -113,6 +113,13 @@ export class ForkSchedule {
     return PARIS;
   }
 
+  /** The newest fork active at `time`, named as anvil names its hardforks ("Prague", "Bpo1"). */
+  latestForkName(time: bigint): string {
+    const i = this.latestFork(time);
+    const name = i === PARIS ? "paris" : TIME_FORKS[i]!;
+    return name.charAt(0).toUpperCase() + name.slice(1);
+  }
+
   timestamp(fork: ForkIndex): bigint | undefined {
     return fork < 0 ? undefined : this.times[fork];
   }

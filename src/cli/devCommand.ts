@@ -12,7 +12,7 @@ import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { forkPlan } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
-import { readGenesisFile } from "./inputFiles.ts";
+import { readGenesisFile, readStateFile, stateFilePath } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { rpcWorkerCount } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
@@ -60,6 +60,26 @@ function natsOptions(values: ReadonlyMap<string, unknown>) {
   };
 }
 
+/** --load-state, --dump-state, --state (anvil's): the state loaded at start, the file dumped at exit. */
+function stateFiles(values: ReadonlyMap<string, unknown>) {
+  const both = values.get("state") as string | undefined;
+  const load = values.get("load-state") as string | undefined;
+  const dump = values.get("dump-state") as string | undefined;
+  if (both !== undefined && (load !== undefined || dump !== undefined))
+    throw new UsageError("--state is --load-state and --dump-state in one: give it alone");
+  const loadState =
+    both !== undefined
+      ? readStateFile("state", both, true)
+      : load === undefined
+        ? undefined
+        : readStateFile("load-state", load);
+  const dumpState = both ?? dump;
+  return {
+    ...(loadState === undefined ? {} : { loadState }),
+    ...(dumpState === undefined ? {} : { dumpState: stateFilePath(dumpState) }),
+  };
+}
+
 export async function devCommand(argv: string[]): Promise<void> {
   const { values, given } = resolveOptions("dev", argv);
   const hardfork = values.get("fork") as DevFork;
@@ -69,14 +89,18 @@ export async function devCommand(argv: string[]): Promise<void> {
   if (!RECEIPT_LOOKUPS.includes(receipts))
     throw new UsageError(`--receipts must be one of ${RECEIPT_LOOKUPS.join(", ")}`);
   const blockTimeMs = parseDuration("block-time", values.get("block-time"), "s");
+  // --block-time 0 is automine (anvil's default: no block time).
+  const automine = values.get("automine") === true || blockTimeMs === 0;
   const flashblockIntervalMs = parseDuration(
     "flashblock-interval",
     values.get("flashblock-interval"),
     "ms",
   );
-  if (flashblockIntervalMs < 1 || flashblockIntervalMs > blockTimeMs) {
-    throw new UsageError("--flashblock-interval must be at least 1ms and at most --block-time");
-  }
+  if (flashblockIntervalMs < 1) throw new UsageError("--flashblock-interval must be at least 1ms");
+  if (!automine && flashblockIntervalMs > blockTimeMs)
+    throw new UsageError(
+      "--flashblock-interval must be at most --block-time (or --automine / --block-time 0: a block per transaction)",
+    );
   const safeDepth = values.get("safe-depth") as number;
   const finalizedDepth = values.get("finalized-depth") as number;
   if (finalizedDepth < safeDepth)
@@ -96,6 +120,7 @@ export async function devCommand(argv: string[]): Promise<void> {
   const genesisFile = values.get("genesis") as string | undefined;
   const genesis =
     genesisFile === undefined || reader ? undefined : (await readGenesisFile(genesisFile)).json;
+  const states = reader ? {} : stateFiles(values);
   if (!reader) await checkListenAddress(frontend.host, frontend.port);
   const created = reader ? undefined : missingRoot(datadir);
   const plan: NodePlan = {
@@ -128,17 +153,19 @@ export async function devCommand(argv: string[]): Promise<void> {
           blobBaseFeeScalar: values.get("l1-blob-base-fee-scalar") as number,
         },
         blockTimeMs,
+        automine,
         flashblockIntervalMs,
         gasLimit,
         accounts,
         balanceEth: BigInt(values.get("balance") as number),
         ...natsOptions(values),
+        ...states,
         ...(fork === undefined ? {} : { upstream: fork, gasLimitGiven: given.has("gas-limit") }),
       },
     },
   };
   await runNode(plan, [
-    `block time: ${blockTimeMs} ms`,
+    automine ? "automine: a block per transaction" : `block time: ${blockTimeMs} ms`,
     `flashblocks every ${flashblockIntervalMs} ms`,
   ]).catch((e: unknown) => {
     // Past the checks, a start can still fail (the port taken since it was probed, a full

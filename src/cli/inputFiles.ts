@@ -1,6 +1,8 @@
 // The files a command is pointed at (genesis, forkchoice, chain), read and checked before the
 // command creates or wipes a datadir, each mistake as one line naming its flag.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type LoadedState, parseAnvilState } from "../chain/anvilState.ts";
 import { type ChainSpec, chainSpecFromGenesis, genesisBlock } from "../chain/genesis.ts";
 import { ChainFile } from "../chain/rlpFile.ts";
 import { UsageError } from "../util/errors.ts";
@@ -19,6 +21,37 @@ export async function readGenesisFile(
     return { json: json as Record<string, unknown>, spec };
   } catch (e) {
     throw new UsageError(`--genesis ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** anvil's state path: a directory stands for `<dir>/state.json`. */
+export function stateFilePath(path: string): string {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+    ? join(path, "state.json")
+    : path;
+}
+
+/**
+ * An anvil state file (--load-state, --state), parsed; with `optional` (--state), a file that
+ * does not exist yet is no state.
+ */
+export function readStateFile(
+  flag: string,
+  path: string,
+  optional = false,
+): LoadedState | undefined {
+  const file = stateFilePath(path);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if (optional && (e as { code?: unknown }).code === "ENOENT") return undefined;
+    throw new UsageError(`--${flag} ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return parseAnvilState(text);
+  } catch (e) {
+    throw new UsageError(`--${flag} ${path}: not an anvil state file: ${(e as Error).message}`);
   }
 }
 

@@ -341,7 +341,32 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "duration",
     commands: ["dev"],
     default: "2s",
-    help: "a block is sealed every block time (bare number: seconds)",
+    help: "a block is sealed every block time (bare number: seconds); 0: --automine",
+  },
+  {
+    name: "automine",
+    kind: "boolean",
+    commands: ["dev"],
+    default: false,
+    help: "a block per transaction, sealed as soon as its flashblock is (as anvil's default); --block-time 0 means the same. evm_setAutomine and evm_setIntervalMining switch at run time",
+  },
+  {
+    name: "load-state",
+    kind: "string",
+    commands: ["dev"],
+    help: "an anvil state file (--dump-state's, anvil's or ours): its accounts are written into the chain at start (a directory: DIR/state.json)",
+  },
+  {
+    name: "dump-state",
+    kind: "string",
+    commands: ["dev"],
+    help: "write the chain's state as an anvil state file at exit (a directory: DIR/state.json)",
+  },
+  {
+    name: "state",
+    kind: "string",
+    commands: ["dev"],
+    help: "--load-state FILE if it exists, and --dump-state FILE at exit (anvil's --state)",
   },
   {
     name: "flashblock-interval",

@@ -41,7 +41,7 @@ import { ForkedStateManager } from "./forkedStateManager.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { buildReceipts } from "./receipts.ts";
-import { RecordingStateManager } from "./recordingStateManager.ts";
+import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { validateHeader } from "./validateHeader.ts";
 import { builderHeader } from "./vmInternals.ts";
@@ -203,6 +203,11 @@ export class BlockExecutor {
     return toRecord(await this.state.getAccount(new Address(address)));
   }
 
+  /** Code and a storage word as the block being built has them (anvil_loadState). */
+  currentCode = (address: Uint8Array) => this.state.getCode(new Address(address));
+  currentStorage = (address: Uint8Array, slot: Uint8Array) =>
+    this.state.getStorage(new Address(address), slot);
+
   /** The account as the newest sealed block left it (`latest`); a fork's unwritten: upstream's. */
   async sealedAccount(address: Uint8Array): Promise<AccountRecord | undefined> {
     const local = this.store.currentAccount(address);
@@ -268,8 +273,22 @@ export class BlockExecutor {
   }
 
   /** Values of everything touched since the previous call (one flashblock's state diff). */
-  async drainDiff(): Promise<StateDiff> {
-    const t = this.state.drainRecent();
+  drainDiff(): Promise<StateDiff> {
+    return this.diffOf(this.state.drainRecent());
+  }
+
+  /** What the block being built changed over the head, as it is now (a state dump's part). */
+  pendingChanges(): Promise<StateDiff> {
+    const s = this.state;
+    return this.diffOf({
+      accounts: s.touchedAccounts,
+      slots: s.touchedSlots,
+      wiped: s.wipedAccounts,
+      code: s.newCode,
+    });
+  }
+
+  private async diffOf(t: Touches): Promise<StateDiff> {
     const accounts: [Uint8Array, AccountRecord | undefined][] = [];
     for (const address of t.accounts.values()) {
       accounts.push([address, toRecord(await this.state.getAccount(new Address(address)))]);

@@ -126,4 +126,46 @@ describe("subscription set", () => {
     assert.equal((await s.call("eth_unsubscribe", [id])).result, true);
     assert.equal((await s.call("eth_unsubscribe", [id])).error?.message, "subscription not found");
   });
+
+  it("newPendingTransactions: hashes, or whole transactions with `true`; deposits left out", async () => {
+    const s = setup();
+    const ctx: RequestContext = { tier: "public" };
+    const hashes = s.subs.subscribe("newPendingTransactions", undefined, ctx);
+    const full = s.subs.subscribe("newPendingTransactions", undefined, ctx, true);
+    s.subs.activate(ctx);
+    let rendered = 0;
+    s.feed.emitPreconfirmed({
+      blockNumber: 5,
+      transactionHashes: ["0xd0", "0xa1", "0xa2"],
+      logs: [],
+      sent: {
+        hashes: ["0xa1", "0xa2"],
+        json: () => {
+          rendered++;
+          return ['{"hash":"0xa1"}', '{"hash":"0xa2"}'];
+        },
+      },
+    });
+    const note = (id: string, result: string) =>
+      `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${result}}}`;
+    assert.deepEqual(s.sent, [
+      note(hashes, '"0xa1"'),
+      note(hashes, '"0xa2"'),
+      note(full, '{"hash":"0xa1"}'),
+      note(full, '{"hash":"0xa2"}'),
+    ]);
+    assert.equal(rendered, 1);
+    assert.equal(
+      typeof (await s.call("eth_subscribe", ["newPendingTransactions", false])).result,
+      "string",
+    );
+    assert.equal(
+      typeof (await s.call("eth_subscribe", ["newPendingTransactions", null])).result,
+      "string",
+    );
+    assert.deepEqual((await s.call("eth_subscribe", ["newPendingTransactions", "yes"])).error, {
+      code: -32602,
+      message: "Expected boolean parameter for newPendingTransactions",
+    });
+  });
 });

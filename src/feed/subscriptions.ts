@@ -12,7 +12,12 @@ import type { LogFilter } from "./logFilter.ts";
 import { matchLog, parseLogFilter } from "./logFilter.ts";
 import type { ChainFeed, Unsubscribe } from "./types.ts";
 
-export const SUBSCRIPTION_KINDS = ["newHeads", "logs", "newFlashblocks"] as const;
+export const SUBSCRIPTION_KINDS = [
+  "newHeads",
+  "logs",
+  "newFlashblocks",
+  "newPendingTransactions",
+] as const;
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
 /** Notifications held per subscription until its id has been sent (geth Notifier buffer). */
@@ -86,7 +91,16 @@ export class SubscriptionSet {
    * Creates a subscription. It stays inactive (notifications buffered) until `activate(ctx)`,
    * called once the response carrying its id has been written, as geth does.
    */
-  subscribe(kind: SubscriptionKind, filter: LogFilter | undefined, ctx: RequestContext): string {
+  /**
+   * `filter`: a `logs` subscription's; `full`: a `newPendingTransactions` one sends whole
+   * transactions rather than hashes.
+   */
+  subscribe(
+    kind: SubscriptionKind,
+    filter: LogFilter | undefined,
+    ctx: RequestContext,
+    full = false,
+  ): string {
     if (this.#closed) throw new ServerError("connection closed");
     let id = newSubscriptionId();
     while (this.#subs.has(id)) id = newSubscriptionId();
@@ -98,7 +112,7 @@ export class SubscriptionSet {
       stop: () => {},
       closed: false,
     };
-    sub.stop = this.#listen(sub, filter);
+    sub.stop = this.#listen(sub, filter, full);
     this.#subs.set(id, sub);
     const list = this.#pending.get(ctx);
     if (list === undefined) this.#pending.set(ctx, [sub]);
@@ -156,12 +170,23 @@ export class SubscriptionSet {
     sub.buffer.push(text);
   }
 
-  #listen(sub: Subscription, filter: LogFilter | undefined): Unsubscribe {
+  #listen(sub: Subscription, filter: LogFilter | undefined, full: boolean): Unsubscribe {
     switch (sub.kind) {
       case "newHeads":
         return this.#feed.onNewHead((ev) => this.#notify(sub, ev.json));
       case "newFlashblocks":
         return this.#feed.onFlashblock((ev) => this.#notify(sub, ev.json));
+      case "newPendingTransactions":
+        // Each transaction as it is pre-confirmed (it is then in the pending block): its hash,
+        // or (full) the transaction as a pool renders it, as geth and anvil send them.
+        return this.#feed.onPreconfirmed((ev) => {
+          const sent = ev.sent;
+          if (sent === undefined) return;
+          for (const text of full ? sent.json() : sent.hashes.map((h) => `"${h}"`)) {
+            if (sub.closed) return;
+            this.#notify(sub, text);
+          }
+        });
       case "logs":
         // One notification per matching log, in block order, as geth.
         return this.#feed.onLogs((logs) => {
@@ -200,6 +225,12 @@ export function subscriptionMethods(
         }
         if (!isKind(name)) throw new SubscriptionNotFoundError("eth", name);
         if (name === "logs") return subs.subscribe(name, parseLogFilter(arg), ctx);
+        if (name === "newPendingTransactions") {
+          // geth's and anvil's optional fullTx flag.
+          if (arg !== undefined && arg !== null && typeof arg !== "boolean")
+            throw new InvalidParamsError("Expected boolean parameter for newPendingTransactions");
+          return subs.subscribe(name, undefined, ctx, arg === true);
+        }
         if (arg !== undefined) throw new InvalidParamsError("too many arguments, want at most 1");
         return subs.subscribe(name, undefined, ctx);
       },

@@ -51,6 +51,11 @@ export type PreconfirmedEvent = {
   readonly blockNumber: number;
   /** 0x-hex transaction hashes. */
   readonly transactionHashes: readonly string[];
+  /**
+   * Those sent to the node (not a block's deposits), as `newPendingTransactions` reports them:
+   * hashes, and each transaction rendered as a pool's (rendered once, when first asked for).
+   */
+  readonly sent?: { readonly hashes: readonly string[]; json(): readonly string[] };
   /** Rendered with the pending block's context: block hash 32 zero bytes. */
   readonly logs: readonly LogEvent[];
 };

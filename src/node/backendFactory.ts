@@ -46,6 +46,8 @@ export function createBackend(
     /** What installed filters follow (absent on a node whose chain does not move). */
     readonly feed?: ChainFeed;
     readonly timeline?: TimelineReader;
+    /** web3_clientVersion (default: CLIENT_VERSION). */
+    readonly clientVersion?: string;
     /** State reads other than the archive's own (a fork's: the upstream's beyond its writes). */
     readonly state?: StateReader;
   } = {},
@@ -73,7 +75,7 @@ export function createBackend(
       pendingHeaderRlp: (block) => pendingHeaderRlp(common, block),
       pendingBodyRlp: (block) => bodyRlpOf(block.transactions.map((t) => t.raw)),
     },
-    clientVersion: CLIENT_VERSION,
+    clientVersion: services.clientVersion ?? CLIENT_VERSION,
     pending: services.pending ?? (() => undefined),
     forkchoice: services.forkchoice ?? storedForkchoice(() => store.forkchoice()),
     transactions: services.transactions,

@@ -4,6 +4,7 @@
 // The same code follows the sequencer in the sequencer's own process and in each --rpc-workers
 // reader (fed over IPC): a reader is the sequencer's stream applied, nothing more.
 import type { HeaderView } from "../chain/blockView.ts";
+import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
 import type { Health } from "../edge/edgeServer.ts";
 import type { FeedHub } from "../feed/hub.ts";
@@ -117,6 +118,8 @@ export function createChainFollower(deps: {
   readonly decodeHeader: (rlp: Uint8Array) => HeaderView;
   /** Also told of every update (the call worker's pending view). */
   readonly forward?: (u: ChainUpdate) => void;
+  /** A sent transaction as a pool renders it (newPendingTransactions with full transactions). */
+  readonly renderTransaction?: (raw: Uint8Array, from: Uint8Array) => string;
 }): ChainFollower {
   const { kv, store, feed } = deps;
   let pending: PendingBlock | undefined;
@@ -149,6 +152,9 @@ export function createChainFollower(deps: {
       ].flatMap((b) => logEvents(b, 0, true));
       if (removed.length > 0) feed.emitLogs(removed);
     }
+    // A block being built that was rebuilt (a new time, a dropped transaction): the head is the
+    // same, no new head to tell (anvil_reset's new chain has one).
+    if (reverted !== undefined && reverted.blocks.length === 0 && u.reset === undefined) return;
     const headerRlp = store.headerRlp(u.number, u.hash);
     const receipts = store.receipts(u.number, u.hash);
     if (headerRlp === undefined || receipts === undefined) return;
@@ -176,10 +182,25 @@ export function createChainFollower(deps: {
       },
       block.receipts.length - fb.receipts.length,
     );
+    // Deposits (0x7e) come from L1, never through a pool.
+    const sent = fb.transactions.flatMap((t, i) =>
+      t.raw[0] === DEPOSIT_TX_TYPE ? [] : [{ t, from: fb.receipts[i]?.from }],
+    );
+    let rendered: readonly string[] | undefined;
+    const render = deps.renderTransaction;
     feed.emitPreconfirmed({
       blockNumber: block.base.number,
       transactionHashes: fb.transactions.map((t) => bytesToHex(t.hash)),
       logs,
+      sent: {
+        hashes: sent.map((s) => bytesToHex(s.t.hash)),
+        json: () => {
+          rendered ??= sent.flatMap((s) =>
+            render === undefined || s.from === undefined ? [] : [render(s.t.raw, s.from)],
+          );
+          return rendered;
+        },
+      },
     });
   };
 

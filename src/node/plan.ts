@@ -1,6 +1,7 @@
 // What a node is made of, as data: every role (dev, serve, replica, and the forked and following
 // roles to come) is a choice of the same parts — an archive, a chain source, a pending source
 // (the source's updates, if it has any), readers, an edge — put together by node/assembly.ts.
+import type { LoadedState } from "../chain/anvilState.ts";
 import type { DevAccount, DevFork } from "../chain/devGenesis.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
@@ -45,13 +46,20 @@ export type DevChainOptions = {
   readonly ethereum: boolean;
   /** OP stack: the simulated L1 of the L1-info deposits. */
   readonly l1: DevL1Config;
+  /** Interval mining's block time; 0: automine. */
   readonly blockTimeMs: number;
+  /** A block per transaction, sealed as soon as its flashblock is (--automine, --block-time 0). */
+  readonly automine?: boolean;
   readonly flashblockIntervalMs: number;
   readonly gasLimit: bigint;
   readonly accounts: number;
   readonly balanceEth: bigint;
   /** `--nats URL`: the sequencer publishes the chain to JetStream for replicas. */
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+  /** --load-state (--state): accounts written into the chain at start, then sealed. */
+  readonly loadState?: LoadedState;
+  /** --dump-state (--state): where the chain's state is written, as anvil's file, at exit. */
+  readonly dumpState?: string;
   /** `--fork-url`: the chain starts from a live chain's state at a block F. */
   readonly upstream?: ForkPlan;
   /** --gas-limit was given (a fork otherwise keeps its upstream's gas limit). */

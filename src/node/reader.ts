@@ -3,7 +3,7 @@
 // the chain moves) into a pending view and a head, runs calls on its call worker, hands
 // transactions and dev requests to the chain source, and serves HTTP, WebSocket and
 // /flashblocks from the archive.
-import { decodeHeader } from "../chain/blockView.ts";
+import { decodeHeader, decodeTransaction } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
 import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { Health } from "../edge/edgeServer.ts";
@@ -17,6 +17,7 @@ import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReset, ChainUpdate } from "../pending/types.ts";
+import { poolTransactionJson } from "../rpc/format/block.ts";
 import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { mustNotHaveMissed } from "../services/stateMisses.ts";
@@ -25,6 +26,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
 import { perRun } from "../util/perRun.ts";
+import { DEV_CLIENT_VERSION } from "../version.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
   type ChainFollower,
@@ -127,6 +129,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
               ),
             }),
         preconfirmedReceipts: view.receipts === "preconfirmed",
+        // A node with a sequencer here answers anvil's methods (dev).
+        ...(deps.target?.control === undefined ? {} : { clientVersion: DEV_CLIENT_VERSION }),
         ...(view.forkchoice.kind === "trailing"
           ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
           : {}),
@@ -164,6 +168,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         feed,
         decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
         forward: (u) => calls.forward(u),
+        renderTransaction: (raw, from) =>
+          poolTransactionJson(decodeTransaction(spec.common, raw), from),
       });
       follower = chain;
       deps.follow((u, catchUp) => {

@@ -84,7 +84,9 @@ export type SealedUpdate = {
   readonly next: FlashblockUpdate;
   /**
    * evm_revert: no block was sealed; the chain went back to block `number` (already stored as
-   * the head), and `next` begins rebuilding the block on it.
+   * the head), and `next` begins rebuilding the block on it. With no blocks dropped, the block
+   * being built was rebuilt on the same head (a dev method changed its time, its base fee or its
+   * transactions): what it had pre-confirmed is dropped, and its flashblocks come again.
    */
   readonly reverted?: RevertedChain;
   /** anvil_reset: the archive holds another chain now (with `reverted` empty). */

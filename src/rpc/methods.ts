@@ -1,11 +1,19 @@
 // The method registry: every served method, by wire name. Explicit, no reflection.
 import type { RpcBackend } from "../services/backend.ts";
 import { autoImpersonateAccount } from "./anvil/autoImpersonateAccount.ts";
+import { dropTransaction } from "./anvil/dropTransaction.ts";
+import { dumpState } from "./anvil/dumpState.ts";
+import { getAutomine } from "./anvil/getAutomine.ts";
+import { getIntervalMining } from "./anvil/getIntervalMining.ts";
 import { impersonateAccount, stopImpersonatingAccount } from "./anvil/impersonateAccount.ts";
+import { loadState } from "./anvil/loadState.ts";
+import { metadata } from "./anvil/metadata.ts";
 import { mineBlocks } from "./anvil/mine.ts";
+import { nodeInfo } from "./anvil/nodeInfo.ts";
 import { reset } from "./anvil/reset.ts";
 import { setBalance } from "./anvil/setBalance.ts";
 import { setCode } from "./anvil/setCode.ts";
+import { setNextBlockBaseFeePerGas } from "./anvil/setNextBlockBaseFeePerGas.ts";
 import { setNonce } from "./anvil/setNonce.ts";
 import { setStorageAt } from "./anvil/setStorageAt.ts";
 import { getRawBlock } from "./debug/getRawBlock.ts";
@@ -57,6 +65,7 @@ import { newPendingTransactionFilter } from "./eth/newPendingTransactionFilter.t
 import { sendRawTransaction } from "./eth/sendRawTransaction.ts";
 import { sendRawTransactionSync } from "./eth/sendRawTransactionSync.ts";
 import { sendTransaction } from "./eth/sendTransaction.ts";
+import { sendUnsignedTransaction } from "./eth/sendUnsignedTransaction.ts";
 import { sign } from "./eth/sign.ts";
 import { signTransaction } from "./eth/signTransaction.ts";
 import { signTypedDataV4 } from "./eth/signTypedDataV4.ts";
@@ -66,6 +75,8 @@ import { uninstallFilter } from "./eth/uninstallFilter.ts";
 import { increaseTime } from "./evm/increaseTime.ts";
 import { mine } from "./evm/mine.ts";
 import { revert } from "./evm/revert.ts";
+import { setAutomine } from "./evm/setAutomine.ts";
+import { setIntervalMining } from "./evm/setIntervalMining.ts";
 import { setNextBlockTimestamp } from "./evm/setNextBlockTimestamp.ts";
 import { snapshot } from "./evm/snapshot.ts";
 import { depositTransaction } from "./flashnode/depositTransaction.ts";
@@ -122,6 +133,25 @@ const DEV_METHODS = {
   anvil_increaseTime: increaseTime,
   evm_setNextBlockTimestamp: setNextBlockTimestamp,
   anvil_setNextBlockTimestamp: setNextBlockTimestamp,
+  evm_setAutomine: setAutomine,
+  anvil_setAutomine: setAutomine,
+  anvil_getAutomine: getAutomine,
+  hardhat_getAutomine: getAutomine,
+  evm_setIntervalMining: setIntervalMining,
+  anvil_setIntervalMining: setIntervalMining,
+  anvil_getIntervalMining: getIntervalMining,
+  anvil_setNextBlockBaseFeePerGas: setNextBlockBaseFeePerGas,
+  hardhat_setNextBlockBaseFeePerGas: setNextBlockBaseFeePerGas,
+  anvil_dropTransaction: dropTransaction,
+  hardhat_dropTransaction: dropTransaction,
+  anvil_dumpState: dumpState,
+  hardhat_dumpState: dumpState,
+  anvil_loadState: loadState,
+  hardhat_loadState: loadState,
+  anvil_nodeInfo: nodeInfo,
+  anvil_metadata: metadata,
+  hardhat_metadata: metadata,
+  eth_sendUnsignedTransaction: sendUnsignedTransaction,
 } satisfies Record<string, MethodFactory>;
 
 /** Every served method by wire name, as the factory of its definition. */

@@ -26,7 +26,7 @@ export type AssemblyParts = {
   readonly executor: BlockExecutor;
   readonly common: Common;
   readonly opts: { readonly coinbase: Uint8Array; readonly gasLimit: bigint };
-  readonly dev: { readonly clock: DevClock };
+  readonly dev: { readonly clock: DevClock; readonly nextBaseFee: bigint | undefined };
   /** When each pooled transaction was submitted: taken as it is included. */
   readonly intake: IntakeTimes;
   /** OP stack: each block's opening deposits. */
@@ -37,6 +37,10 @@ export type AssemblyParts = {
 export type RecordedOpening = {
   readonly timestamp: bigint;
   readonly deposits: readonly Uint8Array[];
+  /** A new time: the L1-info deposit is made for it, the user deposits kept. */
+  readonly freshL1Info?: boolean;
+  /** Rebuilt by a dev method for the n-th time (0: as recorded): part of the payload id. */
+  readonly generation?: number;
 };
 
 /** Executes one transaction onto the block being built; throws if it cannot be included. */
@@ -99,6 +103,8 @@ export async function openBlock(
     gasLimit,
     mixHash: prevRandao,
     parentBeaconBlockRoot: ZERO32,
+    // anvil_setNextBlockBaseFeePerGas: this block's, until it seals.
+    ...(seq.dev.nextBaseFee === undefined ? {} : { baseFeePerGas: seq.dev.nextBaseFee }),
   });
   const common = seq.common;
   const headerData = builderHeader(builder);
@@ -119,15 +125,19 @@ export async function openBlock(
       { common },
     ).getBlobGasPrice(),
   };
-  // A payload id as Base's builder makes one: 8 bytes naming this build.
+  // A payload id as Base's builder makes one: 8 bytes naming this build (a block rebuilt by a
+  // dev method gets a new one).
+  const generation = recorded?.generation ?? 0;
   const payloadId = bytesToHex(
     keccak256(
-      hexToBytes(`${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}`),
+      hexToBytes(
+        `${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}${generation === 0 ? "" : generation.toString(16).padStart(8, "0")}`,
+      ),
     ).subarray(0, 8),
   );
   const b = new Building(builder, base, payloadId, openedAt, seq.common);
   if (seq.executor.op !== undefined) {
-    for (const tx of seq.deposits.opening(timestamp, recorded?.deposits))
+    for (const tx of seq.deposits.opening(timestamp, recorded?.deposits, recorded?.freshL1Info))
       await includeInBlock(seq, b, tx, false);
   }
   return b;

@@ -33,10 +33,15 @@ export class DepositQueue {
 
   /**
    * The deposits opening the block at `timestamp`; `recorded` (flashblock 0 of a block rebuilt
-   * after a restart) gives them as they were published.
+   * after a restart) gives them as they were published; `freshL1Info` (a block reopened at
+   * another time) makes its L1-info deposit, the first, anew for that time.
    */
-  opening(timestamp: bigint, recorded?: readonly Uint8Array[]): DepositTx[] {
-    if (recorded !== undefined) return recorded.map((raw) => decodeDepositTx(raw, this.common));
+  opening(timestamp: bigint, recorded?: readonly Uint8Array[], freshL1Info = false): DepositTx[] {
+    if (recorded !== undefined) {
+      const deposits = recorded.map((raw) => decodeDepositTx(raw, this.common));
+      if (!freshL1Info || deposits.length === 0) return deposits;
+      return [l1InfoDeposit(devL1Values(this.l1, timestamp), this.common), ...deposits.slice(1)];
+    }
     return [l1InfoDeposit(devL1Values(this.l1, timestamp), this.common), ...this.waiting.splice(0)];
   }
 }

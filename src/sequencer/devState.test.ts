@@ -4,7 +4,7 @@ import { DevClock, DevState, MAX_TIMESTAMP } from "./devState.ts";
 
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 
-test("the clock: offset, an exact next timestamp used once (time goes on from it), always above the parent", () => {
+test("the clock: offset, an exact next timestamp kept until its block seals (time goes on from it), always above the parent", () => {
   const clock = new DevClock();
   clock.offset = 3600n;
   const t = clock.take(0n);
@@ -12,6 +12,10 @@ test("the clock: offset, an exact next timestamp used once (time goes on from it
   const exact = now() + 100_000n;
   clock.next = exact;
   assert.equal(clock.take(0n), exact);
+  // Reopened (a new time asked for the block being built): still the exact one, as on anvil.
+  clock.offset += 60n;
+  assert.equal(clock.take(0n), exact);
+  clock.sealed();
   assert.equal(clock.next, undefined);
   assert.ok(clock.take(0n) >= now() + 99_999n, "later blocks go on from the exact timestamp");
   const parent = now() + 500_000n;
@@ -30,7 +34,14 @@ test("the clock stops at the largest dev timestamp, however far it was moved", (
 
 test("snapshots: ids never reused; a revert uses up the snapshot and every later one", () => {
   const dev = new DevState();
-  const s = { head: 1, headHash: new Uint8Array(32), records: [], offset: 0n, next: undefined };
+  const s = {
+    head: 1,
+    headHash: new Uint8Array(32),
+    records: [],
+    offset: 0n,
+    next: undefined,
+    nextBaseFee: undefined,
+  };
   const ids = [dev.takeSnapshot(s), dev.takeSnapshot(s), dev.takeSnapshot(s)];
   assert.deepEqual(ids, [0n, 1n, 2n]);
   assert.notEqual(dev.takeBack(1n), undefined);

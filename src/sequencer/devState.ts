@@ -1,5 +1,6 @@
 // What the dev methods keep in the sequencer (never on disk, as anvil keeps them in memory): the
 // impersonated senders, the clock's offset and next timestamp, and the evm_snapshot points.
+import { randomBytes } from "node:crypto";
 import type { FlashblockRecord } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 
@@ -14,7 +15,11 @@ export const MAX_TIMESTAMP = BigInt(Number.MAX_SAFE_INTEGER);
 export class DevClock {
   /** Seconds added to the wall clock (evm_increaseTime, evm_setNextBlockTimestamp). */
   offset = 0n;
-  /** The exact timestamp of the next block opened (evm_setNextBlockTimestamp), once. */
+  /**
+   * The exact timestamp of the next block sealed (evm_setNextBlockTimestamp): every opening of
+   * the block being built takes it, until that block seals (sealed()), as anvil's exact
+   * timestamp wins over time added after it (hardhat_mine's interval).
+   */
   next: bigint | undefined;
 
   /**
@@ -29,10 +34,14 @@ export class DevClock {
       t = this.next;
       // Time goes on from there, as on anvil.
       this.offset = this.next - now;
-      this.next = undefined;
     }
     if (t <= parentTimestamp) t = parentTimestamp + 1n;
     return t < MAX_TIMESTAMP ? t : MAX_TIMESTAMP;
+  }
+
+  /** The block that took the exact timestamp has sealed: later blocks go on from the clock. */
+  sealed(): void {
+    this.next = undefined;
   }
 }
 
@@ -43,15 +52,33 @@ export type Snapshot = {
   readonly records: readonly FlashblockRecord[];
   readonly offset: bigint;
   readonly next: bigint | undefined;
+  readonly nextBaseFee: bigint | undefined;
 };
 
 export class DevState {
   readonly clock = new DevClock();
+  /** The base fee of the next block sealed (anvil_setNextBlockBaseFeePerGas), until it seals. */
+  nextBaseFee: bigint | undefined;
+  /** This run's id (anvil_metadata's instanceId): a restart is another instance. */
+  readonly instanceId: Uint8Array = randomBytes(32);
+  /** Blocks rebuilt by a dev method so far (each gets a payload id of its own). */
+  private generation = 0;
   private readonly impersonated = new Map<string, Uint8Array>();
   autoImpersonate = false;
   private readonly snapshots = new Map<bigint, Snapshot>();
   /** Ids are never reused (anvil's counter). */
   private nextSnapshot = 0n;
+
+  /** The number of the next block rebuilt by a dev method. */
+  nextGeneration(): number {
+    return ++this.generation;
+  }
+
+  /** The block that took the next block's settings has sealed. */
+  sealed(): void {
+    this.clock.sealed();
+    this.nextBaseFee = undefined;
+  }
 
   impersonate(address: Uint8Array, on: boolean): void {
     if (on) this.impersonated.set(bytesToUnprefixedHex(address), address);
@@ -70,6 +97,11 @@ export class DevState {
     const id = this.nextSnapshot++;
     this.snapshots.set(id, s);
     return id;
+  }
+
+  /** Every snapshot that can still be reverted to: its id, head number and hash. */
+  snapshotList(): Array<readonly [bigint, number, Uint8Array]> {
+    return [...this.snapshots].map(([id, s]) => [id, s.head, s.headHash] as const);
   }
 
   /** The snapshot, which is dropped with every later one (anvil's evm_revert). */

@@ -16,7 +16,10 @@ export type SequencerWorkerData = {
    * (without it, whatever chain the datadir holds is continued: dev's own, or an imported one).
    */
   readonly genesisGiven: boolean;
+  /** Interval mining's block time; 0: automine. */
   readonly blockTimeMs: number;
+  /** A block per transaction (--automine). */
+  readonly automine?: boolean;
   readonly flashblockIntervalMs: number;
   /** The gas limit blocks move towards (decimal). */
   readonly gasLimit: string;

@@ -1,36 +1,36 @@
 // The block producer: transactions execute onto the block being built as they arrive; every
 // flashblock interval, on a fixed grid, it publishes a flashblock of what ran since the last
-// one; every block time it seals that block into the archive (one atomic write) and opens the
-// next. All work runs through one queue, so submissions, execution, flashblocks and seals
-// never interleave.
+// one; every block time (interval mining, mining.ts) it seals that block into the archive (one
+// atomic write) and opens the next. With automine each transaction gets a block of its own,
+// sealed as soon as its flashblock is (execution.ts). All work runs through one queue, so
+// submissions, execution, flashblocks and seals never interleave.
 import type { Common } from "@ethereumjs/common";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
-import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
-import { decodeRawTransaction } from "../exec/decodeTransaction.ts";
-import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
 import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
-import {
-  type DevAnswer,
-  type DevRequest,
-  type PoolContent,
-  TxRejectedError,
-} from "../services/transactions.ts";
+import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
-import { bytesToHex } from "../util/hex.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
-import { control, DevRequestError, devWritesOf, rebuildBlock } from "./devRequests.ts";
+import { DevRequestError } from "./devHost.ts";
+import { control } from "./devRequests.ts";
 import { DevState, MAX_TIMESTAMP } from "./devState.ts";
+import { automineWaiting, executeWaiting } from "./execution.ts";
+import { acceptTransaction, type SubmitResult } from "./intake.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
+import { blockTimeUp, initialMining, type MiningMode } from "./mining.ts";
 import { poolContent } from "./poolContent.ts";
+import { devWritesOf, rebuildBlock } from "./rebuild.ts";
 import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
+  /** Interval mining's block time; 0: automine. */
   readonly blockTimeMs: number;
+  /** A block per transaction, sealed as soon as its flashblock is (--automine). */
+  readonly automine?: boolean;
   readonly flashblockIntervalMs: number;
   /** The gas limit blocks move towards (geth's gas ceiling), within what each header may change. */
   readonly gasLimit: bigint;
@@ -45,14 +45,6 @@ export type SequencerLog = (
   fields: Record<string, unknown>,
 ) => void;
 
-export type SubmitResult = {
-  readonly hash: string;
-  readonly sender: Uint8Array;
-  /** The transaction's own nonce (logged: a nonce gap is the usual reason it does not run). */
-  readonly nonce: bigint;
-  readonly nextNonce: bigint;
-};
-
 export class Sequencer {
   readonly pool = new TxPool();
   /** Impersonation, the clock, snapshots (dev methods, src/sequencer/devRequests.ts). */
@@ -63,7 +55,7 @@ export class Sequencer {
    */
   readonly intake = new IntakeTimes();
   /** The block being built (replaced at each seal, and by the dev requests: replace()). */
-  private building: Building | undefined;
+  private block: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -72,6 +64,12 @@ export class Sequencer {
   private executeScheduled = false;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
+  /** How blocks are sealed (mining.ts); switched by evm_setAutomine & co. (setMining). */
+  private miningMode: MiningMode;
+  /** When the current mining mode began (performance.now()): interval mining counts from it. */
+  private miningSince = 0;
+  /** Told of every transaction the pool takes (the RPC thread's pool nonces and log). */
+  onSubmitted: ((r: SubmitResult) => void) | undefined;
   /** The block number last refused a seal for its timestamp (canSeal): logged once. */
   private unsealable: number | undefined;
   /**
@@ -89,6 +87,17 @@ export class Sequencer {
     readonly log: SequencerLog = () => {},
   ) {
     this.deposits = new DepositQueue(common, opts.l1);
+    this.miningMode = initialMining(opts.automine === true, opts.blockTimeMs);
+  }
+
+  get mining(): MiningMode {
+    return this.miningMode;
+  }
+
+  /** Switches the mining mode (run in the queue: devRequests.ts). */
+  setMining(mode: MiningMode): void {
+    this.miningMode = mode;
+    this.miningSince = performance.now();
   }
 
   /** A sequencer that replaces another (anvil_reset): its stream goes on after `position`. */
@@ -141,7 +150,7 @@ export class Sequencer {
         this.log("info", "rebuilt the pre-confirmed block from its record", {
           block: next,
           flashblocks: recorded.length,
-          transactions: this.building?.transactions.length ?? 0,
+          transactions: this.block?.transactions.length ?? 0,
         });
     });
     this.schedule();
@@ -149,18 +158,25 @@ export class Sequencer {
 
   /** A dev method's request (src/sequencer/devRequests.ts), between two executions. */
   control(request: DevRequest): Promise<DevAnswer> {
+    if (request.op === "submitUnsigned")
+      return this.submit(request.raw, true).then((r) => ({ hash: r.hash }));
     return this.serial(() => control(this, request));
   }
 
   /** The block being built; throws when the sequencer is not running (devRequests.ts). */
   current(): Building {
-    if (this.building === undefined) throw new Error("sequencer is not running");
-    return this.building;
+    if (this.block === undefined) throw new Error("sequencer is not running");
+    return this.block;
+  }
+
+  /** The block being built, if the sequencer runs (intake.ts). */
+  building(): Building | undefined {
+    return this.block;
   }
 
   /** Makes `b` the block being built: a block rebuilt from its record, or reopened. */
   replace(b: Building): void {
-    this.building = b;
+    this.block = b;
   }
 
   async stop(): Promise<void> {
@@ -169,68 +185,31 @@ export class Sequencer {
     await this.queue;
   }
 
-  async submit(raw: Uint8Array): Promise<SubmitResult> {
+  /**
+   * Takes a transaction into the pool; with automine, answers once its block is sealed.
+   * `unsigned` (eth_sendUnsignedTransaction): a placeholder signature stands for its sender
+   * whether or not that sender is impersonated.
+   */
+  async submit(raw: Uint8Array, unsigned = false): Promise<SubmitResult> {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
     // A fork fetches what the transaction names (sender, recipient, access list) before it
     // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
     await this.executor.prefetchFor(raw, this.common);
     return this.serial(async () => {
-      if (this.executor.op !== undefined) {
-        // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.
-        if (raw[0] === DEPOSIT_TX_TYPE) return this.queueDeposit(raw);
-        // Blob transactions do not exist on an OP-stack chain (op-geth's pool refuses them).
-        if (raw[0] === 3) throw new TxRejectedError("transaction type not supported");
-      }
-      let tx = decodeRawTransaction(raw, this.common);
-      // A placeholder signature (src/exec/impersonation.ts) stands for its sender only while
-      // that sender is impersonated; otherwise it is refused as any bad signature is.
-      const named = placeholderSender(tx);
-      if (named !== undefined && this.dev.isImpersonated(named))
-        tx = withPlaceholderSender(tx, this.common);
-      const building = this.building;
-      if (building === undefined) throw new TxRejectedError("sequencer is not running");
-      let sender: Uint8Array;
-      try {
-        sender = tx.getSenderAddress().bytes;
-      } catch (e) {
-        throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
-      }
-      const account = await this.executor.currentAccount(sender);
-      const sealedNonce = (await this.executor.sealedAccount(sender))?.nonce ?? 0n;
-      const l1Cost = (await this.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
-      // The size limit is on the transaction itself; a blob sidecar is carried beside it.
-      const size = tx.type === 3 ? tx.serialize().length : raw.length;
-      const { hash } = this.pool.add(tx, size, {
-        common: this.common,
-        baseFee: building.base.baseFeePerGas,
-        blockGasLimit: building.base.gasLimit,
-        account: () => account,
-        sealedNonce: () => sealedNonce,
-        ...(l1Cost === undefined ? {} : { l1Cost }),
-      });
-      this.intake.set(hash, receivedAt);
-      this.executeSoon();
-      return {
-        hash,
-        sender,
-        nonce: tx.nonce,
-        nextNonce: this.pool.nextNonce(sender, account?.nonce ?? 0n),
-      };
+      const result = await acceptTransaction(this, raw, receivedAt, unsigned);
+      this.onSubmitted?.(result);
+      if (this.miningMode.automine) await automineWaiting(this);
+      else this.executeSoon();
+      return result;
     });
-  }
-
-  /** A user deposit runs at the start of the next block, after its L1-info deposit. */
-  private queueDeposit(raw: Uint8Array): SubmitResult {
-    const tx = this.deposits.accept(raw);
-    return { hash: bytesToHex(tx.hash()), sender: tx.from.bytes, nonce: 0n, nextNonce: 0n };
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
   poolContent(): Promise<PoolContent> {
     return this.serial(() =>
       poolContent(
-        this.building,
+        this.block,
         this.pool,
         async (sender) => (await this.executor.currentAccount(sender))?.nonce ?? 0n,
       ),
@@ -249,8 +228,9 @@ export class Sequencer {
     setImmediate(() => {
       void this.serial(async () => {
         this.executeScheduled = false;
-        const b = this.building;
+        const b = this.block;
         if (b === undefined || this.stopped) return;
+        if (this.miningMode.automine) return automineWaiting(this);
         // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
         const due = b.nextDue(this.opts.flashblockIntervalMs);
         const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
@@ -263,8 +243,8 @@ export class Sequencer {
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */
   private schedule(): void {
-    if (this.stopped || this.building === undefined) return;
-    const b = this.building;
+    if (this.stopped || this.block === undefined) return;
+    const b = this.block;
     const due = b.nextDue(this.opts.flashblockIntervalMs);
     this.timer = setTimeout(
       () => {
@@ -292,14 +272,17 @@ export class Sequencer {
   }
 
   async tick(forceSeal = false): Promise<void> {
-    const b = this.building;
-    if (b === undefined) return;
+    if (this.block === undefined) return;
+    // Automine: what waits gets its blocks first (one each), then the flashblock goes on.
+    if (this.miningMode.automine && !forceSeal) await automineWaiting(this);
+    const b = this.block;
     const started = performance.now();
     const interval = this.opts.flashblockIntervalMs;
     b.advance();
     // Decided at the tick's start, before execution: how long this flashblock's execution
     // takes must not move the seal to an earlier slot.
-    const last = forceSeal || started - b.openedAt + interval / 2 >= this.opts.blockTimeMs;
+    const last =
+      forceSeal || blockTimeUp(this.miningMode, started, b.openedAt, this.miningSince, interval);
     // A forced seal takes everything waiting: a mined block holds what was sent before it.
     const added = b.takeUnpublished();
     added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
@@ -307,14 +290,23 @@ export class Sequencer {
     this.publishFlashblock(b, update);
     if (!last || !this.canSeal(b, forceSeal)) return;
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
+    this.publish(await this.sealAndOpen(b, forceSeal));
+  }
+
+  /**
+   * Seals `b` and opens the next block (its flashblock 0 recorded); the seal, with that
+   * flashblock 0, is returned to be published.
+   */
+  async sealAndOpen(b: Building, offGrid: boolean): Promise<SealedUpdate> {
+    const interval = this.opts.flashblockIntervalMs;
     const sealed = await this.seal(b);
     // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
     // the seal's time is not added to the next interval. Off the grid (a forced seal, or a tick
     // more than an interval late) it starts now.
     const slot = b.openedAt + b.index * interval;
-    const onGrid = !forceSeal && performance.now() - slot < interval;
+    const onGrid = !offGrid && performance.now() - slot < interval;
     const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
-    this.building = nextBlock;
+    this.block = nextBlock;
     // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
     const opening = nextBlock.transactions.slice();
     const next = await this.flashblockOf(nextBlock, opening, performance.now());
@@ -324,7 +316,7 @@ export class Sequencer {
       nextBlock.base.timestamp,
       opening.map((t) => t.raw),
     );
-    this.publish({ ...sealed, next });
+    return { ...sealed, next };
   }
 
   /**
@@ -332,7 +324,7 @@ export class Sequencer {
    * open: it stays open (serving pending) until an evm_revert goes back in time. evm_mine is
    * told why; the block time's seal is skipped, logged once.
    */
-  private canSeal(b: Building, forceSeal: boolean): boolean {
+  canSeal(b: Building, forceSeal = false): boolean {
     if (b.base.timestamp < MAX_TIMESTAMP) return true;
     const why = `block ${b.base.number} has the largest timestamp a dev block may have (${MAX_TIMESTAMP}): no block could follow it; evm_revert to an earlier snapshot`;
     if (forceSeal) throw new DevRequestError(why, -32000);
@@ -342,35 +334,9 @@ export class Sequencer {
     return false;
   }
 
-  async executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
-    const nonces = new Map<string, bigint>();
-    for (const sender of this.pool.senders()) {
-      nonces.set(bytesToHex(sender), (await this.executor.currentAccount(sender))?.nonce ?? 0n);
-    }
-    const txs = this.pool.takeExecutable((sender) => nonces.get(bytesToHex(sender)) ?? 0n);
-    const added: PendingTransaction[] = [];
-    // Execution gets half the interval; what does not fit waits for the next flashblock, so a
-    // burst cannot stretch the cadence.
-    const deadline = performance.now() + (budgetMs ?? this.opts.flashblockIntervalMs / 2);
-    for (const [i, tx] of txs.entries()) {
-      if (performance.now() > deadline) {
-        for (const rest of txs.slice(i)) this.pool.requeue(rest);
-        break;
-      }
-      try {
-        added.push(await this.include(b, tx));
-      } catch (e) {
-        const message = (e as Error).message;
-        // Full block: the transaction waits for the next one.
-        if (/remaining gas|blob gas limit/.test(message)) this.pool.requeue(tx);
-        else
-          this.log("warn", "transaction dropped at execution", {
-            hash: bytesToHex(tx.hash()),
-            reason: message,
-          });
-      }
-    }
-    return added;
+  /** Executes what the pool can run onto `b` within `budgetMs` (execution.ts). */
+  executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
+    return executeWaiting(this, b, budgetMs);
   }
 
   /**
@@ -406,6 +372,8 @@ export class Sequencer {
       receipts: b.receiptTrie.root(),
     });
     const write = await this.executor.collectWrite(block, b.receipts);
+    // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
+    this.dev.sealed();
     this.store.writeBlock({
       ...write,
       devWrites: devWritesOf(this.store.recordedFlashblocks(b.base.number)),

@@ -184,6 +184,21 @@ export class TxPool {
       .map(({ sender, transactions }) => ({ sender, transactions }));
   }
 
+  /** Removes a waiting transaction (anvil_dropTransaction); whether it was there. */
+  remove(hash: Uint8Array): boolean {
+    const hex = bytesToHex(hash);
+    if (!this.known.has(hex)) return false;
+    for (const [sender, queue] of this.bySender)
+      for (const [nonce, entry] of queue)
+        if (entry.hash === hex) {
+          queue.delete(nonce);
+          if (queue.size === 0) this.bySender.delete(sender);
+          this.known.delete(hex);
+          return true;
+        }
+    return false;
+  }
+
   has(hash: string): boolean {
     return this.known.has(hash);
   }

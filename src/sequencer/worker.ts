@@ -15,7 +15,7 @@ import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
-import { DevRequestError } from "./devRequests.ts";
+import { DevRequestError } from "./devHost.ts";
 import type {
   SequencerApi,
   SequencerFork,
@@ -109,6 +109,7 @@ async function main(): Promise<void> {
     spec.common.copy(),
     {
       blockTimeMs: data.blockTimeMs,
+      automine: data.automine === true,
       flashblockIntervalMs: data.flashblockIntervalMs,
       gasLimit: BigInt(data.gasLimit),
       // An OP-stack chain's fee recipient is the SequencerFeeVault, whatever was asked.
@@ -133,17 +134,16 @@ async function main(): Promise<void> {
   if (data.replace !== undefined) sequencer.continueFrom(data.replace.position);
   // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
   // came through the RPC thread or from a replica over NATS; before the submitter's answer.
+  sequencer.onSubmitted = (r) =>
+    channel.emit("submitted", {
+      hash: r.hash,
+      sender: r.sender,
+      nonce: r.nonce,
+      nextNonce: r.nextNonce,
+    });
   const submit = (raw: Uint8Array) =>
     sequencer.submit(raw).then(
-      (r) => {
-        channel.emit("submitted", {
-          hash: r.hash,
-          sender: r.sender,
-          nonce: r.nonce,
-          nextNonce: r.nextNonce,
-        });
-        return r.hash;
-      },
+      (r) => r.hash,
       (e: unknown) => {
         throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
       },
@@ -174,7 +174,13 @@ async function main(): Promise<void> {
   }
   channel.handle("submit", submit);
   channel.handle("mine", () => sequencer.mine());
-  channel.handle("control", (request) => sequencer.control(request));
+  channel.handle("control", (request) =>
+    sequencer.control(request).catch((e: unknown) => {
+      // eth_sendUnsignedTransaction's refusals are the pool's (-32000), as eth_sendRawTransaction's.
+      if (request.op !== "submitUnsigned" || e instanceof DevRequestError) throw e;
+      throw new TxRejectedError((e as Error).message);
+    }),
+  );
   channel.handle("pool", () => sequencer.poolContent());
   channel.handle("stop", async () => {
     // The archive closes and the answer is sent whatever NATS does: a publisher that fails or

@@ -1,5 +1,6 @@
 // Transaction intake and the dev methods' requests, as the RPC methods ask for them and the
 // sequencer (or a replica's forwarder) answers.
+import type { LoadedState, StateDump } from "../chain/anvilState.ts";
 import type { StateWrite } from "../chain/types.ts";
 
 /**
@@ -47,6 +48,24 @@ export type DevRequest =
       /** The first mined block's timestamp (evm_mine). */
       readonly timestamp: bigint | undefined;
     }
+  /** evm_setAutomine. */
+  | { readonly op: "setAutomine"; readonly on: boolean }
+  /** evm_setIntervalMining: a block every `seconds`; 0 stops interval mining. */
+  | { readonly op: "setIntervalMining"; readonly seconds: bigint }
+  /** anvil_getAutomine, anvil_getIntervalMining. */
+  | { readonly op: "mining" }
+  /** anvil_metadata: this run's instance id and the snapshots. */
+  | { readonly op: "metadata" }
+  /** anvil_setNextBlockBaseFeePerGas: the block being built is reopened with it. */
+  | { readonly op: "setNextBaseFee"; readonly baseFee: bigint }
+  /** anvil_dropTransaction: out of the pool, or out of the block being built. */
+  | { readonly op: "dropTransaction"; readonly hash: Uint8Array }
+  /** eth_sendUnsignedTransaction: a placeholder-signed transaction run as its sender's. */
+  | { readonly op: "submitUnsigned"; readonly raw: Uint8Array }
+  /** anvil_dumpState, --dump-state: every account, with what is pre-confirmed. */
+  | { readonly op: "dumpState" }
+  /** anvil_loadState, --load-state: the accounts written into the block being built. */
+  | { readonly op: "loadState"; readonly state: LoadedState }
   /**
    * anvil_reset / hardhat_reset: the chain is replaced, in one step, by a fork of `fork.url` (the
    * current upstream when absent) at `fork.blockNumber` (its head less a few when absent), or,
@@ -68,6 +87,18 @@ export type DevAnswer = {
   readonly reverted?: boolean;
   /** `increaseTime`: the clock's whole offset, in seconds. */
   readonly offset?: bigint;
+  /** `mining`: automine, and interval mining's block time (absent: none). */
+  readonly automine?: boolean;
+  readonly intervalMs?: number;
+  /** `dropTransaction`: whether the transaction was there to drop. */
+  readonly dropped?: boolean;
+  /** `submitUnsigned`: the transaction's hash. */
+  readonly hash?: string;
+  /** `dumpState`. */
+  readonly state?: StateDump;
+  /** `metadata`: this sequencer run's random id, and each snapshot's id, head number and hash. */
+  readonly instanceId?: Uint8Array;
+  readonly snapshots?: ReadonlyArray<readonly [id: bigint, head: number, hash: Uint8Array]>;
 };
 
 /** Transaction intake (only `flashnode dev` has one). */

@@ -45,6 +45,7 @@ import {
   slotRowShard,
 } from "./slotRow.ts";
 import { createStateReads } from "./stateReads.ts";
+import { type ScannedAccount, scanCurrentState } from "./stateScan.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
 import { unwindBlocks } from "./unwind.ts";
 
@@ -122,6 +123,8 @@ export type StoredForkBase = {
 export type ChainStore = ChainReader &
   StateReader & {
     readonly env: KvEnv;
+    /** Every account of the current state with its storage (a state dump: stateScan.ts). */
+    currentState(): ScannedAccount[];
     /** Current-state storage slots of an account (for storage wipes). */
     currentStorageSlots(address: Uint8Array): Uint8Array[];
     currentAccount(address: Uint8Array): AccountRecord | undefined;
@@ -310,6 +313,7 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
 
     currentAccount,
     currentStorage,
+    currentState: () => scanCurrentState(t),
     currentStorageSlots(address) {
       const start = storageKey(address, new Uint8Array(32));
       const end = storageKey(address, new Uint8Array(32).fill(0xff));

@@ -127,6 +127,26 @@ describe("dev refuses bad input before creating anything", () => {
       () => ["--config", notJson],
       /--config .*notjson\.txt is not valid JSON/,
     ],
+    [
+      "flashblocks slower than blocks",
+      () => ["--block-time", "1s", "--flashblock-interval", "2s"],
+      /--flashblock-interval must be at most --block-time \(or --automine \/ --block-time 0/,
+    ],
+    [
+      "--state with --load-state",
+      () => ["--state", notGenesis, "--load-state", notGenesis],
+      /--state is --load-state and --dump-state in one: give it alone/,
+    ],
+    [
+      "a state file that is not anvil's",
+      () => ["--load-state", notGenesis],
+      /--load-state .*object\.json: not an anvil state file: accounts: want an object/,
+    ],
+    [
+      "a missing state file",
+      () => ["--load-state", join(dir, "absent-state.json")],
+      /--load-state .*absent-state\.json: ENOENT/,
+    ],
   ];
   for (const [name, args, pattern] of cases) {
     test(name, () => {

@@ -203,6 +203,77 @@ const ROWS: readonly Row[] = [
     why: "a call without `params` is a call with none (geth's envelope); anvil refuses it for anvil_mine",
     ours: { result: null },
   },
+  // Mining modes (anvil here runs --no-mining, flashnode a long block time: both stopped first).
+  { method: "anvil_getAutomine" },
+  { method: "evm_setIntervalMining", params: [0] },
+  { method: "anvil_getIntervalMining" },
+  { method: "evm_setIntervalMining", params: [5] },
+  { method: "anvil_getIntervalMining" },
+  { method: "hardhat_getAutomine" },
+  {
+    method: "anvil_setIntervalMining",
+    params: ["0x3"],
+    compare: "differs",
+    why: "a number as every dev method takes one (cast sends bare numbers, Hardhat hex strings); anvil's parser wants a JSON number here",
+    ours: { result: null },
+  },
+  { method: "evm_setIntervalMining", params: [-1], compare: "code", why: GETH_TEXT },
+  { method: "evm_setAutomine", params: [true] },
+  { method: "anvil_getAutomine" },
+  { method: "anvil_getIntervalMining" },
+  { method: "anvil_setAutomine", params: [false] },
+  { method: "anvil_getAutomine" },
+  { method: "anvil_getIntervalMining" },
+  { method: "evm_setAutomine", params: ["x"], compare: "code", why: GETH_TEXT },
+  { method: "evm_setAutomine", params: [], compare: "code", why: GETH_TEXT },
+  // The next block's base fee, a dropped transaction.
+  { method: "anvil_setNextBlockBaseFeePerGas", params: ["0x1"] },
+  { method: "hardhat_setNextBlockBaseFeePerGas", params: [1000] },
+  { method: "anvil_setNextBlockBaseFeePerGas", params: ["abc"], compare: "code", why: GETH_TEXT },
+  { method: "anvil_dropTransaction", params: [WORD5] },
+  { method: "hardhat_dropTransaction", params: [WORD5] },
+  { method: "anvil_dropTransaction", params: ["0x01"], compare: "code", why: GETH_TEXT },
+  // What the node is.
+  {
+    method: "anvil_nodeInfo",
+    compare: "type",
+    why: "the same fields; the values are each chain's (block, hardfork, fees; flashnode's pool order is arrival: fifo)",
+  },
+  {
+    method: "anvil_metadata",
+    compare: "type",
+    why: "the same fields; the values are each node's (client, instance id, head, snapshots)",
+  },
+  { method: "hardhat_metadata", compare: "type", why: "as anvil_metadata" },
+  { method: "anvil_metadata", params: [1], compare: "code", why: GETH_TEXT },
+  // State dumps (the formats are checked both ways in test/e2e/devStateFiles.test.ts).
+  { method: "anvil_dumpState", compare: "type", why: "hex of gzipped JSON: each chain's state" },
+  { method: "anvil_dumpState", params: [true], compare: "type", why: "as without the flag" },
+  { method: "anvil_dumpState", params: ["x"], compare: "code", why: GETH_TEXT },
+  {
+    method: "anvil_loadState",
+    params: ["0x00"],
+    compare: "differs",
+    why: "anvil's code and text, then what was wrong (here: not JSON)",
+    ours: { code: -32602 },
+  },
+  { method: "anvil_loadState", params: [], compare: "code", why: GETH_TEXT },
+  // An unsigned transaction runs as its `from`'s, whoever that is.
+  { method: "eth_sendUnsignedTransaction", params: [{ to: A1, value: "0x1" }] },
+  { method: "eth_sendUnsignedTransaction", params: [], compare: "code", why: GETH_TEXT },
+  {
+    method: "eth_sendUnsignedTransaction",
+    params: [{ from: NOBODY, to: A1, value: "0x1" }],
+    compare: "differs",
+    why: "the pool's refusals are geth's (-32000 insufficient funds for gas * price + value: …), as for eth_sendRawTransaction",
+    ours: { code: -32000 },
+  },
+  {
+    method: "eth_sendUnsignedTransaction",
+    params: [{ from: Y, to: A1, value: "0x1" }],
+    compare: "type",
+    why: "a hash: anvil hashes an impersonated transaction with its sender appended, flashnode the placeholder-signed encoding (one encoding everywhere)",
+  },
 ];
 
 type Answer = { result?: unknown; error?: { code: number; message: string } };
@@ -279,4 +350,26 @@ test("dev methods answer as anvil does, call by call", {
     if (compare !== "same" && row.why === undefined) problems.push(`${label}: no reason given`);
   }
   assert.deepEqual(problems, []);
+});
+
+/** The keys of an answer, nested objects' too (values are each node's). */
+function shape(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return typeof v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, x]) => [k, shape(x)]),
+  );
+}
+
+test("anvil_nodeInfo and anvil_metadata have anvil's fields", {
+  skip: available ? false : "anvil binary not installed",
+}, async () => {
+  for (const method of ["anvil_nodeInfo", "anvil_metadata"]) {
+    const theirs = (await call(anvil!.url, method, [])).result as Record<string, unknown>;
+    const ours = (await call(node.dedicatedUrl, method, [])).result as Record<string, unknown>;
+    // anvil's commit sha is a string, ours null (a build without one): the keys still match.
+    assert.deepEqual(Object.keys(shape(ours) as object), Object.keys(shape(theirs) as object));
+    if (method === "anvil_nodeInfo") assert.deepEqual(shape(ours), shape(theirs));
+  }
 });

@@ -1,5 +1,6 @@
 // Nodes for end-to-end tests, started in this process through the one assembly (src/node/
 // assembly.ts) from the plan each role's command would build: dev, serve, replica.
+import type { LoadedState } from "../../src/chain/anvilState.ts";
 import type { DevFork } from "../../src/chain/devGenesis.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../../src/chain/forkchoice.ts";
@@ -33,6 +34,9 @@ export type TestDevOptions = {
   readonly receipts: ReceiptLookups;
   readonly callLimits?: CallLimits;
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+  readonly automine?: boolean;
+  readonly loadState?: LoadedState;
+  readonly dumpState?: string;
   /** `--fork-url` and its companions: the chain is forked from a live one. */
   readonly upstream?: ForkPlan;
   readonly gasLimitGiven?: boolean;
@@ -83,6 +87,9 @@ export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
         accounts: o.accounts,
         balanceEth: o.balanceEth,
         ...(o.nats === undefined ? {} : { nats: o.nats }),
+        ...(o.automine === undefined ? {} : { automine: o.automine }),
+        ...(o.loadState === undefined ? {} : { loadState: o.loadState }),
+        ...(o.dumpState === undefined ? {} : { dumpState: o.dumpState }),
         ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
         ...(o.gasLimitGiven === undefined ? {} : { gasLimitGiven: o.gasLimitGiven }),
       },

@@ -2,6 +2,8 @@
 // archive and publishes every flashblock and seal (src/sequencer/). A new datadir gets the dev
 // genesis (an OP-stack chain like Base unless --ethereum) or the --genesis given; an existing
 // one is continued.
+import { writeFileSync } from "node:fs";
+import { anvilStateJson } from "../../chain/anvilState.ts";
 import { devAccounts, devGenesis } from "../../chain/devGenesis.ts";
 import { devL1Values } from "../../chain/op/l1Info.ts";
 import { opPredeploys } from "../../chain/op/predeploys.ts";
@@ -66,6 +68,7 @@ export async function startSequencerSource(args: {
       genesis,
       genesisGiven: chain.genesis !== undefined,
       blockTimeMs: chain.blockTimeMs,
+      automine: chain.automine === true,
       flashblockIntervalMs: chain.flashblockIntervalMs,
       gasLimit: gasLimit.toString(),
       coinbase: FEE_RECIPIENT,
@@ -103,6 +106,12 @@ export async function startSequencerSource(args: {
   let sequencer = await launch(first.data);
   let info = first.info;
   let poolListener: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
+  if (o.loadState !== undefined) {
+    // As anvil's --load-state: the state is the chain's `latest` once the node serves.
+    await sequencer.control({ op: "loadState", state: o.loadState });
+    if (o.automine !== true) await sequencer.mine();
+    args.logger.info({ accounts: o.loadState.accounts.length }, "state loaded");
+  }
   const poolNonces: PoolNonces = {
     get: (address) => sequencer.poolNonce(address),
     entries: () => sequencer.poolNonceEntries(),
@@ -162,8 +171,27 @@ export async function startSequencerSource(args: {
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
     ...(info === undefined ? {} : { fork: info }),
     readiness: () => sequencer.readiness(),
-    close: () => sequencer.stop(),
+    async close() {
+      if (o.dumpState !== undefined) await dumpStateFile(sequencer, o.dumpState, args.logger);
+      await sequencer.stop();
+    },
   };
+}
+
+/** --dump-state at exit: the chain's state as anvil's file (a failure is logged, not fatal). */
+async function dumpStateFile(
+  sequencer: SequencerClient,
+  path: string,
+  logger: Logger,
+): Promise<void> {
+  try {
+    const { state } = await sequencer.control({ op: "dumpState" });
+    if (state === undefined) return;
+    writeFileSync(path, anvilStateJson(state));
+    logger.info({ path, accounts: state.accounts.length }, "state dumped");
+  } catch (e) {
+    logger.error({ path, err: (e as Error).message }, "state not dumped");
+  }
 }
 
 /** The chain anvil_reset asks for: a fork (of the current upstream unless another is named). */

@@ -1,0 +1,34 @@
+import type { RpcBackend } from "../../services/backend.ts";
+import { bytesToHex, quantity } from "../../util/hex.ts";
+import { VERSION } from "../../version.ts";
+import { devControl } from "../dev/devControl.ts";
+import { defineMethod } from "../method.ts";
+import { headBlock } from "./nodeInfo.ts";
+
+/**
+ * anvil_metadata (hardhat_metadata) → anvil's Metadata: the client, the chain id, the newest
+ * sealed block, this run's instance id (a restart is a new instance, as anvil's) and the
+ * snapshots evm_revert can still go back to (id → [head number, head hash]). No forked network.
+ */
+export function metadata(backend: RpcBackend) {
+  return defineMethod({
+    params: [],
+    handler: async () => {
+      const head = headBlock(backend);
+      const { instanceId, snapshots = [] } = await devControl(backend, { op: "metadata" });
+      return {
+        clientVersion: backend.clientVersion,
+        clientSemver: VERSION,
+        clientCommitSha: null,
+        chainId: Number(backend.chainId),
+        instanceId: instanceId === undefined ? null : bytesToHex(instanceId),
+        latestBlockNumber: head.number,
+        latestBlockHash: bytesToHex(head.hash),
+        forkedNetwork: null,
+        snapshots: Object.fromEntries(
+          snapshots.map(([id, number, hash]) => [quantity(id), [number, bytesToHex(hash)]]),
+        ),
+      };
+    },
+  });
+}
