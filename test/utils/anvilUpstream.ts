@@ -87,8 +87,15 @@ export type SeededChain = {
   readonly txs: readonly string[];
 };
 
+/** Sends from anvil's first account and waits for the receipt (anvil mines it, a moment later
+ * on a loaded machine). */
 async function send(anvil: Anvil, tx: Record<string, string>): Promise<string> {
-  return anvil.rpc<string>("eth_sendTransaction", [{ from: ANVIL_SENDER, ...tx }]);
+  const hash = await anvil.rpc<string>("eth_sendTransaction", [{ from: ANVIL_SENDER, ...tx }]);
+  for (let i = 0; i < 600; i++) {
+    if ((await anvil.rpc("eth_getTransactionReceipt", [hash])) !== null) return hash;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`anvil did not mine ${hash} within 30 s`);
 }
 
 /** Deploys the store contract, writes slots 1–5 and pays RECEIVER: F is the block after. */
