@@ -50,6 +50,7 @@ export function createBackend(
     readonly clientVersion?: string;
     /** State reads other than the archive's own (a fork's: the upstream's beyond its writes). */
     readonly state?: StateReader;
+    readonly fork?: RpcBackend["fork"];
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -60,6 +61,7 @@ export function createBackend(
     ),
     chain: services.head === undefined ? store : chainAsOf(store, services.head),
     firstBlock: store.forkBase()?.number ?? 0,
+    ...(services.fork === undefined ? {} : { fork: services.fork }),
     state: services.state ?? store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),

@@ -29,6 +29,8 @@ export class ForkUpstreamMissingError extends Error {
 
 export type ForkView = {
   readonly callWorker: CallWorkerFork;
+  /** What the RPC layer shows of the fork's origin (anvil_nodeInfo, anvil_metadata). */
+  readonly origin: NonNullable<RpcBackend["fork"]>;
   readonly state: StateReader;
   /** The RPC methods of a fork: the past routed upstream, state misses fetched and run again. */
   route(methods: MethodRegistry, backend: RpcBackend): MethodRegistry;
@@ -55,6 +57,13 @@ export function openForkView(
       chainId: base.chainId.toString(),
       number: base.number,
       hash: bytesToHex(base.hash),
+    },
+    origin: {
+      chainId: base.chainId,
+      number: base.number,
+      hash: base.hash,
+      origin: originOf(upstream.url),
+      retryBackoffMs: upstream.retryBackoffMs,
     },
     state: forkedStateReader(archive.store, reads.state, noteMiss(reads.state)),
     route(methods, backend) {
@@ -88,4 +97,13 @@ function historyService(
     logs: (filter) => h.logs(filter),
     forward: (method, params) => reads.forward(method, params),
   };
+}
+
+/** A URL's scheme and host: what may be shown of it (its path or query may hold a key). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "(invalid URL)";
+  }
 }

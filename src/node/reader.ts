@@ -109,7 +109,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     const serve = (): MethodRegistry => {
       const backend = createBackend(spec, store, {
         calls,
-        ...(fork === undefined ? {} : { state: fork.state }),
+        ...(fork === undefined ? {} : { state: fork.state, fork: fork.origin }),
         ...(feed === undefined ? {} : { feed }),
         ...(follower === undefined
           ? {}

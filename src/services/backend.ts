@@ -42,6 +42,15 @@ export type RpcBackend = {
   readonly chain: ChainReader;
   /** The chain's first block of its own: 0, or a fork's base block F (the past is upstream). */
   readonly firstBlock: number;
+  /** A chain forked from a live one (dev --fork-url, follow): where from (anvil_nodeInfo). */
+  readonly fork?: {
+    readonly chainId: bigint;
+    readonly number: number;
+    readonly hash: Uint8Array;
+    /** The upstream's scheme and host only: a provider may carry its key in the path. */
+    readonly origin: string;
+    readonly retryBackoffMs: number;
+  };
   readonly state: StateReader;
   readonly decoder: BlockDecoder;
   readonly clientVersion: string;

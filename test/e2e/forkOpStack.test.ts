@@ -103,3 +103,21 @@ test("the fork's blocks open with an L1-info deposit and its transactions pay th
     null,
   );
 });
+
+test("anvil_nodeInfo and anvil_metadata say where the chain was forked from", async () => {
+  const info = (await call(fork.url, "anvil_nodeInfo")) as { forkConfig: Record<string, unknown> };
+  assert.equal(info.forkConfig.forkUrl, new URL(upstream.url).origin);
+  assert.equal(info.forkConfig.forkBlockNumber, Number(F));
+  const meta = (await call(fork.url, "anvil_metadata")) as {
+    forkedNetwork: Record<string, unknown>;
+  };
+  const atF = (await call(upstream.url, "eth_getBlockByNumber", [
+    `0x${F.toString(16)}`,
+    false,
+  ])) as Block;
+  assert.deepEqual(meta.forkedNetwork, {
+    chainId: 31337,
+    forkBlockNumber: Number(F),
+    forkBlockHash: atF.hash,
+  });
+});

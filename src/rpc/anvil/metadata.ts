@@ -8,7 +8,8 @@ import { headBlock } from "./nodeInfo.ts";
 /**
  * anvil_metadata (hardhat_metadata) → anvil's Metadata: the client, the chain id, the newest
  * sealed block, this run's instance id (a restart is a new instance, as anvil's) and the
- * snapshots evm_revert can still go back to (id → [head number, head hash]). No forked network.
+ * snapshots evm_revert can still go back to (id → [head number, head hash]); a forked chain's
+ * network (its upstream's chain id, fork block number and hash).
  */
 export function metadata(backend: RpcBackend) {
   return defineMethod({
@@ -24,7 +25,14 @@ export function metadata(backend: RpcBackend) {
         instanceId: instanceId === undefined ? null : bytesToHex(instanceId),
         latestBlockNumber: head.number,
         latestBlockHash: bytesToHex(head.hash),
-        forkedNetwork: null,
+        forkedNetwork:
+          backend.fork === undefined
+            ? null
+            : {
+                chainId: Number(backend.fork.chainId),
+                forkBlockNumber: backend.fork.number,
+                forkBlockHash: bytesToHex(backend.fork.hash),
+              },
         snapshots: Object.fromEntries(
           snapshots.map(([id, number, hash]) => [quantity(id), [number, bytesToHex(hash)]]),
         ),

@@ -24,8 +24,8 @@ export function headBlock(backend: RpcBackend): {
  * anvil_nodeInfo → anvil's NodeInfo: the newest sealed block (number, timestamp, hash), the
  * hardfork of the block being built (anvil's names: "Osaka"), the pool's order (arrival:
  * "fifo"), and the environment the next transaction meets (the pending block's base fee and gas
- * limit, eth_gasPrice, the chain id). `forkConfig` names no upstream (a chain forked from one
- * is the fork mode's).
+ * limit, eth_gasPrice, the chain id). `forkConfig`: a forked chain's upstream (its scheme and
+ * host only: a provider's key may be in the path), fork block and retry backoff (ms).
  */
 export function nodeInfo(backend: RpcBackend) {
   return defineMethod({
@@ -46,7 +46,14 @@ export function nodeInfo(backend: RpcBackend) {
           gasLimit: quantity(pending?.base.gasLimit ?? 0n),
           gasPrice: quantity(baseFee + SUGGESTED_TIP),
         },
-        forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+        forkConfig:
+          backend.fork === undefined
+            ? { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null }
+            : {
+                forkUrl: backend.fork.origin,
+                forkBlockNumber: backend.fork.number,
+                forkRetryBackoff: backend.fork.retryBackoffMs,
+              },
       };
     },
   });
