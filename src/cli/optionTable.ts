@@ -206,8 +206,8 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "fork-url",
     kind: "string",
-    commands: ["dev"],
-    help: "start from a live chain's state: its JSON-RPC URL (http or https; an archive node for blocks outside its state window). What the chain never wrote is read from it at the fork block, once, and kept in the datadir",
+    commands: ["dev", "replica"],
+    help: "dev: start from a live chain's state: its JSON-RPC URL (http or https; an archive node for blocks outside its state window). What the chain never wrote is read from it at the fork block, once, and kept in the datadir. replica: the upstream of the forked chain it follows (dev --fork-url's)",
   },
   {
     name: "fork-block-number",
@@ -218,27 +218,27 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "fork-header",
     kind: "list",
-    commands: ["dev", "follow"],
+    commands: ["dev", "replica", "follow"],
     help: 'a header sent with every upstream request, "Name: value" (repeatable; an API key, say)',
   },
   {
     name: "fork-retries",
     kind: "int",
-    commands: ["dev", "follow"],
+    commands: ["dev", "replica", "follow"],
     default: 5,
     help: "upstream requests retried this many times on a rate limit or a failure (with backoff; Retry-After honoured)",
   },
   {
     name: "fork-retry-backoff",
     kind: "duration",
-    commands: ["dev", "follow"],
+    commands: ["dev", "replica", "follow"],
     default: "1s",
     help: "the first wait before an upstream retry, doubled each time (bare number: ms)",
   },
   {
     name: "fork-timeout",
     kind: "duration",
-    commands: ["dev", "follow"],
+    commands: ["dev", "replica", "follow"],
     default: "45s",
     help: "one upstream request's time limit (bare number: ms)",
   },

@@ -3,11 +3,17 @@ import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice
 import { createLogger } from "../log/logger.ts";
 import { isReader } from "../node/readerSlot.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
+import {
+  checkUpstreamUrl,
+  parseUpstreamHeader,
+  type UpstreamOptions,
+  upstreamOptions,
+} from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
-import { helpFor, resolveOptions } from "./options.ts";
+import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { rpcWorkerCount } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
@@ -66,6 +72,23 @@ export async function replicaCommand(argv: string[]): Promise<void> {
         snapshotEveryBlocks: values.get("nats-snapshot-every") as number,
       },
       verify: values.get("verify") as boolean,
+      ...forkUpstream(values),
     },
   });
+}
+
+/** `--fork-url`: the upstream of a forked sequencer's chain (its state beyond its own writes). */
+function forkUpstream(values: ReadonlyMap<string, unknown>): { forkUpstream?: UpstreamOptions } {
+  const url = values.get("fork-url") as string | undefined;
+  if (url === undefined) return {};
+  checkUpstreamUrl(url);
+  const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
+  return {
+    forkUpstream: upstreamOptions(url, {
+      headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
+      retries: values.get("fork-retries") as number,
+      retryBackoffMs: parseDuration("fork-retry-backoff", values.get("fork-retry-backoff"), "ms"),
+      timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
+    }),
+  };
 }

@@ -46,7 +46,7 @@ export function openForkView(
   if (base === undefined) return undefined;
   if (upstream === undefined)
     throw new ForkUpstreamMissingError(
-      `the chain in ${archive.kv.path.replace(/\/archive$/, "")} is a fork of chain ${base.chainId} at block ${base.number}: its state beyond what it wrote is the upstream's, so it runs with \`flashnode dev --fork-url URL\``,
+      `the chain in ${archive.kv.path.replace(/\/archive$/, "")} is a fork of chain ${base.chainId} at block ${base.number}: its state beyond what it wrote is the upstream's, so it runs with its upstream (dev --fork-url URL; a replica: --fork-url URL)`,
     );
   const point = { chainId: base.chainId, number: BigInt(base.number), hash: base.hash };
   const reads = openForkReads(archive.kv, { upstream, point, logger });

@@ -96,6 +96,8 @@ export type SourcePlan =
       readonly streams: StreamOptions;
       /** Execute every block and refuse one whose roots differ (`--verify`). */
       readonly verify: boolean;
+      /** The sequencer's chain is a fork (`dev --fork-url`): its upstream (`--fork-url`). */
+      readonly forkUpstream?: UpstreamOptions;
     }
   /** follow: a live chain over JSON-RPC, and its flashblocks stream. */
   | { readonly kind: "follow"; readonly follow: FollowPlan };
@@ -204,5 +206,6 @@ export type RunningNode = {
 /** The upstream a plan's chain is forked from, if it is a fork (every reader opens its own). */
 export function forkUpstreamOf(plan: NodePlan): UpstreamOptions | undefined {
   if (plan.source.kind === "follow") return plan.source.follow.upstream;
+  if (plan.source.kind === "jetstream") return plan.source.forkUpstream;
   return plan.source.kind === "sequencer" ? plan.source.chain.upstream?.options : undefined;
 }

@@ -9,9 +9,9 @@ import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
-import { blockWriteOf } from "./blockMessage.ts";
+import { blockWriteOf, chainOrigin } from "./blockMessage.ts";
 import { forkPoint, hashOfMessageId, REVERT_HEADER } from "./chainFork.ts";
-import { type BlockMessage, decodeBlockMessage } from "./codec.ts";
+import { type BlockMessage, decodeBlockMessage, FORMAT } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { watchForStall } from "./stallWatchdog.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
@@ -41,7 +41,7 @@ export class OtherChainError extends Error {
 /** The stream's chain (its genesis hash, hex) against the archive's; throws when they differ. */
 function checkSameChain(store: ChainStore, streamGenesis: string | undefined): void {
   if (streamGenesis === undefined || streamGenesis === "") return;
-  const ours = store.canonicalHash(0);
+  const ours = chainOrigin(store);
   if (ours === undefined || bytesToUnprefixedHex(ours) === streamGenesis) return;
   throw new OtherChainError(
     `${store.env.path.replace(/\/archive$/, "")} holds another chain (genesis 0x${bytesToUnprefixedHex(ours)}) than the block stream (genesis 0x${streamGenesis}): use a new --datadir for this replica`,
@@ -73,7 +73,7 @@ async function resume(
   onUnwound: (to: number) => void,
 ): Promise<number> {
   const head = store.headNumber();
-  if (head === undefined) return startSequence(c, names, 0);
+  if (head === undefined) return startSequence(c, names, (await forkFirstBlock(c, names)) ?? 0);
   const fork = await forkPoint(c, names, store, head);
   if (fork === undefined) return startSequence(c, names, head + 1);
   if (fork.number < head) {
@@ -81,6 +81,22 @@ async function resume(
     onUnwound(fork.number);
   }
   return fork.seq + 1;
+}
+
+/**
+ * A forked chain's first block F, when the block stream starts with it (its message carries the
+ * fork's record): a new archive starts there, not at block 0.
+ */
+export async function forkFirstBlock(
+  c: NatsContext,
+  names: StreamNames,
+): Promise<number | undefined> {
+  const info = await c.jsm.streams.info(names.blocks).catch(() => undefined);
+  if (info === undefined || info.state.messages === 0) return undefined;
+  const m = await c.jsm.streams.getMessage(names.blocks, { seq: info.state.first_seq });
+  // A revert marker, or a block of a format this node does not read: not a fork's first block.
+  if (m === null || m === undefined || m.header.get(HEADER.format) !== FORMAT) return undefined;
+  return decodeBlockMessage(m.data, FORMAT).forkBase?.number;
 }
 
 /** The stream sequence to start from for block `want`. */
@@ -119,6 +135,8 @@ export function followBlocks(opts: {
   let streamHead: number | undefined;
   let lagSeconds = 0;
   let failing = false;
+  /** The first block of an empty archive: 0, or a forked chain's F. */
+  let firstOwn: number | undefined;
   const unwound = (to: number) => {
     logger.info({ block: to }, "the sequencer's chain went back (evm_revert): so did this archive");
     opts.verifier?.reset();
@@ -138,6 +156,7 @@ export function followBlocks(opts: {
       try {
         const c = await link.ready();
         checkSameChain(store, await streamGenesis(c, names));
+        if (store.headNumber() === undefined) firstOwn = await forkFirstBlock(c, names);
         const seq = await resume(c, names, store, unwound);
         const consumer = await c.js.consumers.get(names.blocks, {
           deliver_policy: DeliverPolicy.StartSequence,
@@ -152,7 +171,7 @@ export function followBlocks(opts: {
           checkSameChain(store, m.headers?.get(HEADER.genesis));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
-          const expected = at === undefined ? 0 : at + 1;
+          const expected = at === undefined ? (firstOwn ??= 0) : at + 1;
           if (number < expected) {
             // The sequencer went back to this block (evm_revert): so does the archive.
             if (m.headers?.get(REVERT_HEADER) !== "1" || at === undefined || number === at)
@@ -173,11 +192,19 @@ export function followBlocks(opts: {
           const parent = at === undefined ? undefined : store.canonicalHash(at);
           if (parent !== undefined && !equalBytes(parentHashOf(block.headerRlp), parent))
             throw new ChainMismatchError(`block ${number} does not extend this archive's chain`);
-          if (block.chainConfig !== undefined && store.chainConfig() === undefined)
-            store.setChainConfig(block.chainConfig);
+          if (block.forkBase !== undefined && opts.verifier !== undefined)
+            throw new OtherChainError(
+              "--verify executes every block, and a forked chain's state is partly its upstream's: follow it without --verify",
+            );
           const write =
             opts.verifier === undefined ? blockWriteOf(block) : await opts.verifier.verify(block);
-          store.writeBlock(write);
+          // A new archive's first block, its config and (a fork) its record: one write.
+          store.env.writeAtomically(() => {
+            if (block.chainConfig !== undefined && store.chainConfig() === undefined)
+              store.setChainConfig(block.chainConfig);
+            if (block.forkBase !== undefined && at === undefined) store.setForkBase(block.forkBase);
+            store.writeBlock(write);
+          });
           opts.onBlock(block);
           failing = false;
           lagSeconds = m.info.pending === 0 ? 0 : (Date.now() - m.info.timestampNanos / 1e6) / 1000;

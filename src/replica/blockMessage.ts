@@ -26,7 +26,10 @@ export function blockMessageFromStore(store: ChainStore, number: number): BlockM
     const bytecode = store.code(codeHash);
     if (bytecode !== undefined) code.push([bytesToUnprefixedHex(codeHash), bytecode]);
   }
-  const config = number === 0 ? store.chainConfig() : undefined;
+  // The chain's first block (0, or a fork's F) carries what a new archive starts with.
+  const base = store.forkBase();
+  const first = number === (base?.number ?? 0);
+  const config = first ? store.chainConfig() : undefined;
   const devWrites = store.devWrites(number);
   return {
     number,
@@ -40,12 +43,18 @@ export function blockMessageFromStore(store: ChainStore, number: number): BlockM
     storageChanges: storage,
     code,
     ...(config === undefined ? {} : { chainConfig: config }),
+    ...(first && base !== undefined ? { forkBase: base } : {}),
     ...(devWrites.length === 0 ? {} : { devWrites }),
   };
 }
 
 /** The archive write of a received block (no trie nodes: see codec.ts). */
 export function blockWriteOf(m: BlockMessage): BlockWrite {
-  const { chainConfig: _, code, ...block } = m;
+  const { chainConfig: _, forkBase: __, code, ...block } = m;
   return { ...block, code: new Map(code), trieNodes: new Map() };
+}
+
+/** What names the chain an archive holds: its block 0's hash, or a fork's F's. */
+export function chainOrigin(store: ChainStore): Uint8Array | undefined {
+  return store.forkBase()?.hash ?? store.canonicalHash(0);
 }

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import { forkFirstBlock } from "./blockFollower.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { latestSnapshot, restoreSnapshot, type SnapshotInfo } from "./snapshots.ts";
 import type { StreamNames } from "./streams.ts";
@@ -38,7 +39,8 @@ export async function bootstrapArchive(opts: {
     try {
       const c = await link.ready();
       const first = await oldestAvailable(c, names);
-      if (first === 0) return undefined;
+      // A forked chain's stream starts at its first block F: an archive starts there too.
+      if (first === 0 || (await forkFirstBlock(c, names)) === first) return undefined;
       const snapshot = await latestSnapshot(c.nc, names);
       if (
         snapshot !== undefined &&

@@ -17,8 +17,16 @@ export const FORMAT = "flashnode-v8/1";
 export type BlockMessage = Omit<BlockWrite, "code" | "trieNodes"> & {
   /** Code first stored by this block, by code hash (hex, no 0x). */
   readonly code: ReadonlyArray<readonly [string, Uint8Array]>;
-  /** The genesis JSON, on block 0 only: a replica's archive starts from it. */
+  /** The genesis JSON, on the chain's first block only (0, or a fork's F): an archive starts
+   * from it. */
   readonly chainConfig?: string;
+  /** A forked chain's first block F: the record its archive starts with (store's forkBase). */
+  readonly forkBase?: {
+    readonly chainId: bigint;
+    readonly number: number;
+    readonly hash: Uint8Array;
+    readonly stateRoot: Uint8Array;
+  };
 };
 
 export class FormatError extends Error {

@@ -9,7 +9,7 @@ import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
-import { blockMessageFromStore } from "./blockMessage.ts";
+import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
@@ -105,7 +105,7 @@ export function startPublisher(opts: {
   }
   let genesis: string | undefined;
   const genesisHex = () => {
-    genesis ??= bytesToUnprefixedHex(opts.store.canonicalHash(0) ?? new Uint8Array(32));
+    genesis ??= bytesToUnprefixedHex(chainOrigin(opts.store) ?? new Uint8Array(32));
     return genesis;
   };
   async function publishBlocks(): Promise<void> {
@@ -118,7 +118,8 @@ export function startPublisher(opts: {
     opts.store.env.refresh();
     if (next === undefined) {
       const last = await c.lastBlock(names);
-      next = last === undefined ? 0 : last + 1;
+      // An empty stream starts at the chain's first block: 0, or a forked chain's F.
+      next = last === undefined ? (opts.store.forkBase()?.number ?? 0) : last + 1;
       published = last;
       // The stream may hold blocks the archive dropped (a revert told to no one before a crash):
       // it goes back to the last block both have.

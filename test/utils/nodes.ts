@@ -130,6 +130,8 @@ export type ReplicaNodeOptions = {
   readonly maxLagBlocks: number;
   readonly verify?: boolean;
   readonly callLimits?: CallLimits;
+  /** `--fork-url`: the upstream of a forked sequencer's chain. */
+  readonly forkUpstream?: string;
 };
 
 /** `flashnode replica` following `nats`. */
@@ -149,7 +151,13 @@ export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
       flashblockIntervalMs: o.flashblockIntervalMs,
       maxLagBlocks: o.maxLagBlocks,
     },
-    source: { kind: "jetstream", servers: o.nats, streams: o.streams, verify: o.verify ?? false },
+    source: {
+      kind: "jetstream",
+      servers: o.nats,
+      streams: o.streams,
+      verify: o.verify ?? false,
+      ...(o.forkUpstream === undefined ? {} : { forkUpstream: upstreamOptions(o.forkUpstream) }),
+    },
   });
 }
 
