@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: every *.test.ts of src/ and test/, each file in its own Node process (node:test),
-// several files at once. Test files use their own ports (port 0 or freePort) and datadirs
-// (tempDatadir), so they can run side by side; the few that measure the machine or need it
-// quiet are listed in SOLO and run alone, after the others.
+// several files at once. Test files use their own ports (port 0, or a port the server picked)
+// and datadirs (tempDatadir), so they can run side by side; a file listed in SOLO would run
+// alone, after the others.
 //
 // One line per file as it ends (pass/fail, tests, seconds); a failed file's whole output is
-// printed under its line. Exit code 1 if any file failed or hung past FILE_TIMEOUT_MS.
+// printed under its line. A file fails if a test fails, if it exits non-zero or by a signal, if
+// it reports no test, or if it runs past FILE_TIMEOUT_MS (then it is killed). Exit code 1 if any
+// file failed.
 //
 //   npm test                         every file
 //   npm test -- src/rpc test/e2e/x   only files under these paths
@@ -16,10 +18,22 @@ import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-/** A file that runs longer than this is killed and counted as failed. */
-const FILE_TIMEOUT_MS = 15 * 60_000;
+/** A file that runs longer than this is killed and counted as failed (the slowest take ~3 min). */
+const FILE_TIMEOUT_MS = 10 * 60_000;
 /** Files that need the machine to themselves: run one at a time, after the parallel ones. */
 const SOLO = new Set([]);
+/**
+ * The slowest files (seconds with 3 jobs on the 2-core machine), started first so the short
+ * ones fill the gaps at the end. Approximate: only the order depends on them.
+ */
+const HEAVY = {
+  "test/e2e/replicaFaults.test.ts": 160,
+  "test/e2e/crash.test.ts": 90,
+  "test/e2e/importCrash.test.ts": 90,
+  "test/e2e/replicaSequencerCrash.test.ts": 85,
+  "test/e2e/replicaSnapshot.test.ts": 80,
+  "test/e2e/importReject.test.ts": 65,
+};
 
 function testFiles(dir) {
   const out = [];
@@ -40,9 +54,9 @@ if (all.length === 0) {
   console.error(`no test files under ${filters.join(", ")}`);
   process.exit(1);
 }
-// End-to-end files take longest: start them first so the short unit files fill the gaps.
-const weight = (f) => (f.startsWith("test/e2e/") ? 0 : f.startsWith("test/") ? 1 : 2);
-const parallel = all.filter((f) => !SOLO.has(f)).sort((a, b) => weight(a) - weight(b));
+// Longest first: the heavy files by name, then end-to-end files, then test/, then unit files.
+const weight = (f) => HEAVY[f] ?? (f.startsWith("test/e2e/") ? 20 : f.startsWith("test/") ? 10 : 0);
+const parallel = all.filter((f) => !SOLO.has(f)).sort((a, b) => weight(b) - weight(a));
 const solo = all.filter((f) => SOLO.has(f));
 
 const jobs = Math.max(
@@ -53,17 +67,34 @@ const jobs = Math.max(
 const started = Date.now();
 let done = 0;
 const failed = [];
+const times = [];
 const totals = { tests: 0, pass: 0, fail: 0 };
 const width = String(all.length).length;
+/** Process groups of the files running now, to end them on Ctrl-C. */
+const running = new Set();
+
+/** Kills a file's whole process group (what it started, too); false if none was left. */
+function killGroup(pid) {
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
+    // Its own process group (detached), so whatever the file starts and leaves behind (nodes,
+    // nats-server, anvil, a browser) is ended with it. --test-force-exit: a handle left open
+    // after the last test does not keep the file running.
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--test", "--test-reporter=tap", file],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env },
+      ["--import", "tsx", "--test", "--test-force-exit", "--test-reporter=tap", file],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env, detached: true },
     );
+    running.add(child.pid);
     let output = "";
     child.stdout.on("data", (c) => {
       output += c;
@@ -74,23 +105,42 @@ function runFile(file) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      killGroup(child.pid);
     }, FILE_TIMEOUT_MS);
+    let leftovers = false;
+    let spawnError;
+    child.on("error", (e) => {
+      spawnError = e;
+    });
+    // A process the file left running can hold its pipes open: end the group at the exit, so
+    // that 'close' comes.
+    child.on("exit", () => {
+      leftovers = killGroup(child.pid);
+    });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      running.delete(child.pid);
       const count = (key) => Number(new RegExp(`^# ${key} (\\d+)$`, "m").exec(output)?.[1] ?? 0);
       const tests = count("tests");
       const fail = count("fail") + count("cancelled");
       totals.tests += tests;
       totals.pass += count("pass");
       totals.fail += fail;
-      const ok = code === 0 && fail === 0 && !timedOut;
+      const ok = code === 0 && fail === 0 && tests > 0 && !timedOut && spawnError === undefined;
       done++;
-      const secs = ((Date.now() - t0) / 1000).toFixed(1).padStart(6);
+      const secs = (Date.now() - t0) / 1000;
+      times.push([secs, file]);
       const n = String(done).padStart(width);
-      const why = timedOut ? " (timed out)" : signal ? ` (${signal})` : "";
+      const why = [
+        timedOut ? `killed after ${FILE_TIMEOUT_MS / 60_000} min` : "",
+        signal && !timedOut ? `ended by ${signal}` : "",
+        code !== 0 && code !== null && fail === 0 ? `exit code ${code}` : "",
+        tests === 0 && !timedOut ? "no test ran" : "",
+        spawnError ? String(spawnError) : "",
+        leftovers ? "left processes running (killed)" : "",
+      ].filter((w) => w !== "");
       console.log(
-        `[${n}/${all.length}] ${ok ? "ok  " : "FAIL"} ${secs}s  ${file}  ${tests} tests${why}`,
+        `[${n}/${all.length}] ${ok ? "ok  " : "FAIL"} ${secs.toFixed(1).padStart(6)}s  ${file}  ${tests} tests${why.length ? ` (${why.join("; ")})` : ""}`,
       );
       if (!ok) {
         failed.push(file);
@@ -109,15 +159,28 @@ async function pool(files, width) {
   await Promise.all(Array.from({ length: Math.min(width, files.length) }, worker));
 }
 
+// The files run in process groups of their own, which Ctrl-C does not reach: end them here.
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    for (const pid of running) killGroup(pid);
+    process.exit(130);
+  });
+}
+
 console.log(
   `${all.length} test files, ${jobs} at a time${solo.length ? ` (${solo.length} alone, last)` : ""}`,
 );
 await pool(parallel, jobs);
 await pool(solo, 1);
 const wall = ((Date.now() - started) / 1000).toFixed(0);
+const slowest = times
+  .sort((a, b) => b[0] - a[0])
+  .slice(0, 5)
+  .map(([s, f]) => `${f} ${s.toFixed(0)} s`);
 console.log(
-  `\n${totals.tests} tests in ${all.length} files: ${totals.pass} passed, ${totals.fail} failed; ${wall} s`,
+  `\n${totals.tests} tests in ${all.length} files: ${totals.pass} passed, ${totals.fail} failed; ${wall} s with ${jobs} jobs`,
 );
+if (all.length > 5) console.log(`slowest: ${slowest.join(", ")}`);
 if (failed.length > 0) {
   console.log(`failed files:\n${failed.map((f) => `  ${f}`).join("\n")}`);
   process.exit(1);
