@@ -4,7 +4,7 @@
 export type Clock = {
   /** Milliseconds; only differences are meaningful. */
   now(): number;
-  /** Runs `fn` once, `ms` from now; returns its canceller. */
+  /** Runs `fn` once, `ms` from now; returns its canceller. Never keeps the process alive. */
   schedule(fn: () => void, ms: number): () => void;
 };
 
@@ -12,6 +12,8 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   schedule: (fn, ms) => {
     const t = setTimeout(fn, ms);
+    // Watchdogs and heartbeats: what they watch keeps the process alive, not they.
+    t.unref();
     return () => clearTimeout(t);
   },
 };
