@@ -189,12 +189,12 @@ export function followBlocks(opts: {
           opts.onFatal?.(e);
           break;
         }
-        // Said once per outage, not once per retry.
+        // Said once per outage, not once per retry (each retry at debug).
         if (!failing) {
           if (e instanceof StreamRetentionError || e instanceof BlockVerificationError)
             logger.error({ err: e }, "replica cannot follow the block stream");
           else logger.warn({ err: e }, "following the block stream failed; retrying every second");
-        }
+        } else logger.debug({ err: e }, "following the block stream failed again");
         failing = true;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
