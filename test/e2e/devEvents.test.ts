@@ -108,7 +108,7 @@ test("viem getLogs: a pre-confirmed event at pending, then sealed with its block
     () =>
       viem.getLogs({ address: contract, event: ABI[0], fromBlock: "latest", toBlock: "pending" }),
     (logs) => logs.length > 0,
-    5_000,
+    30_000,
   );
   assert.equal(await sealed(hash), false, "read before the seal");
   assert.equal(pending[0]!.transactionHash, hash);
@@ -143,7 +143,7 @@ test("viem watchContractEvent over HTTP sees an event before its block seals, on
     await pollUntil(
       async () => seen.length,
       (n) => n > 0,
-      5_000,
+      30_000,
     );
     assert.equal(await sealed(hash), false, "seen before the seal");
     assert.equal(seen[0]!.transactionHash, hash);
@@ -196,7 +196,7 @@ test("ethers: queryFilter up to pending sees a pre-confirmed event; contract.on 
     const queried = await pollUntil(
       () => c.queryFilter("Set", 0, "pending"),
       (events) => events.some((e) => e.transactionHash === hash),
-      5_000,
+      30_000,
     );
     assert.equal(await sealed(hash), false, "queried before the seal");
     assert.equal(queried.at(-1)?.blockHash, ZERO_HASH);
@@ -206,7 +206,7 @@ test("ethers: queryFilter up to pending sees a pre-confirmed event; contract.on 
     await pollUntil(
       async () => values.length,
       (n) => n > 0,
-      5_000,
+      30_000,
     );
     const mark = trace.length;
     await call(node.dedicatedUrl, "evm_mine");

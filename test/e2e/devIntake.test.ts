@@ -100,7 +100,7 @@ describe("transaction intake", () => {
     await pollUntil(
       async () => (await call("eth_getTransactionReceipt", [hash])).result,
       (v) => v !== null,
-      3000,
+      30_000,
     );
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       // geth's text; the hint after it says the nonce is taken only in the pre-confirmed block.
@@ -173,7 +173,7 @@ describe("transaction intake", () => {
       await pollUntil(
         async () => (await call("eth_getTransactionReceipt", [h])).result,
         (v) => v !== null,
-        3000,
+        30_000,
       );
     }
   });
@@ -291,7 +291,7 @@ describe("transaction intake", () => {
             status: string;
           } | null,
         (v) => v !== null,
-        3000,
+        30_000,
       );
       assert.equal(receipt!.status, "0x1");
       types.push(receipt!.type);

@@ -90,7 +90,7 @@ describe("pending view", () => {
     await pollUntil(
       async () => messages.length,
       (n) => n >= 25,
-      6000,
+      30_000,
       50,
     );
     ws.close();
@@ -137,7 +137,7 @@ describe("pending view", () => {
       return pollUntil(
         async () => replies.get(id),
         (v) => v !== undefined,
-        3000,
+        30_000,
       );
     };
     const heads = (await request(1, "eth_subscribe", ["newHeads"])) as string;
@@ -169,7 +169,7 @@ describe("pending view", () => {
           contractAddress: string;
         } | null,
       (r) => r !== null,
-      3000,
+      30_000,
     );
     const logsSub = (await request(3, "eth_subscribe", [
       "logs",
@@ -179,7 +179,7 @@ describe("pending view", () => {
     await pollUntil(
       async () => notes.filter((n) => n.subscription === logsSub).length,
       (n) => n >= 1,
-      5000,
+      30_000,
       50,
     );
     ws.close();

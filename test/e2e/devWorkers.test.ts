@@ -122,7 +122,7 @@ test("transactions sent through either reader are pre-confirmed, then sealed", a
       const receipt = (await pollUntil(
         () => rpc(agent, "eth_getTransactionReceipt", [hash]),
         (r) => r !== null,
-        10_000,
+        30_000,
       )) as { status: string };
       assert.equal(receipt.status, "0x1");
     }
@@ -167,7 +167,7 @@ test("every reader serves the live page and the sequencer's pre-confirmation tim
     const times = (await pollUntil(
       () => rpc(agent, "flashnode_getTransactionTimes", [hash]),
       (t) => t !== null,
-      10_000,
+      30_000,
     )) as { receivedAt: number; preconfirmedAt: number; preconfirmLatencyMs: number };
     assert.ok(times.receivedAt > 0 && times.preconfirmedAt >= times.receivedAt);
     // Each figure is rounded to 0.1 ms on its own.

@@ -134,7 +134,7 @@ test("a new replica catches up from block 0 and answers byte-identically", async
   await pollUntil(
     () => head(replicaUrl()),
     (n) => n >= target,
-    20_000,
+    30_000,
   );
   await assertSameBlocks(target, ["eth_getBlockReceipts", "eth_getBlockByNumber"]);
   // Caught up: the lag it reports is small and it says it is ready.
@@ -222,7 +222,7 @@ test("a restarted replica resumes where its archive stopped: no gap, no duplicat
   await pollUntil(
     () => head(replicaUrl()),
     (n) => n >= target,
-    20_000,
+    30_000,
   );
   await assertSameBlocks(target, ["eth_getBlockReceipts"]);
   assert.equal(

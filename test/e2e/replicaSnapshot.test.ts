@@ -114,7 +114,7 @@ test("without a snapshot that reaches the stream's first block, a new replica sa
     await pollUntil(
       async () => output,
       (o) => o.includes("holds no snapshot"),
-      15_000,
+      30_000,
       100,
     );
     assert.match(
@@ -173,7 +173,7 @@ test("a new replica joins from a snapshot plus the stream after retention droppe
   const target = await pollUntil(
     async () => Number(await call(devUrl(), "eth_blockNumber")),
     (n) => n > from.block! + 3,
-    10_000,
+    30_000,
     50,
   );
   await pollUntil(

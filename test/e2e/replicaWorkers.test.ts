@@ -162,7 +162,7 @@ test("two readers serve the replica, and both answer byte-identically to the seq
     await pollUntil(
       async () => Number(await onReplica(agent, "eth_blockNumber", [])),
       (n) => n >= target,
-      20_000,
+      30_000,
     );
   for (let n = 0; n <= target; n++) {
     const tag = `0x${n.toString(16)}`;
@@ -206,7 +206,7 @@ test("transactions through either reader run on the sequencer, with its errors",
     const receipt = (await pollUntil(
       () => call(devUrl(), "eth_getTransactionReceipt", [hash]),
       (r) => r !== null,
-      5_000,
+      30_000,
     )) as { status: string };
     assert.equal(receipt.status, "0x1");
     // Replayed: the sequencer's own refusal, code and message, comes back through the reader.

@@ -47,11 +47,14 @@ export function word(value: bigint): string {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `read` until `done(value)`, every `everyMs`, for at most `timeoutMs`. */
+/**
+ * Polls `read` until `done(value)`, every `everyMs`. `timeoutMs` is a failure deadline only,
+ * generous (the machine may be loaded): nothing waits it out when the condition comes.
+ */
 export async function pollUntil<T>(
   read: () => Promise<T>,
   done: (v: T) => boolean,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   everyMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
