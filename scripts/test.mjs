@@ -13,7 +13,7 @@
 //   npm test -- src/rpc test/e2e/x   only files under these paths
 //   FLASHNODE_TEST_JOBS=1 npm test   one file at a time
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
 
@@ -73,13 +73,31 @@ const width = String(all.length).length;
 /** Process groups of the files running now, to end them on Ctrl-C. */
 const running = new Set();
 
-/** Kills a file's whole process group (what it started, too); false if none was left. */
+/** The processes of group `pgid` still alive (zombies aside): "pid command" each. */
+function groupMembers(pgid) {
+  const out = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command (which may hold spaces): state, ppid, pgrp, …
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) !== pgid || state === "Z") continue;
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+      out.push(`${entry} ${cmd.slice(0, 120)}`);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Kills a file's whole process group (what it started, too). */
 function killGroup(pid) {
   try {
     process.kill(-pid, "SIGKILL");
-    return true;
   } catch {
-    return false;
+    // none left
   }
 }
 
@@ -107,7 +125,7 @@ function runFile(file) {
       timedOut = true;
       killGroup(child.pid);
     }, FILE_TIMEOUT_MS);
-    let leftovers = false;
+    let leftovers = [];
     let spawnError;
     child.on("error", (e) => {
       spawnError = e;
@@ -115,7 +133,8 @@ function runFile(file) {
     // A process the file left running can hold its pipes open: end the group at the exit, so
     // that 'close' comes.
     child.on("exit", () => {
-      leftovers = killGroup(child.pid);
+      leftovers = groupMembers(child.pid);
+      killGroup(child.pid);
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
@@ -137,7 +156,7 @@ function runFile(file) {
         code !== 0 && code !== null && fail === 0 ? `exit code ${code}` : "",
         tests === 0 && !timedOut ? "no test ran" : "",
         spawnError ? String(spawnError) : "",
-        leftovers ? "left processes running (killed)" : "",
+        leftovers.length > 0 ? `left running, killed: ${leftovers.join("; ")}` : "",
       ].filter((w) => w !== "");
       console.log(
         `[${n}/${all.length}] ${ok ? "ok  " : "FAIL"} ${secs.toFixed(1).padStart(6)}s  ${file}  ${tests} tests${why.length ? ` (${why.join("; ")})` : ""}`,
