@@ -13,8 +13,8 @@
 //   npm test -- src/rpc test/e2e/x   only files under these paths
 //   FLASHNODE_TEST_JOBS=1 npm test   one file at a time
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -65,6 +65,10 @@ const jobs = Math.max(
 );
 
 const started = Date.now();
+/** The files' environment. */
+const env = { ...process.env };
+/** The fixture chain imported once for the run (see importFixtureArchive). */
+let fixtureArchive;
 let done = 0;
 const failed = [];
 const times = [];
@@ -110,7 +114,7 @@ function runFile(file) {
     const child = spawn(
       process.execPath,
       ["--import", "tsx", "--test", "--test-force-exit", "--test-reporter=tap", file],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env, detached: true },
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env, detached: true },
     );
     running.add(child.pid);
     let output = "";
@@ -182,15 +186,46 @@ async function pool(files, width) {
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {
     for (const pid of running) killGroup(pid);
+    if (fixtureArchive !== undefined) rmSync(fixtureArchive, { recursive: true, force: true });
     process.exit(130);
   });
+}
+
+/**
+ * Imports the fixture chain once for the whole run (test/utils/fixtures.ts copies it for each
+ * file that asks for it); undefined if the import failed (each file then imports its own).
+ */
+async function importFixtureArchive() {
+  const dir = mkdtempSync(join(tmpdir(), "flashnode-test-fixture-"));
+  const fixtures = join(ROOT, "fixtures/execution-apis");
+  // The arguments of fixtureImportArgs (test/utils/fixtures.ts).
+  const args = [
+    ...["import", "--genesis", join(fixtures, "genesis.json"), "--datadir", dir],
+    ...["--forkchoice", join(fixtures, "headfcu.json"), join(fixtures, "chain.rlp")],
+  ];
+  const child = spawn(process.execPath, [join(ROOT, "bin/flashnode.js"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  child.stderr.on("data", (c) => {
+    err += c;
+  });
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  if (code === 0) return dir;
+  console.log(`importing the fixture chain failed (${code}); each file imports its own:\n${err}`);
+  rmSync(dir, { recursive: true, force: true });
+  return undefined;
 }
 
 console.log(
   `${all.length} test files, ${jobs} at a time${solo.length ? ` (${solo.length} alone, last)` : ""}`,
 );
+fixtureArchive = all.length > 1 ? await importFixtureArchive() : undefined;
+if (fixtureArchive !== undefined) env.FLASHNODE_TEST_FIXTURE_ARCHIVE = fixtureArchive;
 await pool(parallel, jobs);
 await pool(solo, 1);
+if (fixtureArchive !== undefined) rmSync(fixtureArchive, { recursive: true, force: true });
 const wall = ((Date.now() - started) / 1000).toFixed(0);
 const slowest = times
   .sort((a, b) => b[0] - a[0])
