@@ -27,12 +27,15 @@ const SOLO = new Set([]);
  * ones fill the gaps at the end. Approximate: only the order depends on them.
  */
 const HEAVY = {
-  "test/e2e/replicaFaults.test.ts": 160,
-  "test/e2e/crash.test.ts": 90,
-  "test/e2e/importCrash.test.ts": 90,
+  "test/e2e/cliErrors.test.ts": 170,
+  "test/e2e/replicaFaults.test.ts": 165,
+  "test/e2e/importCrash.test.ts": 115,
+  "test/e2e/roles.test.ts": 100,
+  "test/e2e/crash.test.ts": 95,
   "test/e2e/replicaSequencerCrash.test.ts": 85,
-  "test/e2e/replicaSnapshot.test.ts": 80,
-  "test/e2e/importReject.test.ts": 65,
+  "test/e2e/importReject.test.ts": 70,
+  "test/e2e/devConsistency.test.ts": 60,
+  "test/e2e/replicaRevert.test.ts": 55,
 };
 
 function testFiles(dir) {
