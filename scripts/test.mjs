@@ -224,7 +224,8 @@ async function importFixtureArchive() {
 console.log(
   `${all.length} test files, ${jobs} at a time${solo.length ? ` (${solo.length} alone, last)` : ""}`,
 );
-fixtureArchive = all.length > 1 ? await importFixtureArchive() : undefined;
+// Worth it for a run of many files (some 30 of all ask for it); a few import their own.
+fixtureArchive = all.length >= 10 ? await importFixtureArchive() : undefined;
 if (fixtureArchive !== undefined) env.FLASHNODE_TEST_FIXTURE_ARCHIVE = fixtureArchive;
 await pool(parallel, jobs);
 await pool(solo, 1);
