@@ -204,6 +204,8 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
       raw(replicaUrl(), "eth_getBlockByNumber", ["pending", false]),
     ]);
     if (a === b && a.includes('"number"')) same++;
+    // A poll (tries counted, not time): the two agree between flashblocks, once the replica
+    // has the sequencer's newest; nothing tells when that is.
     await sleep(10);
   }
   assert.ok(same >= 3, "the replica's pending block equals the sequencer's");

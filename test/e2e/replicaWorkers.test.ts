@@ -79,6 +79,7 @@ async function pendingAgrees(over: readonly Agent[]): Promise<number> {
       ...over.map((agent) => raw(agent, "eth_getBlockByNumber", params)),
     ]);
     if (others.every((b) => b === a)) same++;
+    // A poll (tries counted, not time): they agree between flashblocks; nothing tells when.
     await sleep(10);
   }
   return same;
