@@ -15,7 +15,6 @@ const LAYERS: Readonly<Record<string, number>> = {
   sequencer: 7, // producers and transports
   replica: 7,
   follow: 7,
-  upstream: 7,
   edge: 7,
   feed: 7,
   metrics: 7,
@@ -23,6 +22,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   rpc: 6, // the JSON-RPC methods
   exec: 6, // the EVM: executor, call/trace worker, block builder
   services: 5, // the contracts rpc and exec share, the JSON-RPC error classes
+  upstream: 5, // a live chain over JSON-RPC: a fork's state and past, through the datadir's cache
   store: 4, // the LMDB archive
   pending: 4, // the pre-confirmed view, ChainUpdate
   chain: 3, // block/tx/receipt types and codecs, genesis, OP-stack chain config

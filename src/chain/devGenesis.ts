@@ -25,6 +25,28 @@ const SYSTEM_CONTRACTS = [
   "0000bbddc7ce488642fb579f8b00f3a590007251", // EIP-7251 consolidations
 ];
 
+/** The bundled sample genesis's blob schedule of each fork (their EIP-7840 defaults). */
+export function sampleBlobSchedule(): Readonly<Record<string, unknown>> {
+  const sample = JSON.parse(readFileSync(SAMPLE_GENESIS, "utf8")) as {
+    config: { blobSchedule: Record<string, unknown> };
+  };
+  return sample.config.blobSchedule;
+}
+
+/** The system contracts' addresses (unprefixed) and canonical runtime code, from the sample. */
+export function systemContracts(): ReadonlyMap<string, string> {
+  const sample = JSON.parse(readFileSync(SAMPLE_GENESIS, "utf8")) as {
+    alloc: Record<string, { code?: string }>;
+  };
+  const out = new Map<string, string>();
+  for (const address of SYSTEM_CONTRACTS) {
+    const code = sample.alloc[address]?.code;
+    if (code === undefined) throw new Error(`bundled genesis lacks system contract ${address}`);
+    out.set(address, code);
+  }
+  return out;
+}
+
 export type DevAccount = { readonly address: string; readonly privateKey: string };
 
 /** The first `count` accounts of the mnemonic, at m/44'/60'/0'/0/i (as anvil and hardhat do). */

@@ -95,6 +95,23 @@ function bpoParams(genesis: GethGenesis): Record<string, Record<string, number>>
   return out;
 }
 
+/**
+ * An OP-stack chain's EIP-1559 parameters (op-geth's `optimism` config: elasticity, and the
+ * denominator from Canyon on, which every chain flashnode runs has from genesis). Set as London's
+ * hardfork-scoped params: the block library re-applies its EIP-1559 defaults to every header's
+ * Common, and hardfork-scoped values are the ones merged after them.
+ */
+function opBaseFeeParams(genesis: GethGenesis): Record<string, Record<string, number>> {
+  const op = (genesis.config as { optimism?: Record<string, unknown> }).optimism;
+  if (typeof op !== "object" || op === null) return {};
+  const elasticity = Number(op.eip1559Elasticity ?? 0);
+  const denominator = Number(op.eip1559DenominatorCanyon ?? op.eip1559Denominator ?? 0);
+  if (!(elasticity > 0 && denominator > 0)) return {};
+  return {
+    london: { elasticityMultiplier: elasticity, baseFeeMaxChangeDenominator: denominator },
+  };
+}
+
 export async function chainSpecFromGenesis(json: unknown): Promise<ChainSpec> {
   if (typeof json !== "object" || json === null || !("config" in json) || !("alloc" in json)) {
     throw new GenesisError("genesis: expected a geth genesis object with config and alloc");
@@ -105,7 +122,7 @@ export async function chainSpecFromGenesis(json: unknown): Promise<ChainSpec> {
   try {
     common = createCommonFromGethGenesis(genesisJson, {
       chain: "flashnode",
-      params: bpoParams(genesisJson) as never,
+      params: { ...bpoParams(genesisJson), ...opBaseFeeParams(genesisJson) } as never,
       customCrypto: { ...nativeCrypto, kzg: nativeKzg },
     });
   } catch (e) {

@@ -10,6 +10,7 @@ import { missingRoot } from "../store/datadir.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { forkPlan } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
@@ -60,9 +61,9 @@ function natsOptions(values: ReadonlyMap<string, unknown>) {
 }
 
 export async function devCommand(argv: string[]): Promise<void> {
-  const { values } = resolveOptions("dev", argv);
-  const fork = values.get("fork") as DevFork;
-  if (!DEV_FORKS.includes(fork))
+  const { values, given } = resolveOptions("dev", argv);
+  const hardfork = values.get("fork") as DevFork;
+  if (!DEV_FORKS.includes(hardfork))
     throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
   const receipts = values.get("receipts") as ReceiptLookups;
   if (!RECEIPT_LOOKUPS.includes(receipts))
@@ -80,8 +81,10 @@ export async function devCommand(argv: string[]): Promise<void> {
   const finalizedDepth = values.get("finalized-depth") as number;
   if (finalizedDepth < safeDepth)
     throw new UsageError("--finalized-depth must be at least --safe-depth");
+  const fork = forkPlan(values);
   const datadir =
-    (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
+    (values.get("datadir") as string | undefined) ??
+    join(process.cwd(), ".flashnode", fork === undefined ? "dev" : "fork");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
   const workers = rpcWorkerCount(values, frontend);
@@ -115,7 +118,7 @@ export async function devCommand(argv: string[]): Promise<void> {
       kind: "sequencer",
       chain: {
         chainId: BigInt(values.get("chain-id") as number),
-        fork,
+        fork: hardfork,
         genesis,
         ethereum: values.get("ethereum") === true,
         l1: {
@@ -130,6 +133,7 @@ export async function devCommand(argv: string[]): Promise<void> {
         accounts,
         balanceEth: BigInt(values.get("balance") as number),
         ...natsOptions(values),
+        ...(fork === undefined ? {} : { upstream: fork, gasLimitGiven: given.has("gas-limit") }),
       },
     },
   };

@@ -3,6 +3,7 @@
 // file > default) and writes `--help` from them; docs/config.md is kept in step with this table.
 import { availableParallelism } from "node:os";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
+import { DEFAULT_FORK_DEPTH } from "../upstream/forkPoint.ts";
 
 export type Command = "dev" | "serve" | "import" | "replica";
 type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
@@ -201,6 +202,52 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev"],
     default: "osaka",
     help: "cancun | prague | osaka, active from block 0 (a new chain)",
+  },
+  {
+    name: "fork-url",
+    kind: "string",
+    commands: ["dev"],
+    help: "start from a live chain's state: its JSON-RPC URL (http or https; an archive node for blocks outside its state window). What the chain never wrote is read from it at the fork block, once, and kept in the datadir",
+  },
+  {
+    name: "fork-block-number",
+    kind: "string",
+    commands: ["dev"],
+    help: `the fork block: a number, or negative (--fork-block-number=-N) for that many below the upstream's head (default: the head less ${DEFAULT_FORK_DEPTH}, past the reorgs that happen; an upstream on 127.0.0.1 or localhost: its head)`,
+  },
+  {
+    name: "fork-header",
+    kind: "list",
+    commands: ["dev"],
+    help: 'a header sent with every upstream request, "Name: value" (repeatable; an API key, say)',
+  },
+  {
+    name: "fork-retries",
+    kind: "int",
+    commands: ["dev"],
+    default: 5,
+    help: "upstream requests retried this many times on a rate limit or a failure (with backoff; Retry-After honoured)",
+  },
+  {
+    name: "fork-retry-backoff",
+    kind: "duration",
+    commands: ["dev"],
+    default: "1s",
+    help: "the first wait before an upstream retry, doubled each time (bare number: ms)",
+  },
+  {
+    name: "fork-timeout",
+    kind: "duration",
+    commands: ["dev"],
+    default: "45s",
+    help: "one upstream request's time limit (bare number: ms)",
+  },
+  {
+    name: "fork-chain-id",
+    kind: "int",
+    commands: ["dev"],
+    min: 1,
+    help: "the upstream's chain id, not asked of it: with --fork-block-number, a fork already in the datadir's cache starts offline",
   },
   {
     name: "ethereum",

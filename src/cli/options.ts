@@ -19,6 +19,8 @@ const POSITIONALS: Record<Command, readonly string[]> = {
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
   readonly positionals: readonly string[];
+  /** The options given (a flag, the environment or the config file), not defaulted. */
+  readonly given: ReadonlySet<string>;
 };
 
 export function envName(name: string): string {
@@ -78,6 +80,7 @@ export function resolveOptions(
     }
   }
   const values = new Map<string, OptionValue>();
+  const given = new Set<string>();
   for (const d of defs) {
     const flag = parsed.values[d.name];
     const fromEnv = env[envName(d.name)];
@@ -86,9 +89,13 @@ export function resolveOptions(
       values.set(d.name, coerce(d, fromEnv, envName(d.name)));
     else if (file[d.name] !== undefined)
       values.set(d.name, coerce(d, file[d.name], `config ${configPath}`));
-    else if (d.default !== undefined) values.set(d.name, d.default);
+    else {
+      if (d.default !== undefined) values.set(d.name, d.default);
+      continue;
+    }
+    given.add(d.name);
   }
-  return { values, positionals: parsed.positionals };
+  return { values, positionals: parsed.positionals, given };
 }
 
 export function helpFor(command: Command): string {

@@ -46,6 +46,11 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
     "",
     ...accountLines(node),
     `Chain ID: ${node.chainId}    head: block ${node.head}${details.length > 0 ? `    ${details.join("    ")}` : ""}`,
+    ...(node.fork === undefined
+      ? []
+      : [
+          `Forked from ${node.fork.name ?? `chain ${node.fork.chainId}`} at block ${node.fork.number} (upstream ${node.fork.host})`,
+        ]),
     ...(node.resumedAt === undefined
       ? []
       : [`Continuing the chain in the datadir from block ${node.resumedAt}`]),

@@ -7,9 +7,11 @@ import {
   createBlockHeaderFromRLP,
   type HeaderData,
 } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
 import { Caches, CacheType } from "@ethereumjs/statemanager";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import {
   type BlockBuilder,
@@ -29,10 +31,13 @@ import type {
   StorageChange,
 } from "../chain/types.ts";
 import type { StateDiff } from "../pending/types.ts";
+import type { UpstreamBlockHashes, UpstreamState } from "../services/upstreamState.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
+import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { ForkedStateManager } from "./forkedStateManager.ts";
 import { runOpBlock } from "./op/opBlock.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { buildReceipts } from "./receipts.ts";
@@ -69,6 +74,19 @@ function sameAccount(a: AccountRecord | undefined, b: AccountRecord | undefined)
   return equalBytes(a.codeHash, b.codeHash);
 }
 
+/** A write of a fork's base state (BlockExecutor.forkBase). */
+export type ForkBaseWrite = {
+  readonly address: Uint8Array;
+  readonly balance?: bigint;
+  readonly code?: Uint8Array;
+};
+
+/** A forked chain's upstream: state at its base block F, and the hashes of F's ancestors. */
+export type ForkedExecution = {
+  readonly upstream: UpstreamState;
+  readonly hashes: UpstreamBlockHashes;
+};
+
 export class BlockExecutor {
   private constructor(
     readonly spec: ChainSpec,
@@ -78,10 +96,16 @@ export class BlockExecutor {
     private readonly vm: VM,
     /** OP-stack chains: deposits, the L1 fee and the fee vaults on this VM. */
     readonly op: OpExecution | undefined,
+    /** A forked chain: what it never wrote is its upstream's at F. */
+    private readonly fork: ForkedExecution | undefined,
   ) {}
 
   /** Positions the executor on the archive's head state (or an empty state for a new archive). */
-  static async open(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
+  static async open(
+    spec: ChainSpec,
+    store: ChainStore,
+    fork?: ForkedExecution,
+  ): Promise<BlockExecutor> {
     const trieDb = new BufferedTrieDb(store);
     const trie = new MerklePatriciaTrie({
       db: trieDb,
@@ -94,18 +118,20 @@ export class BlockExecutor {
       storage: { type: CacheType.LRU, size: 200_000 },
       code: { type: CacheType.LRU, size: 20_000 },
     });
-    const state = new RecordingStateManager({ common: spec.common, trie, caches }, keccak256);
+    const opts = { common: spec.common, trie, caches };
+    const state =
+      fork === undefined
+        ? new RecordingStateManager(opts, keccak256)
+        : new ForkedStateManager(opts, keccak256, fork.upstream, store);
     const head = store.headNumber();
-    if (head !== undefined) {
-      const header = BlockExecutor.storedHeader(spec, store, head);
-      await state.setStateRoot(header.stateRoot);
-    }
+    if (head !== undefined) await state.setStateRoot(BlockExecutor.stateRootAt(spec, store, head));
     const vm = await createVM({
       common: spec.common.copy(),
       stateManager: state,
       blockchain: {
         getBlock: async (number: number) => {
-          const hash = store.canonicalHash(number);
+          // Below a fork's base block F, the upstream's chain (BLOCKHASH, EIP-2935).
+          const hash = store.canonicalHash(number) ?? (await fork?.hashes.canonicalHash(number));
           if (hash === undefined) throw new Error(`block ${number} not found`);
           return { hash: () => hash };
         },
@@ -118,7 +144,17 @@ export class BlockExecutor {
       setHardfork: true,
     });
     const op = spec.op === undefined ? undefined : OpExecution.install(vm, spec.op);
-    return new BlockExecutor(spec, store, trieDb, state, vm, op);
+    return new BlockExecutor(spec, store, trieDb, state, vm, op, fork);
+  }
+
+  /**
+   * The state root this chain's trie has after block `number`: the header's, except at a fork's
+   * base block F, whose header carries the upstream's root (the chain's own is recorded apart).
+   */
+  static stateRootAt(spec: ChainSpec, store: ChainStore, number: number): Uint8Array {
+    const base = store.forkBase();
+    if (base !== undefined && base.number === number) return base.stateRoot;
+    return BlockExecutor.storedHeader(spec, store, number).stateRoot;
   }
 
   static storedHeader(spec: ChainSpec, store: ChainStore, number: number): BlockHeader {
@@ -165,9 +201,45 @@ export class BlockExecutor {
     return toRecord(await this.state.getAccount(new Address(address)));
   }
 
-  /** The account as the newest sealed block left it (`latest`). */
-  sealedAccount(address: Uint8Array): AccountRecord | undefined {
-    return this.store.currentAccount(address);
+  /** The account as the newest sealed block left it (`latest`); a fork's unwritten: upstream's. */
+  async sealedAccount(address: Uint8Array): Promise<AccountRecord | undefined> {
+    const local = this.store.currentAccount(address);
+    if (local !== undefined || this.fork === undefined || this.store.accountKnown(address))
+      return local;
+    return this.fork.upstream.account(address);
+  }
+
+  /** A slot as the newest sealed block left it; a fork's unwritten: the upstream's. */
+  private async sealedStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    if (this.fork === undefined || this.store.slotKnown(address, slot))
+      return this.store.currentStorage(address, slot);
+    const account = await this.fork.upstream.account(address);
+    return account?.codeHash === undefined
+      ? new Uint8Array(0)
+      : this.fork.upstream.storage(address, slot);
+  }
+
+  /**
+   * A forked chain: fetches, in one upstream batch, the state a raw transaction names (its
+   * sender, its recipient, its access list). Best effort: anything it cannot fetch now is
+   * fetched, or refused, when the transaction runs.
+   */
+  async prefetchFor(raw: Uint8Array, common: Common): Promise<void> {
+    if (this.fork === undefined) return;
+    let accounts: Uint8Array[];
+    let slots: [Uint8Array, Uint8Array][];
+    try {
+      const tx = decodeRawTransaction(raw, common);
+      accounts = [tx.getSenderAddress().bytes, ...(tx.to === undefined ? [] : [tx.to.bytes])];
+      slots = [];
+      for (const item of accessListOf(tx)) {
+        accounts.push(item.address);
+        for (const key of item.storageKeys) slots.push([item.address, key]);
+      }
+    } catch {
+      return; // refused with its reason once it reaches the pool
+    }
+    await this.fork.upstream.prefetch(accounts, slots).catch(() => undefined);
   }
 
   /** A dev method's write into the block being built (src/exec/devWrites.ts). */
@@ -182,7 +254,7 @@ export class BlockExecutor {
   async resetToHead(): Promise<void> {
     const head = this.store.headNumber();
     if (head === undefined) throw new Error("archive has no genesis");
-    await this.resetState(BlockExecutor.storedHeader(this.spec, this.store, head).stateRoot);
+    await this.resetState(BlockExecutor.stateRootAt(this.spec, this.store, head));
   }
 
   /**
@@ -236,6 +308,40 @@ export class BlockExecutor {
     const stateRoot = await this.state.getStateRoot();
     const block = genesisBlock(this.spec, stateRoot);
     return { block, write: await this.collectWrite(block, []) };
+  }
+
+  /**
+   * A forked chain's base block F: the upstream's header, an empty body (F's transactions are
+   * the upstream's, served from it), and the base writes (dev accounts funded, system contracts
+   * the upstream lacks) on top of the upstream's state. The chain's trie holds only those writes:
+   * its root is recorded beside the header, whose own root is the upstream's.
+   */
+  async forkBase(
+    headerRlp: Uint8Array,
+    writes: readonly ForkBaseWrite[],
+  ): Promise<{ write: BlockWrite; stateRoot: Uint8Array }> {
+    const header = createBlockHeaderFromRLP(headerRlp, {
+      common: this.spec.common,
+      setHardfork: true,
+      skipConsensusFormatValidation: true,
+    });
+    this.state.resetRecording();
+    await this.state.checkpoint();
+    for (const w of writes) {
+      const address = new Address(w.address);
+      const account = (await this.state.getAccount(address)) ?? new Account();
+      if (w.balance !== undefined) account.balance = w.balance;
+      await this.state.putAccount(address, account);
+      if (w.code !== undefined) await this.state.putCode(address, w.code);
+    }
+    await this.state.commit();
+    const stateRoot = await this.state.getStateRoot();
+    const block = createBlock(
+      { header, ...(header.common.isActivatedEIP(4895) ? { withdrawals: [] } : {}) },
+      { common: header.common, skipConsensusFormatValidation: true },
+    );
+    const write = await this.collectWrite(block, []);
+    return { write: { ...write, headerRlp }, stateRoot };
   }
 
   /** Executes a block on top of the archive head and verifies every root it commits to. */
@@ -350,12 +456,12 @@ export class BlockExecutor {
       }
     }
     for (const address of this.state.touchedAccounts.values()) {
-      const before = this.store.currentAccount(address);
+      const before = await this.sealedAccount(address);
       const after = toRecord(await this.state.getAccount(new Address(address)));
       if (!sameAccount(before, after)) accountChanges.push({ address, before, after });
     }
     for (const { address, slot } of slots.values()) {
-      const before = this.store.currentStorage(address, slot);
+      const before = await this.sealedStorage(address, slot);
       const addr = new Address(address);
       const exists = (await this.state.getAccount(addr)) !== undefined;
       const after = exists
@@ -382,4 +488,12 @@ export class BlockExecutor {
 /** Block body as stored: the block RLP's list without its header. */
 function bodyRlp(block: Block): Uint8Array {
   return RLP.encode(block.raw().slice(1) as Input);
+}
+
+/** The access list a typed transaction carries (none for a legacy one). */
+function accessListOf(
+  tx: TypedTransaction,
+): { readonly address: Uint8Array; readonly storageKeys: Uint8Array[] }[] {
+  const list = (tx as { accessList?: readonly (readonly [Uint8Array, Uint8Array[]])[] }).accessList;
+  return (list ?? []).map(([address, storageKeys]) => ({ address, storageKeys }));
 }

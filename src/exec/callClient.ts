@@ -36,11 +36,13 @@ export class CallClient implements CallService {
   private current: Update[] = [];
   private stopping = false;
   private replacing: Promise<void> | undefined;
+  /** A worker ended on purpose (reconfigure): its exit is not a failure to report. */
+  private retired: CallChannel | undefined;
 
   private constructor(
     private channel: CallChannel,
     private thread: Worker,
-    private readonly data: CallWorkerData,
+    private data: CallWorkerData,
     private readonly logger: Logger | undefined,
   ) {
     this.watch();
@@ -67,10 +69,22 @@ export class CallClient implements CallService {
   private watch(): void {
     const channel = this.channel;
     void channel.whenGone().then((e) => {
-      if (this.stopping || channel !== this.channel) return;
+      if (this.stopping || channel !== this.channel || channel === this.retired) return;
       this.logger?.warn({ err: e.message }, "call worker gone; starting another");
       this.replace();
     });
+  }
+
+  /**
+   * The chain was replaced (anvil_reset): the worker is replaced by one started with `data`
+   * (another fork's upstream, or none); calls made meanwhile wait for it.
+   */
+  reconfigure(data: CallWorkerData): void {
+    this.data = data;
+    this.retired = this.channel;
+    const old = this.thread;
+    this.replace();
+    void old.terminate();
   }
 
   private replace(): void {
@@ -96,8 +110,8 @@ export class CallClient implements CallService {
     body: CallWorkerApi["requests"][K]["request"],
     runMs: number,
   ): Promise<CallWorkerApi["requests"][K]["reply"]> {
-    // A call made while a dead worker is being replaced waits for the new one.
-    if (this.channel.closed && this.replacing !== undefined) await this.replacing;
+    // A call made while a worker is being replaced (dead, or reconfigured) waits for the new one.
+    if (this.replacing !== undefined) await this.replacing;
     const channel = this.channel;
     const deadline = (runMs > 0 ? runMs : UNBOUNDED_RUN_MS) + DEADLINE_MARGIN_MS;
     return channel.request(kind, body, deadline).catch((e: unknown) => {

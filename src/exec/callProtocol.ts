@@ -1,4 +1,5 @@
 // What the RPC thread and the call worker ask of each other (src/util/channel.ts). Plain data.
+
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
@@ -9,6 +10,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 import type { CallLimits } from "./callLimits.ts";
 
@@ -20,6 +22,16 @@ export type CallWorkerData = {
   readonly limits?: CallLimits;
   /** The gas limit built blocks move towards (decimal; testing_buildBlockV1). */
   readonly gasCeil?: string;
+  /** A forked chain: its upstream, whose state at F answers what the chain never wrote. */
+  readonly fork?: CallWorkerFork;
+};
+
+export type CallWorkerFork = {
+  readonly upstream: UpstreamOptions;
+  /** F: chain id (decimal), number, hash (hex). */
+  readonly chainId: string;
+  readonly number: number;
+  readonly hash: string;
 };
 
 type Call = { readonly request: CallRequest; readonly target: CallTarget };

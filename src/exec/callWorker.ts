@@ -7,8 +7,12 @@ import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../services/callRequest.ts";
+import { forkedStateReader, UpstreamReadNeeded } from "../services/forkedState.ts";
+import { discoverThenRun, fetchMisses, noteMiss } from "../services/stateMisses.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { openForkReads } from "../upstream/forkReads.ts";
+import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
@@ -20,9 +24,31 @@ import { TraceExecutor } from "./traceExecutor.ts";
 const channel = parentChannel<CallParentApi, CallWorkerApi>(parentPort, "the RPC thread");
 
 async function main(): Promise<void> {
-  const { datadir, readOnly, limits, gasCeil } = tsWorkerData<CallWorkerData>(workerData);
+  const { datadir, readOnly, limits, gasCeil, fork } = tsWorkerData<CallWorkerData>(workerData);
   const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
-  const store = createChainStore(env);
+  const archive = createChainStore(env);
+  // A forked chain: what it never wrote is its upstream's at F (the EVM waits for a fetch).
+  const forkReads =
+    fork === undefined
+      ? undefined
+      : openForkReads(env, {
+          upstream: fork.upstream,
+          point: {
+            chainId: BigInt(fork.chainId),
+            number: BigInt(fork.number),
+            hash: hexToBytes(fork.hash),
+          },
+        });
+  const store =
+    forkReads === undefined
+      ? archive
+      : { ...archive, ...forkedStateReader(archive, forkReads.state, noteMiss(forkReads.state)) };
+  // A fork's call runs once to learn what it reads that is not fetched yet, fetches it all in one
+  // upstream batch, then runs for real (services/stateMisses.ts).
+  const discovering = <T>(run: () => Promise<T>): Promise<T> =>
+    forkReads === undefined
+      ? run()
+      : discoverThenRun(run, (misses) => fetchMisses(forkReads.state, misses));
   const config = store.chainConfig();
   if (config === undefined) throw new Error(`no chain in ${datadir}`);
   const spec = await chainSpecFromGenesis(JSON.parse(config));
@@ -102,13 +128,25 @@ async function main(): Promise<void> {
       pending = applyFlashblock(pending, update);
     }
   });
-  // A failure that is not the call's own (a bug, a missing block) is still a -32000 answer.
-  const failures = <T>(run: () => Promise<T>) =>
-    run().catch((e: unknown) => {
-      throw e instanceof CallFailedError
-        ? e
-        : new CallFailedError((e as Error).message, -32000, undefined);
-    });
+  // A failure that is not the call's own (a bug, a missing block) is still a -32000 answer. A
+  // forked chain's read the EVM did not wait for (outside its state manager) runs it again.
+  const failures = async <T>(run: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await discovering(run);
+      } catch (e) {
+        if (e instanceof UpstreamReadNeeded) {
+          await e.fetch().catch((f: unknown) => {
+            throw new CallFailedError((f as Error).message, -32000, undefined);
+          });
+          continue;
+        }
+        throw e instanceof CallFailedError
+          ? e
+          : new CallFailedError((e as Error).message, -32000, undefined);
+      }
+    }
+  };
   channel.handle("trace", ({ request, options }) => failures(() => traces.trace(request, options)));
   channel.handle("build", (request) =>
     failures(() => {

@@ -4,6 +4,7 @@
 import { SimpleStateManager } from "@ethereumjs/statemanager";
 import { Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
 import type { AccountRecord } from "../chain/types.ts";
+import { UpstreamReadNeeded } from "../services/forkedState.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { SenderCodeMask } from "./senderCodeMask.ts";
 
@@ -14,6 +15,21 @@ export type StateSource = {
 };
 
 const CLEARED = "cleared";
+
+/**
+ * A source read that a forked chain's upstream must answer first (UpstreamReadNeeded): the EVM
+ * waits for the fetch and reads again.
+ */
+async function settled<T>(read: () => T): Promise<T> {
+  for (;;) {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof UpstreamReadNeeded)) throw e;
+      await e.fetch();
+    }
+  }
+}
 
 export class FlatStateManager extends SimpleStateManager {
   /** A sender whose code the EVM library's EIP-3607 check must not see (hideSenderCode()). */
@@ -34,7 +50,7 @@ export class FlatStateManager extends SimpleStateManager {
     const top = this.topAccountStack();
     const key = address.toString();
     if (top.has(key)) return top.get(key);
-    const record = this.source.account(address.bytes);
+    const record = await settled(() => this.source.account(address.bytes));
     const account =
       record === undefined
         ? undefined
@@ -61,7 +77,8 @@ export class FlatStateManager extends SimpleStateManager {
     if (written !== undefined) return written;
     const account = await this.getAccount(address);
     if (account === undefined || !account.isContract()) return new Uint8Array(0);
-    return this.source.code(account.codeHash) ?? new Uint8Array(0);
+    const codeHash = account.codeHash;
+    return (await settled(() => this.source.code(codeHash))) ?? new Uint8Array(0);
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
@@ -70,7 +87,7 @@ export class FlatStateManager extends SimpleStateManager {
     const written = top.get(id);
     if (written !== undefined) return written;
     if (top.has(`${address.toString()}_${CLEARED}`)) return new Uint8Array(0);
-    return this.source.storage(address.bytes, key);
+    return settled(() => this.source.storage(address.bytes, key));
   }
 
   override async clearStorage(address: Address): Promise<void> {

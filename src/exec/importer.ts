@@ -10,7 +10,7 @@ import { ChainFile, ChainFileError } from "../chain/rlpFile.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
-import { BlockExecutor } from "./blockExecutor.ts";
+import { ensureGenesis } from "./chainStart.ts";
 
 export class ImportError extends Error {
   readonly code = "IMPORT_FAILED";
@@ -59,29 +59,6 @@ function headerIdentity(bytes: Uint8Array): { number: number; hash: Uint8Array }
   } catch {
     return undefined; // decodeBlock reports it
   }
-}
-
-/** Writes the genesis block if the archive is empty; checks it matches otherwise. */
-export async function ensureGenesis(spec: ChainSpec, store: ChainStore): Promise<BlockExecutor> {
-  const config = JSON.stringify(spec.genesisJson);
-  const stored = store.chainConfig();
-  const head = store.headNumber();
-  // Checked before the executor opens on the stored head: another chain's head under this
-  // genesis's rules is not even a valid block.
-  if (head !== undefined && stored !== config) {
-    const chainId = (JSON.parse(stored ?? "{}") as { config?: { chainId?: unknown } }).config
-      ?.chainId;
-    throw new ImportError(
-      `${store.env.path.replace(/\/archive$/, "")} holds a chain from a different genesis (chain id ${String(chainId)}, head ${head}): use another --datadir or remove this one`,
-    );
-  }
-  const executor = await BlockExecutor.open(spec, store);
-  if (head === undefined) {
-    const { write } = await executor.genesis();
-    store.writeBlock(write);
-    store.setChainConfig(config);
-  }
-  return executor;
 }
 
 export async function importChain(opts: {

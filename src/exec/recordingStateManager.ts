@@ -57,11 +57,17 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    return this.mask.view(address, await super.getAccount(address));
+    return this.mask.view(address, await this.storedAccount(address));
+  }
+
+  /** The account as the state holds it (a forked chain's reads it from its upstream). */
+  protected storedAccount(address: Address): Promise<Account | undefined> {
+    return super.getAccount(address);
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    if (this.mask.covers(address)) this.mask.beforeWrite(account, await super.getAccount(address));
+    if (this.mask.covers(address))
+      this.mask.beforeWrite(account, await this.storedAccount(address));
     this.touch(address);
     if (account === undefined) this.wipe(address);
     return super.putAccount(address, account);

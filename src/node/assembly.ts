@@ -2,13 +2,14 @@
 // archive it fills, the update stream it publishes (the pending source), readers (this process,
 // or --rpc-workers processes fed over the one channel), and the edge each reader serves. Parts
 // start in one order and stop in the reverse; nothing is wired after construction.
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { devAccounts } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { lockDatadir } from "../store/datadir.ts";
 import { logDevChain } from "./devLog.ts";
-import type { ChainSource, NodePlan, RunningNode } from "./plan.ts";
+import { type ChainSource, forkUpstreamOf, type NodePlan, type RunningNode } from "./plan.ts";
 import { PositionFence } from "./positionFence.ts";
 import { type Archive, startReader } from "./reader.ts";
 import { startReaderHost } from "./readerHost.ts";
@@ -44,9 +45,11 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
   });
   try {
     if (plan.fresh) {
-      // Only a datadir no live process holds may be wiped.
+      // Only a datadir no live process holds may be wiped. A fork keeps what it fetched from its
+      // upstream (only upstream values, valid for any fork of that chain and block).
       lockDatadir(datadir).release();
-      rmSync(datadir, { recursive: true, force: true });
+      if (forkUpstreamOf(plan) === undefined) rmSync(datadir, { recursive: true, force: true });
+      else await clearChain(datadir);
     }
     // serve only reads: it shares its datadir with whatever else reads it.
     if (plan.source.kind !== "archive") {
@@ -105,10 +108,12 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
+    // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.
+    const forked = archive.store.forkBase() !== undefined;
     const accounts =
       plan.source.kind === "sequencer"
-        ? devAccounts(plan.source.chain.accounts).filter((a) =>
-            spec.alloc.has(a.address.slice(2).toLowerCase()),
+        ? devAccounts(plan.source.chain.accounts).filter(
+            (a) => forked || spec.alloc.has(a.address.slice(2).toLowerCase()),
           )
         : [];
     const common = {
@@ -121,6 +126,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       accounts,
       readers: plan.rpcWorkers,
       upstream: source.upstream,
+      fork: source.fork,
       failed,
     };
     if (plan.rpcWorkers > 1) {
@@ -175,6 +181,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       logger,
       view: plan.view,
       callLimits: plan.callLimits,
+      forkUpstream: forkUpstreamOf(plan),
       ...(live ? { follow: (apply) => parts.add(stream.subscribe(apply)) } : {}),
       ...(source.target === undefined ? {} : { target: source.target }),
       sourceHealth,
@@ -194,5 +201,16 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
     // A node that cannot start (port in use, …) leaves no worker or lock behind.
     await parts.stopAll();
     throw e;
+  }
+}
+
+/** Forgets the chain a datadir holds, keeping its upstream cache. */
+async function clearChain(datadir: string): Promise<void> {
+  if (!existsSync(join(datadir, "archive"))) return;
+  const archive = openArchive(datadir, false);
+  try {
+    archive.store.clearChain();
+  } finally {
+    await archive.kv.close();
   }
 }

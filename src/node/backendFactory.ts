@@ -23,7 +23,7 @@ import type { CallService } from "../services/calls.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
 import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainReader, ChainStore } from "../store/chainStore.ts";
+import type { ChainReader, ChainStore, StateReader } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
 import { readerSlot } from "./readerSlot.ts";
 
@@ -46,6 +46,8 @@ export function createBackend(
     /** What installed filters follow (absent on a node whose chain does not move). */
     readonly feed?: ChainFeed;
     readonly timeline?: TimelineReader;
+    /** State reads other than the archive's own (a fork's: the upstream's beyond its writes). */
+    readonly state?: StateReader;
   } = {},
 ): RpcBackend {
   const common = spec.common;
@@ -55,7 +57,8 @@ export function createBackend(
       spec.genesisJson.config as unknown as Readonly<Record<string, unknown>>,
     ),
     chain: services.head === undefined ? store : chainAsOf(store, services.head),
-    state: store,
+    firstBlock: store.forkBase()?.number ?? 0,
+    state: services.state ?? store,
     decoder: {
       header: (rlp) => decodeHeader(common, rlp),
       block: (headerRlp, bodyRlp) => decodeBlock(common, headerRlp, bodyRlp),

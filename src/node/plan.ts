@@ -9,6 +9,7 @@ import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
 import type { FrontendOptions } from "./frontend.ts";
 
 export const RECEIPT_LOOKUPS = ["preconfirmed", "sealed"] as const;
@@ -51,6 +52,27 @@ export type DevChainOptions = {
   readonly balanceEth: bigint;
   /** `--nats URL`: the sequencer publishes the chain to JetStream for replicas. */
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+  /** `--fork-url`: the chain starts from a live chain's state at a block F. */
+  readonly upstream?: ForkPlan;
+  /** --gas-limit was given (a fork otherwise keeps its upstream's gas limit). */
+  readonly gasLimitGiven?: boolean;
+};
+
+/** What a forked chain shows of its origin (banner, anvil_nodeInfo). */
+export type ForkInfo = {
+  readonly host: string;
+  readonly chainId: bigint;
+  readonly number: number;
+  readonly name?: string;
+};
+
+/** A chain forked from a live one: its upstream, and where to fork it. */
+export type ForkPlan = {
+  readonly options: UpstreamOptions;
+  /** F's number; negative: that many below the upstream's head; unset: head less a few. */
+  readonly blockNumber?: bigint;
+  /** `--fork-chain-id`: skips asking the upstream's chain id (an offline start). */
+  readonly chainId?: bigint;
 };
 
 /** Where the chain comes from. */
@@ -114,6 +136,8 @@ export type ChainSource = {
   readonly resumedAt: number | undefined;
   /** What it is connected to, for the banner ("NATS JetStream: …"). */
   readonly upstream?: { readonly label: string; readonly url: string };
+  /** A forked chain: the upstream's host (never its URL: it may hold a key), chain and F. */
+  readonly fork?: ForkInfo;
   /** Why the source is not ready (an unreachable NATS, a replica too far behind); empty: ready. */
   readiness(): string[];
   /** A replica's distance behind its block stream. */
@@ -142,6 +166,7 @@ export type RunningNode = {
   /** The processes serving RPC (this one, or the --rpc-workers readers). */
   readerPids(): number[];
   readonly upstream: { readonly label: string; readonly url: string } | undefined;
+  readonly fork: ForkInfo | undefined;
   /** The current pre-confirmed block, as this process sees it (tests, metrics). */
   pending(): PendingBlock | undefined;
   /** Flashblock timings as this process saw them (absent: the readers are other processes). */
@@ -150,3 +175,8 @@ export type RunningNode = {
   readonly failed: Promise<Error>;
   close(): Promise<void>;
 };
+
+/** The upstream a plan's chain is forked from, if it is a fork (every reader opens its own). */
+export function forkUpstreamOf(plan: NodePlan): UpstreamOptions | undefined {
+  return plan.source.kind === "sequencer" ? plan.source.chain.upstream?.options : undefined;
+}

@@ -5,22 +5,25 @@
 // /flashblocks from the archive.
 import { decodeHeader } from "../chain/blockView.ts";
 import { trailingForkchoice } from "../chain/forkchoice.ts";
-import type { ChainSpec } from "../chain/genesis.ts";
+import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { Health } from "../edge/edgeServer.ts";
 import { CallClient } from "../exec/callClient.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
+import type { CallWorkerData } from "../exec/callProtocol.ts";
 import { createDevSigner } from "../exec/devSigner.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MetricsSources } from "../metrics/metrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import type { ChainUpdate } from "../pending/types.ts";
-import type { MethodRegistry } from "../rpc/method.ts";
+import type { ChainReset, ChainUpdate } from "../pending/types.ts";
+import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
+import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
+import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
 import { perRun } from "../util/perRun.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
@@ -29,6 +32,7 @@ import {
   followerHealth,
   followerMetrics,
 } from "./chainFollower.ts";
+import { type ForkView, openForkView } from "./forkView.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import type { ChainTarget, ViewOptions } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
@@ -70,6 +74,8 @@ export type ReaderDeps = {
   readonly recordsBuilds?: boolean;
   /** Listens for each update's delay from the primary to this reader. */
   readonly onRelay?: (listener: (lagMs: number) => void) => void;
+  /** A forked chain's upstream (the archive says where it forked). */
+  readonly forkUpstream: UpstreamOptions | undefined;
 };
 
 export type Reader = {
@@ -82,20 +88,75 @@ export type Reader = {
 };
 
 export async function startReader(deps: ReaderDeps): Promise<Reader> {
-  const { archive, spec, view } = deps;
+  const { archive, view } = deps;
   const { kv, store } = archive;
-  const calls = await CallClient.start(
-    {
-      datadir: deps.datadir,
-      ...(deps.readOnly ? { readOnly: true } : {}),
-      ...(view.gasCeil === undefined ? {} : { gasCeil: view.gasCeil.toString() }),
-      ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
-    },
-    deps.logger,
-  );
+  let fork = openForkView(archive, deps.forkUpstream, deps.logger);
+  const callData = (f: ForkView | undefined): CallWorkerData => ({
+    datadir: deps.datadir,
+    ...(deps.readOnly ? { readOnly: true } : {}),
+    ...(view.gasCeil === undefined ? {} : { gasCeil: view.gasCeil.toString() }),
+    ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
+    ...(f === undefined ? {} : { fork: f.callWorker }),
+  });
+  const calls = await CallClient.start(callData(fork), deps.logger);
   try {
     const feed = deps.follow === undefined ? undefined : createFeedHub();
     let follower: ChainFollower | undefined;
+    let spec = deps.spec;
+    /** The methods as this chain serves them (rebuilt when anvil_reset replaces the chain). */
+    const serve = (): MethodRegistry => {
+      const backend = createBackend(spec, store, {
+        calls,
+        ...(fork === undefined ? {} : { state: fork.state }),
+        ...(feed === undefined ? {} : { feed }),
+        ...(follower === undefined
+          ? {}
+          : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
+        ...(deps.target === undefined || follower === undefined
+          ? {}
+          : { transactions: transactionSink(deps.target, follower, view, fork !== undefined) }),
+        ...(view.accounts === undefined
+          ? {}
+          : {
+              // A fork funds every test account on top of its upstream.
+              signer: createDevSigner(
+                spec,
+                view.accounts.filter(
+                  (a) => fork !== undefined || spec.alloc.has(a.address.slice(2).toLowerCase()),
+                ),
+              ),
+            }),
+        preconfirmedReceipts: view.receipts === "preconfirmed",
+        ...(view.forkchoice.kind === "trailing"
+          ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
+          : {}),
+      });
+      const own = createMethods(backend);
+      return fork === undefined ? own : fork.route(own, backend);
+    };
+    let current: MethodRegistry | undefined;
+    /** Set while a replaced chain's methods are being rebuilt: calls wait for them. */
+    let rebuilding: Promise<void> | undefined;
+    const replaced = (reset: ChainReset) => {
+      rebuilding = (async () => {
+        const config = store.chainConfig();
+        if (config === undefined) throw new Error("the replaced chain has no config");
+        spec = await chainSpecFromGenesis(JSON.parse(config));
+        fork?.close();
+        const upstream =
+          reset.fork === undefined
+            ? undefined
+            : upstreamOptions(reset.fork.url, {
+                ...(deps.forkUpstream ?? {}),
+                headers: reset.fork.headers,
+              });
+        fork = openForkView(archive, upstream, deps.logger);
+        calls.reconfigure(callData(fork));
+        current = serve();
+      })().finally(() => {
+        rebuilding = undefined;
+      });
+    };
     if (deps.follow !== undefined && feed !== undefined) {
       const chain = createChainFollower({
         kv,
@@ -105,35 +166,28 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         forward: (u) => calls.forward(u),
       });
       follower = chain;
-      deps.follow((u, catchUp) => chain.apply(u, catchUp));
+      deps.follow((u, catchUp) => {
+        chain.apply(u, catchUp);
+        if (u.kind === "sealed" && u.reset !== undefined) replaced(u.reset);
+      });
     }
-    const backend = createBackend(spec, store, {
-      calls,
-      ...(feed === undefined ? {} : { feed }),
-      ...(follower === undefined
-        ? {}
-        : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
-      ...(deps.target === undefined || follower === undefined
-        ? {}
-        : { transactions: transactionSink(deps.target, follower, view) }),
-      ...(view.accounts === undefined
-        ? {}
-        : {
-            signer: createDevSigner(
-              spec,
-              view.accounts.filter((a) => spec.alloc.has(a.address.slice(2).toLowerCase())),
-            ),
-          }),
-      preconfirmedReceipts: view.receipts === "preconfirmed",
-      ...(view.forkchoice.kind === "trailing"
-        ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
-        : {}),
-    });
-    const created = createMethods(backend);
+    current = serve();
+    const served = current;
+    // The frontend's registry: each method runs the current chain's handler.
+    const delegating: Record<string, MethodDef> = {};
+    for (const [name, def] of Object.entries(served)) {
+      delegating[name] = {
+        params: def.params,
+        handler: (args, ctx, raw) => {
+          const run = () => (current ?? served)[name]!.handler(args, ctx, raw);
+          return rebuilding === undefined ? run() : rebuilding.then(run);
+        },
+      };
+    }
     const methods =
       deps.fence === undefined || follower === undefined
-        ? created
-        : fenced(created, deps.fence, follower);
+        ? delegating
+        : fenced(delegating, deps.fence, follower);
     const frontend = await startFrontend({
       options: deps.frontend,
       methods,
@@ -152,10 +206,12 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       async close() {
         await frontend.close();
         await calls.stop();
+        fork?.close();
       },
     };
   } catch (e) {
     await calls.stop();
+    fork?.close();
     throw e;
   }
 }
@@ -164,9 +220,15 @@ function transactionSink(
   target: ReaderTarget,
   follower: ChainFollower,
   view: ViewOptions,
+  forked: boolean,
 ): TransactionSink {
   return {
-    submit: (raw) => target.submit(raw),
+    submit: (raw) => {
+      // On a fork, a handler that read upstream state not fetched yet runs again: it must not
+      // send what it built from a placeholder (rpc/fork/stateMisses.ts).
+      if (forked) mustNotHaveMissed();
+      return target.submit(raw);
+    },
     poolNonce: (address) => target.poolNonces?.get(address),
     mine: () => target.mine(),
     ...(target.poolContent === undefined ? {} : { poolContent: () => target.poolContent!() }),
@@ -235,10 +297,10 @@ function fenced(
     const handler = def.handler;
     out[name] = {
       ...def,
-      handler: (args, ctx) => {
+      handler: (args, ctx, raw) => {
         const at = fencePosition();
-        if (at <= follower.position()) return handler(args, ctx);
-        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx));
+        if (at <= follower.position()) return handler(args, ctx, raw);
+        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx, raw));
       },
     };
   }

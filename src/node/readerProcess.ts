@@ -3,7 +3,7 @@
 // fed the same updates. It ends with its primary.
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { ChainUpdate } from "../pending/types.ts";
-import type { NodePlan, PoolNonces, RunningNode } from "./plan.ts";
+import { forkUpstreamOf, type NodePlan, type PoolNonces, type RunningNode } from "./plan.ts";
 import { PositionFence } from "./positionFence.ts";
 import { type ReaderTarget, startReader } from "./reader.ts";
 import { connectToPrimary } from "./readerLink.ts";
@@ -79,6 +79,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     logger: plan.logger,
     view: plan.view,
     callLimits: plan.callLimits,
+    forkUpstream: forkUpstreamOf(plan),
     ...(live ? { follow: (apply) => stream.subscribe(apply) } : {}),
     ...(target === undefined ? {} : { target }),
     sourceHealth: () => health,
@@ -114,6 +115,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     readers: readerCount(),
     readerPids: () => [process.pid],
     upstream: undefined,
+    fork: undefined,
     pending: reader.pending,
     stats: reader.stats,
     failed: new Promise<Error>(() => {}),

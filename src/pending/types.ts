@@ -81,6 +81,14 @@ export type SealedUpdate = {
    * the head), and `next` begins rebuilding the block on it.
    */
   readonly reverted?: RevertedChain;
+  /** anvil_reset: the archive holds another chain now (with `reverted` empty). */
+  readonly reset?: ChainReset;
+};
+
+/** What readers need to serve a chain that replaced the one they served (anvil_reset). */
+export type ChainReset = {
+  /** The new chain is a fork: its upstream's URL and headers (each reader opens it). */
+  readonly fork?: { readonly url: string; readonly headers: Readonly<Record<string, string>> };
 };
 
 /** One message of the sequencer's stream, as every follower applies it. */

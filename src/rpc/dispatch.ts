@@ -9,6 +9,7 @@ import {
   ServerError,
   toRpcError,
 } from "../services/errors.ts";
+import { isOperatorError } from "../util/errors.ts";
 import {
   BATCH_REQUEST_LIMIT,
   BATCH_RESPONSE_MAX_SIZE,
@@ -102,7 +103,7 @@ const UNSUBSCRIBE_PARAMS: readonly ParamSpec<unknown>[] = [
 const TIMEOUT = Symbol("timeout");
 
 /** geth parsePositionalArguments. */
-function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[] {
+export function parseArgs(specs: readonly ParamSpec<unknown>[], raw: unknown): unknown[] {
   if (raw !== undefined && raw !== null && !Array.isArray(raw)) {
     throw new InvalidParamsError("non-array args");
   }
@@ -170,7 +171,7 @@ export function createDispatcher(
     const started = observe === undefined ? 0 : performance.now();
     let out: unknown;
     try {
-      out = def.handler(parseArgs(def.params, rawParams), ctx);
+      out = def.handler(parseArgs(def.params, rawParams), ctx, rawParams);
     } catch (e) {
       return failedTail(method, ctx, started, e);
     }
@@ -211,7 +212,9 @@ export function createDispatcher(
   }
 
   function failedTail(method: string, ctx: RequestContext, started: number, e: unknown): string {
-    if (!(e instanceof RpcError)) onUnexpectedError?.(method, e);
+    // An operator's error (a string code: an upstream out of reach, a full disk) is answered
+    // as one line, not reported as a bug.
+    if (!(e instanceof RpcError) && !isOperatorError(e)) onUnexpectedError?.(method, e);
     const err = toRpcError(e);
     observe?.(method, ctx, performance.now() - started, err.code);
     return `"error":${encodeRpcError(err)}`;

@@ -97,7 +97,8 @@ export type ParamValues<P extends readonly ParamSpec<unknown>[]> = {
  */
 export type MethodDef = {
   readonly params: readonly ParamSpec<unknown>[];
-  readonly handler: (args: readonly unknown[], ctx: RequestContext) => unknown;
+  /** `raw`: the call's parameters as sent (what a fork forwards to its upstream). */
+  readonly handler: (args: readonly unknown[], ctx: RequestContext, raw?: unknown) => unknown;
 };
 
 export type MethodRegistry = Readonly<Record<string, MethodDef>>;

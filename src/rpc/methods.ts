@@ -3,6 +3,7 @@ import type { RpcBackend } from "../services/backend.ts";
 import { autoImpersonateAccount } from "./anvil/autoImpersonateAccount.ts";
 import { impersonateAccount, stopImpersonatingAccount } from "./anvil/impersonateAccount.ts";
 import { mineBlocks } from "./anvil/mine.ts";
+import { reset } from "./anvil/reset.ts";
 import { setBalance } from "./anvil/setBalance.ts";
 import { setCode } from "./anvil/setCode.ts";
 import { setNonce } from "./anvil/setNonce.ts";
@@ -111,6 +112,8 @@ const DEV_METHODS = {
   hardhat_autoImpersonateAccount: autoImpersonateAccount,
   anvil_mine: mineBlocks,
   hardhat_mine: mineBlocks,
+  anvil_reset: reset(null),
+  hardhat_reset: reset(true),
   evm_snapshot: snapshot,
   anvil_snapshot: snapshot,
   evm_revert: revert,

@@ -286,5 +286,8 @@ export async function control(seq: DevHost, request: DevRequest): Promise<DevAns
     case "mine":
       await mine(seq, request.blocks, request.interval, request.timestamp);
       return {};
+    case "reset":
+      // The chain source replaces the whole sequencer: it never reaches one.
+      throw new DevRequestError("anvil_reset is handled by the chain source");
   }
 }

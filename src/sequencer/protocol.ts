@@ -4,6 +4,7 @@ import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {
@@ -27,6 +28,13 @@ export type SequencerWorkerData = {
     readonly baseFeeScalar: number;
     readonly blobBaseFeeScalar: number;
   };
+  /** `dev --fork-url`: the chain is forked from a live one at block F (plain data). */
+  readonly fork?: SequencerFork;
+  /**
+   * anvil_reset: whatever chain the datadir holds is replaced by this one in one write, and the
+   * stream goes on from this position (it never goes back).
+   */
+  readonly replace?: { readonly position: number };
   /**
    * `dev --nats`: this thread publishes the chain to JetStream (src/replica/publisher.ts) as it
    * builds it, with no hop through the RPC thread; its log records go to the RPC thread's log.
@@ -35,6 +43,24 @@ export type SequencerWorkerData = {
     readonly servers: readonly string[];
     readonly streams: StreamOptions;
     readonly logLevel: string;
+  };
+};
+
+/** A forked chain's upstream and base block, as the sequencer thread is told them. */
+export type SequencerFork = {
+  readonly upstream: UpstreamOptions;
+  /** F: the upstream's chain id (decimal), number and hash (hex). */
+  readonly chainId: string;
+  readonly number: number;
+  readonly hash: string;
+  /** A new archive: F's header RLP (hex) and the base writes (balances decimal, code hex). */
+  readonly base?: {
+    readonly headerRlp: string;
+    readonly writes: readonly {
+      readonly address: string;
+      readonly balance?: string;
+      readonly code?: string;
+    }[];
   };
 };
 

@@ -91,6 +91,11 @@ export class Sequencer {
     this.deposits = new DepositQueue(common, opts.l1);
   }
 
+  /** A sequencer that replaces another (anvil_reset): its stream goes on after `position`. */
+  continueFrom(position: number): void {
+    this.position = Math.max(this.position, position);
+  }
+
   /**
    * Sends an update stamped with its stream position: the block number and flashblock index
    * order it, except after a revert or a reopened block, where it goes on from the last one.
@@ -164,9 +169,12 @@ export class Sequencer {
     await this.queue;
   }
 
-  submit(raw: Uint8Array): Promise<SubmitResult> {
+  async submit(raw: Uint8Array): Promise<SubmitResult> {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
+    // A fork fetches what the transaction names (sender, recipient, access list) before it
+    // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
+    await this.executor.prefetchFor(raw, this.common);
     return this.serial(async () => {
       if (this.executor.op !== undefined) {
         // Reaches here only from flashnode_depositTransaction: eth_sendRawTransaction refuses 0x7e.
@@ -189,6 +197,7 @@ export class Sequencer {
         throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
       }
       const account = await this.executor.currentAccount(sender);
+      const sealedNonce = (await this.executor.sealedAccount(sender))?.nonce ?? 0n;
       const l1Cost = (await this.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
       // The size limit is on the transaction itself; a blob sidecar is carried beside it.
       const size = tx.type === 3 ? tx.serialize().length : raw.length;
@@ -197,7 +206,7 @@ export class Sequencer {
         baseFee: building.base.baseFeePerGas,
         blockGasLimit: building.base.gasLimit,
         account: () => account,
-        sealedNonce: (address) => this.executor.sealedAccount(address)?.nonce ?? 0n,
+        sealedNonce: () => sealedNonce,
         ...(l1Cost === undefined ? {} : { l1Cost }),
       });
       this.intake.set(hash, receivedAt);

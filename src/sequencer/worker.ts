@@ -1,20 +1,27 @@
 // The sequencer's thread: it owns the archive's write side and the EVM, so block building never
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
-import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
-import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
+import { ensureForkBase, ensureGenesis } from "../exec/chainStart.ts";
+import { GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { type Publisher, startPublisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
-import { createChainStore } from "../store/chainStore.ts";
-import { openKvEnv } from "../store/lmdb.ts";
+import { type ChainStore, createChainStore } from "../store/chainStore.ts";
+import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
+import { openForkReads } from "../upstream/forkReads.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { DevRequestError } from "./devRequests.ts";
-import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
+import type {
+  SequencerApi,
+  SequencerFork,
+  SequencerParentApi,
+  SequencerWorkerData,
+} from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 
 const channel = parentChannel<SequencerParentApi, SequencerApi>(parentPort, "the RPC thread");
@@ -29,18 +36,72 @@ const PUBLISHER_CLOSE_MS = 3_000;
 /** How often the NATS link's reachability is checked for /readyz. */
 const HEALTH_CHECK_MS = 500;
 
+/** A forked chain's executor: its upstream opened, its archive begun at F or continued. */
+async function openForked(
+  spec: ChainSpec,
+  store: ChainStore,
+  env: KvEnv,
+  fork: SequencerFork,
+  replace: boolean,
+) {
+  const reads = openForkReads(env, {
+    upstream: fork.upstream,
+    point: {
+      chainId: BigInt(fork.chainId),
+      number: BigInt(fork.number),
+      hash: hexToBytes(fork.hash),
+    },
+    logger: forwardingLogger("info", log),
+  });
+  const executor = await ensureForkBase(
+    spec,
+    store,
+    { upstream: reads.state, hashes: reads.hashes },
+    {
+      chainId: BigInt(fork.chainId),
+      number: fork.number,
+      hash: hexToBytes(fork.hash),
+      ...(fork.base === undefined
+        ? {}
+        : {
+            base: {
+              headerRlp: hexToBytes(fork.base.headerRlp),
+              writes: fork.base.writes.map((w) => ({
+                address: hexToBytes(w.address),
+                ...(w.balance === undefined ? {} : { balance: BigInt(w.balance) }),
+                ...(w.code === undefined ? {} : { code: hexToBytes(w.code) }),
+              })),
+            },
+          }),
+    },
+    { replace },
+  );
+  return { executor, reads };
+}
+
 async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
   const store = createChainStore(env);
   const stored = store.chainConfig();
-  if (stored !== undefined && data.genesisGiven && stored !== JSON.stringify(data.genesis)) {
+  const replace = data.replace !== undefined;
+  if (
+    data.fork === undefined &&
+    !replace &&
+    stored !== undefined &&
+    data.genesisGiven &&
+    stored !== JSON.stringify(data.genesis)
+  ) {
     const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
     throw new GenesisMismatchError(
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
-  const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
-  const executor = await ensureGenesis(spec, store);
+  const spec = await chainSpecFromGenesis(
+    stored === undefined || replace ? data.genesis : JSON.parse(stored),
+  );
+  const forked =
+    data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork, replace);
+  const executor = forked?.executor ?? (await ensureGenesis(spec, store, { replace }));
   let publisher: Publisher | undefined;
   const sequencer = new Sequencer(
     executor,
@@ -69,6 +130,7 @@ async function main(): Promise<void> {
     },
     log,
   );
+  if (data.replace !== undefined) sequencer.continueFrom(data.replace.position);
   // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
   // came through the RPC thread or from a replica over NATS; before the submitter's answer.
   const submit = (raw: Uint8Array) =>
@@ -124,6 +186,7 @@ async function main(): Promise<void> {
       ]).catch((e: unknown) => log("warn", "NATS publisher close failed", { err: String(e) }));
     await sequencer.stop();
     await closePublisher();
+    forked?.reads.close();
     await env.close();
     return null;
   });

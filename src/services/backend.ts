@@ -40,6 +40,8 @@ export type RpcBackend = {
   /** The genesis config's fork schedule (eth_config). */
   readonly forks: ForkSchedule;
   readonly chain: ChainReader;
+  /** The chain's first block of its own: 0, or a fork's base block F (the past is upstream). */
+  readonly firstBlock: number;
   readonly state: StateReader;
   readonly decoder: BlockDecoder;
   readonly clientVersion: string;

@@ -46,6 +46,15 @@ export type DevRequest =
       readonly interval: bigint | undefined;
       /** The first mined block's timestamp (evm_mine). */
       readonly timestamp: bigint | undefined;
+    }
+  /**
+   * anvil_reset / hardhat_reset: the chain is replaced, in one step, by a fork of `fork.url` (the
+   * current upstream when absent) at `fork.blockNumber` (its head less a few when absent), or,
+   * without `fork`, by a new dev chain. Handled by the chain source, not the sequencer.
+   */
+  | {
+      readonly op: "reset";
+      readonly fork?: { readonly url?: string; readonly blockNumber?: bigint };
     };
 
 /** The sequencer's answer; which fields are set depends on the request. */

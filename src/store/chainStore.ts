@@ -7,7 +7,7 @@ import type {
   BlockWrite,
   StorageChange,
 } from "../chain/types.ts";
-import { copyBytes } from "../util/hex.ts";
+import { bytesToHex, copyBytes, hexToBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
 import {
   decodeAccount,
@@ -101,6 +101,22 @@ export type StateReader = {
   /** Value with leading zeros trimmed (empty = zero). */
   storage(address: Uint8Array, slot: Uint8Array, block: number, head?: number): Uint8Array;
   code(codeHash: Uint8Array): Uint8Array | undefined;
+  /**
+   * Whether this chain ever wrote the account (it has a row or a history entry): on a forked
+   * chain, an account it never wrote is the upstream's at the fork block.
+   */
+  accountKnown(address: Uint8Array): boolean;
+  /** Whether this chain ever wrote the slot (it has a row). */
+  slotKnown(address: Uint8Array, slot: Uint8Array): boolean;
+};
+
+/** A forked chain's base block F (meta forkBase): its state beyond the chain's writes is the upstream's. */
+export type StoredForkBase = {
+  readonly chainId: bigint;
+  readonly number: number;
+  readonly hash: Uint8Array;
+  /** The state root of the chain's own (partial) trie at F, where its blocks build from. */
+  readonly stateRoot: Uint8Array;
 };
 
 export type ChainStore = ChainReader &
@@ -134,6 +150,15 @@ export type ChainStore = ChainReader &
     revertTo(target: number, pending: readonly FlashblockRecord[]): BlockReceipts[];
     setForkchoice(fc: Forkchoice): void;
     setChainConfig(json: string): void;
+    /** A forked chain's base block, or undefined for a chain of its own. */
+    forkBase(): StoredForkBase | undefined;
+    setForkBase(base: StoredForkBase): void;
+    /**
+     * Forgets the whole chain in one write (anvil_reset, dev --fresh on a fork): every table but
+     * the upstream cache (24–34), which holds only upstream values and stays valid, and the
+     * content-addressed trie nodes and code. Inside writeAtomically: with the rest of that write.
+     */
+    clearChain(): void;
   };
 
 export class SchemaMismatchError extends Error {
@@ -272,6 +297,13 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     account: accountAt,
     storage: storageAt,
     code: (codeHash) => t.code.get(codeHash),
+    accountKnown(address) {
+      if (t.accounts.getFast(address) !== undefined) return true;
+      const end = new Uint8Array(28).fill(0xff);
+      end.set(address, 0);
+      return t.accountHistory.first(accountHistoryKey(address, 0), end) !== undefined;
+    },
+    slotKnown: (address, slot) => t.slots.getFast(storageKey(address, slot)) !== undefined,
 
     currentAccount,
     currentStorage,
@@ -413,5 +445,47 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     setChainConfig(json) {
       env.writeAtomically(() => t.meta.put(META_KEY_BYTES.chainConfig, utf8.encode(json)));
     },
+    forkBase() {
+      const v = metaGet(t.meta, "forkBase");
+      return v === undefined ? undefined : decodeForkBase(utf8Decoder.decode(v));
+    },
+    setForkBase(base) {
+      env.writeAtomically(() =>
+        t.meta.put(META_KEY_BYTES.forkBase, utf8.encode(encodeForkBase(base))),
+      );
+    },
+    clearChain() {
+      env.writeAtomically(() => {
+        // Trie nodes and code are content-addressed: a new chain's trie may share nodes with
+        // the old one's, and keeping them costs only space.
+        for (const [name, table] of Object.entries(t))
+          if (name !== "trieNodes" && name !== "code") table.clear();
+        t.meta.put(META_KEY_BYTES.schemaVersion, u64Key(SCHEMA_VERSION));
+      });
+    },
+  };
+}
+
+function encodeForkBase(b: StoredForkBase): string {
+  return JSON.stringify({
+    chainId: b.chainId.toString(),
+    number: b.number,
+    hash: bytesToHex(b.hash),
+    stateRoot: bytesToHex(b.stateRoot),
+  });
+}
+
+function decodeForkBase(json: string): StoredForkBase {
+  const o = JSON.parse(json) as {
+    chainId: string;
+    number: number;
+    hash: string;
+    stateRoot: string;
+  };
+  return {
+    chainId: BigInt(o.chainId),
+    number: o.number,
+    hash: hexToBytes(o.hash),
+    stateRoot: hexToBytes(o.stateRoot),
   };
 }

@@ -17,6 +17,8 @@ export type KvTable = {
   last(start: Uint8Array, end: Uint8Array): { key: Uint8Array; value: Uint8Array } | undefined;
   range(start: Uint8Array, end: Uint8Array): Iterable<{ key: Uint8Array; value: Uint8Array }>;
   entryCount(): number;
+  /** Removes every entry (inside writeAtomically: with the rest of that write). */
+  clear(): void;
 };
 
 export type KvEnv = {
@@ -76,6 +78,9 @@ function wrap(db: Database<Buffer, Buffer>): KvTable {
     },
     range: (start, end) => db.getRange({ start: start as Buffer, end: end as Buffer }),
     entryCount: () => (db.getStats() as { entryCount: number }).entryCount,
+    clear: () => {
+      db.clearSync();
+    },
   };
 }
 

@@ -88,7 +88,7 @@ export const TABLES = {
     layout:
       "number u64 → RLP [[transaction index u32, write]…]: the dev methods' state writes a dev block carries (anvil_setBalance & co., src/exec/devWrites.ts), each before the transaction of that index (= count: after the last); debug_trace* replays them",
   },
-  // 24–33: what a fork (or a follower) fetched from its upstream chain (src/upstream/forkCache.ts).
+  // 24–34: what a fork (or a follower) fetched from its upstream chain (src/upstream/forkCache.ts).
   // Upstream values only, never a local write; keyed by the upstream's chain id and the fork
   // block's hash (F), never by URL, so a restart or a second fork at F fetches nothing again and
   // another F or chain cannot collide.
@@ -150,6 +150,12 @@ export const TABLES = {
     layout:
       "chain id u64 ‖ number u64 → F (32): the block a fork at that number was pinned to (an offline start with --fork-chain-id finds it here)",
   },
+  upstreamAnswers: {
+    id: 34,
+    name: "upstreamAnswers",
+    layout:
+      "chain id u64 ‖ keccak256(method ‖ params JSON, its block pinned by a hash at or below F) (32) → the upstream's answer JSON (utf8): calls forwarded below the fork (eth_call, eth_getProof, state at a past block), which never change",
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableName = keyof typeof TABLES;
@@ -163,4 +169,9 @@ export const META_KEYS = {
   head: "head",
   safe: "safe",
   finalized: "finalized",
+  /**
+   * A chain forked from a live one (dev --fork-url, follow): JSON {chainId, number, hash,
+   * stateRoot} of its base block F, whose state beyond what the chain wrote is the upstream's.
+   */
+  forkBase: "forkBase",
 } as const;

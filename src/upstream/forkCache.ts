@@ -1,4 +1,4 @@
-// The datadir's copy of what was fetched from an upstream for a fork at block F (tables 24–33 of
+// The datadir's copy of what was fetched from an upstream for a fork at block F (tables 24–34 of
 // src/store/tables.ts). Only upstream answers enter it, keyed by chain id and F's hash, so local
 // writes never pollute it and forks of another block or chain never see each other's values
 // (foundry #1531, #15728). Writes are buffered and committed in one LMDB transaction per
@@ -27,7 +27,8 @@ type CacheTable =
   | "upstreamTransactions"
   | "upstreamTxReceipts"
   | "upstreamLogs"
-  | "upstreamForkPoints";
+  | "upstreamForkPoints"
+  | "upstreamAnswers";
 
 type Pending = { readonly table: CacheTable; readonly key: Uint8Array; readonly value: Uint8Array };
 
@@ -176,6 +177,15 @@ export class ForkCache {
 
   putLogs(filterHash: Uint8Array, logs: unknown): void {
     this.putJson("upstreamLogs", concat(this.forkPrefix, filterHash), logs);
+  }
+
+  /** A forwarded call's answer (`key`: keccak256 of the call pinned by block hash); any chain F. */
+  answer(key: Uint8Array): unknown {
+    return this.json("upstreamAnswers", concat(this.chainPrefix, key));
+  }
+
+  putAnswer(key: Uint8Array, answer: unknown): void {
+    this.putJson("upstreamAnswers", concat(this.chainPrefix, key), answer);
   }
 
   /** Commits what is buffered now (normally done after each macrotask that fetched something). */

@@ -20,6 +20,19 @@ import { atBlockHash, blockId, isObject, parseBlock, type RpcBlock } from "./jso
  */
 export const DEFAULT_FORK_DEPTH = 5n;
 
+/**
+ * The depth a fork starts at when no block is given: none for an upstream on this machine (a
+ * dev chain: anvil, another flashnode, whose head does not reorg), DEFAULT_FORK_DEPTH otherwise.
+ */
+export function defaultForkDepth(host: string): bigint {
+  const name = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  return name === "localhost" || name === "::1" || name.startsWith("127.")
+    ? 0n
+    : DEFAULT_FORK_DEPTH;
+}
+
+const clampedAtZero = (n: bigint) => (n < 0n ? 0n : n);
+
 /** The zero address: every chain answers its balance when it has state at the block. */
 const PROBE_ADDRESS = `0x${"00".repeat(20)}`;
 
@@ -61,7 +74,7 @@ export async function resolveForkPoint(
   const headNumber = blockId(client.host, head).number;
   const number =
     given === undefined
-      ? headNumber - (req.depth ?? DEFAULT_FORK_DEPTH)
+      ? clampedAtZero(headNumber - (req.depth ?? defaultForkDepth(client.host)))
       : given < 0n
         ? headNumber + given
         : given;

@@ -8,7 +8,7 @@ import type { CallLimits } from "../../src/exec/callLimits.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { startNode } from "../../src/node/assembly.ts";
 import type { FrontendOptions } from "../../src/node/frontend.ts";
-import type { ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
+import type { ForkPlan, ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
 import type { StreamOptions } from "../../src/replica/streams.ts";
 
 /** `flashnode dev`'s settings, flat, as tests override them. */
@@ -32,6 +32,9 @@ export type TestDevOptions = {
   readonly receipts: ReceiptLookups;
   readonly callLimits?: CallLimits;
   readonly nats?: { readonly servers: readonly string[]; readonly streams: StreamOptions };
+  /** `--fork-url` and its companions: the chain is forked from a live one. */
+  readonly upstream?: ForkPlan;
+  readonly gasLimitGiven?: boolean;
 };
 
 /** `flashnode dev`'s defaults (src/cli/optionTable.ts). */
@@ -79,6 +82,8 @@ export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
         accounts: o.accounts,
         balanceEth: o.balanceEth,
         ...(o.nats === undefined ? {} : { nats: o.nats }),
+        ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
+        ...(o.gasLimitGiven === undefined ? {} : { gasLimitGiven: o.gasLimitGiven }),
       },
     },
   });

@@ -6,10 +6,15 @@ import { devAccounts, devGenesis } from "../../chain/devGenesis.ts";
 import { devL1Values } from "../../chain/op/l1Info.ts";
 import { opPredeploys } from "../../chain/op/predeploys.ts";
 import type { Logger } from "../../log/logger.ts";
-import type { ChainUpdate } from "../../pending/types.ts";
+import { type ChainReset, type ChainUpdate, updatePosition } from "../../pending/types.ts";
+import type { SequencerWorkerData } from "../../sequencer/protocol.ts";
 import { SequencerClient } from "../../sequencer/sequencerClient.ts";
+import type { DevAnswer, DevRequest } from "../../services/transactions.ts";
+import { upstreamHost } from "../../upstream/errors.ts";
+import { upstreamOptions } from "../../upstream/options.ts";
 import { hexToBytes } from "../../util/hex.ts";
-import type { ChainSource, DevChainOptions, PoolNonces } from "../plan.ts";
+import type { ChainSource, DevChainOptions, ForkInfo, PoolNonces } from "../plan.ts";
+import { prepareForkStart } from "./forkStart.ts";
 
 /** Base's SequencerFeeVault: where a Base block's fees go. */
 const FEE_RECIPIENT = "0x4200000000000000000000000000000000000011";
@@ -20,58 +25,174 @@ export async function startSequencerSource(args: {
   readonly logger: Logger;
   readonly publish: (u: ChainUpdate) => void;
 }): Promise<ChainSource> {
-  const o = args.chain;
-  const genesis = o.genesis ?? (await newDevGenesis(o));
-  const sequencer = await SequencerClient.start(
-    {
+  let o = args.chain;
+  /** The stream's last position: a replacing sequencer goes on after it. */
+  let position = 0;
+  /**
+   * Set by anvil_reset: the replacing sequencer's first update says the chain was replaced, and
+   * the reset is answered once it is out.
+   */
+  let replacing: { readonly reset: ChainReset; readonly published: () => void } | undefined;
+  const publish = (u: ChainUpdate) => {
+    position = Math.max(position, updatePosition(u));
+    const r = replacing;
+    replacing = undefined;
+    if (r === undefined) return args.publish(u);
+    const reset = r.reset;
+    const next = u.kind === "sealed" ? u.next : u;
+    args.publish({
+      kind: "sealed",
+      number: next.base.number - 1,
+      hash: next.base.parentHash,
+      next,
+      reverted: { blocks: [], pending: undefined },
+      reset,
+    });
+    r.published();
+  };
+  /** What a sequencer for `chain` starts with: asks the upstream, if any; starts nothing. */
+  const prepare = async (chain: DevChainOptions, replace: boolean) => {
+    const forked =
+      chain.upstream === undefined
+        ? undefined
+        : await prepareForkStart(args.datadir, chain, chain.upstream, args.logger, replace);
+    const genesis = forked?.genesis ?? chain.genesis ?? (await newDevGenesis(chain));
+    // A fork's L1 fee values are its upstream's (its L1Block at F); its gas limit F's unless given.
+    const l1 = forked?.l1 ?? chain.l1;
+    const gasLimit =
+      forked !== undefined && !chain.gasLimitGiven ? forked.gasLimit : chain.gasLimit;
+    const data: SequencerWorkerData = {
       datadir: args.datadir,
       genesis,
-      genesisGiven: o.genesis !== undefined,
-      blockTimeMs: o.blockTimeMs,
-      flashblockIntervalMs: o.flashblockIntervalMs,
-      gasLimit: o.gasLimit.toString(),
+      genesisGiven: chain.genesis !== undefined,
+      blockTimeMs: chain.blockTimeMs,
+      flashblockIntervalMs: chain.flashblockIntervalMs,
+      gasLimit: gasLimit.toString(),
       coinbase: FEE_RECIPIENT,
       l1: {
-        baseFee: o.l1.baseFee.toString(),
-        blobBaseFee: o.l1.blobBaseFee.toString(),
-        baseFeeScalar: o.l1.baseFeeScalar,
-        blobBaseFeeScalar: o.l1.blobBaseFeeScalar,
+        baseFee: l1.baseFee.toString(),
+        blobBaseFee: l1.blobBaseFee.toString(),
+        baseFeeScalar: l1.baseFeeScalar,
+        blobBaseFeeScalar: l1.blobBaseFeeScalar,
       },
-      ...(o.nats === undefined
+      ...(forked === undefined ? {} : { fork: forked.fork }),
+      ...(chain.nats === undefined
         ? {}
         : {
             nats: {
-              servers: o.nats.servers,
-              streams: o.nats.streams,
+              servers: chain.nats.servers,
+              streams: chain.nats.streams,
               logLevel: args.logger.level,
             },
           }),
-    },
-    args.publish,
-    args.logger.child({ module: "sequencer" }),
-  );
+    };
+    const info: ForkInfo | undefined =
+      forked === undefined || chain.upstream === undefined
+        ? undefined
+        : {
+            host: upstreamHost(chain.upstream.options.url),
+            chainId: forked.base.chainId,
+            number: forked.base.number,
+            ...(forked.name === undefined ? {} : { name: forked.name }),
+          };
+    return { data, info };
+  };
+  const launch = (data: SequencerWorkerData) =>
+    SequencerClient.start(data, publish, args.logger.child({ module: "sequencer" }));
+  const first = await prepare(o, false);
+  let sequencer = await launch(first.data);
+  let info = first.info;
+  let poolListener: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   const poolNonces: PoolNonces = {
     get: (address) => sequencer.poolNonce(address),
     entries: () => sequencer.poolNonceEntries(),
     onChange(listener) {
+      poolListener = listener;
       sequencer.onPoolNonce = listener;
     },
+  };
+  /** anvil_reset: a new chain (a fork, or a dev chain of its own) replaces this one. */
+  let resets: Promise<unknown> = Promise.resolve();
+  const reset = (request: Extract<DevRequest, { op: "reset" }>): Promise<DevAnswer> => {
+    const run = async (): Promise<DevAnswer> => {
+      const chain = resetChain(o, request);
+      // What the upstream must answer is asked first: a fork that cannot start (an unreachable
+      // upstream, a block it lacks) leaves the chain as it was. Then the old sequencer stops
+      // (its queue drained), and the new one replaces the archive's chain in one write and goes
+      // on after the stream's last position.
+      const next = await prepare(chain, true);
+      await sequencer.stop();
+      const published = new Promise<void>((resolve) => {
+        replacing = {
+          reset:
+            chain.upstream === undefined
+              ? {}
+              : {
+                  fork: {
+                    url: chain.upstream.options.url,
+                    headers: chain.upstream.options.headers,
+                  },
+                },
+          published: resolve,
+        };
+      });
+      sequencer = await launch({ ...next.data, replace: { position } });
+      // The new chain's first update carries the reset to every reader before the answer goes.
+      await published;
+      if (poolListener !== undefined) sequencer.onPoolNonce = poolListener;
+      info = next.info;
+      o = chain;
+      return {};
+    };
+    const done = resets.then(run, run);
+    resets = done.catch(() => undefined);
+    return done;
   };
   return {
     target: {
       submit: (raw) => sequencer.submit(raw),
       mine: () => sequencer.mine(),
       poolContent: () => sequencer.poolContent(),
-      control: (request) => sequencer.control(request),
+      control: (request) => (request.op === "reset" ? reset(request) : sequencer.control(request)),
       poolNonces,
     },
     resumedAt: sequencer.resumedAt,
     ...(o.nats === undefined
       ? {}
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
+    ...(info === undefined ? {} : { fork: info }),
     readiness: () => sequencer.readiness(),
     close: () => sequencer.stop(),
   };
+}
+
+/** The chain anvil_reset asks for: a fork (of the current upstream unless another is named). */
+function resetChain(
+  o: DevChainOptions,
+  request: Extract<DevRequest, { op: "reset" }>,
+): DevChainOptions {
+  if (request.fork === undefined) {
+    const { upstream: _, ...own } = o;
+    return own;
+  }
+  const url = request.fork.url ?? o.upstream?.options.url;
+  if (url === undefined)
+    throw new DevRequestRefused(
+      "anvil_reset: forking needs a jsonRpcUrl (this chain is not a fork)",
+    );
+  return {
+    ...o,
+    upstream: {
+      options: upstreamOptions(url, o.upstream?.options ?? {}),
+      ...(request.fork.blockNumber === undefined ? {} : { blockNumber: request.fork.blockNumber }),
+    },
+  };
+}
+
+/** A reset the node cannot carry out (the JSON-RPC answer says why). */
+export class DevRequestRefused extends Error {
+  readonly code = "DEV_REQUEST";
+  readonly rpcCode = -32602;
 }
 
 /** A new dev chain's genesis: the test accounts funded, and Base's predeploys on an OP chain. */

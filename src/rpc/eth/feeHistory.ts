@@ -54,7 +54,12 @@ export function feeHistory(backend: RpcBackend) {
       }
       const newest = resolveBlock(backend, selector);
       if (count === 0 || newest === undefined) return { oldestBlock: "0x0", gasUsedRatio: null };
-      const blocks = Math.min(count, FEE_HISTORY_MAX_BLOCKS, newest.number + 1);
+      // A fork's blocks before F are its upstream's: the history starts at F.
+      const blocks = Math.min(
+        count,
+        FEE_HISTORY_MAX_BLOCKS,
+        newest.number - backend.firstBlock + 1,
+      );
       const oldest = newest.number - blocks + 1;
       const baseFees: string[] = [];
       const blobFees: string[] = [];

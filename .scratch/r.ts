@@ -1,0 +1,12 @@
+import { startAnvilUpstream, seedChain } from "../test/utils/anvilUpstream.ts";
+import { startTestDevNode } from "../test/utils/devChain.ts";
+import { call, tempDatadir } from "../test/utils/fixtures.ts";
+import { upstreamOptions } from "../src/upstream/options.ts";
+import { createLogger } from "../src/log/logger.ts";
+const anvil = await startAnvilUpstream();
+const chain = await seedChain(anvil);
+const node = await startTestDevNode({ datadir: tempDatadir("r"), blockTimeMs: 60000, logger: createLogger("debug"), upstream: { options: upstreamOptions(anvil.url), blockNumber: chain.fork.number - 2n } });
+console.log("head", await call(node.url, "eth_blockNumber"));
+console.log("reset", await call(node.url, "anvil_reset", [{ forking: { blockNumber: Number(chain.fork.number) } }]));
+console.log("head", await call(node.url, "eth_blockNumber"), "pending", (await call(node.url, "eth_getBlockByNumber", ["pending", false]) as any).number);
+await node.close(); anvil.stop();

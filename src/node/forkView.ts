@@ -1,0 +1,91 @@
+// A reader of a forked chain: its upstream opened in this process (the datadir's cache shared
+// with the sequencer and the other readers), state reads that fall through to the upstream at F
+// for what the chain never wrote, calls about blocks at or below F sent there, and the same for
+// the call worker thread.
+
+import type { CallWorkerFork } from "../exec/callProtocol.ts";
+import type { Logger } from "../log/logger.ts";
+import { routePast } from "../rpc/fork/pastRoutes.ts";
+import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
+import type { RpcBackend } from "../services/backend.ts";
+import { forkedStateReader } from "../services/forkedState.ts";
+import type { ForkHistoryService } from "../services/forkHistory.ts";
+import {
+  fetchMisses,
+  noteMiss,
+  runFetchingMisses,
+  type StateMisses,
+} from "../services/stateMisses.ts";
+import type { ChainStore, StateReader } from "../store/chainStore.ts";
+import type { KvEnv } from "../store/lmdb.ts";
+import { type ForkReads, openForkReads } from "../upstream/forkReads.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
+import { bytesToHex } from "../util/hex.ts";
+
+/** A forked chain's archive opened without its upstream (`serve`, a replica without one). */
+export class ForkUpstreamMissingError extends Error {
+  readonly code = "FORK_UPSTREAM_MISSING";
+}
+
+export type ForkView = {
+  readonly callWorker: CallWorkerFork;
+  readonly state: StateReader;
+  /** The RPC methods of a fork: the past routed upstream, state misses fetched and run again. */
+  route(methods: MethodRegistry, backend: RpcBackend): MethodRegistry;
+  close(): void;
+};
+
+export function openForkView(
+  archive: { readonly kv: KvEnv; readonly store: ChainStore },
+  upstream: UpstreamOptions | undefined,
+  logger: Logger,
+): ForkView | undefined {
+  const base = archive.store.forkBase();
+  if (base === undefined) return undefined;
+  if (upstream === undefined)
+    throw new ForkUpstreamMissingError(
+      `the chain in ${archive.kv.path.replace(/\/archive$/, "")} is a fork of chain ${base.chainId} at block ${base.number}: its state beyond what it wrote is the upstream's, so it runs with \`flashnode dev --fork-url URL\``,
+    );
+  const point = { chainId: base.chainId, number: BigInt(base.number), hash: base.hash };
+  const reads = openForkReads(archive.kv, { upstream, point, logger });
+  const fetch = (misses: StateMisses) => fetchMisses(reads.state, misses);
+  return {
+    callWorker: {
+      upstream,
+      chainId: base.chainId.toString(),
+      number: base.number,
+      hash: bytesToHex(base.hash),
+    },
+    state: forkedStateReader(archive.store, reads.state, noteMiss(reads.state)),
+    route(methods, backend) {
+      const collecting: Record<string, MethodDef> = {};
+      for (const [name, def] of Object.entries(methods)) {
+        const handler = def.handler;
+        collecting[name] = {
+          params: def.params,
+          handler: (args, ctx, raw) => runFetchingMisses(() => handler(args, ctx, raw), fetch),
+        };
+      }
+      return routePast(collecting, backend, historyService(reads, base));
+    },
+    close: () => reads.close(),
+  };
+}
+
+function historyService(
+  reads: ForkReads,
+  base: { readonly chainId: bigint; readonly number: number; readonly hash: Uint8Array },
+): ForkHistoryService {
+  const h = reads.history;
+  return {
+    base,
+    state: reads.state,
+    blockByNumber: (n, full) => h.blockByNumber(n, full),
+    blockByHash: (hash, full) => h.blockByHash(hash, full),
+    blockReceipts: (hash) => h.blockReceipts(hash),
+    transaction: (hash) => h.transaction(hash),
+    receipt: (hash) => h.receipt(hash),
+    logs: (filter) => h.logs(filter),
+    forward: (method, params) => reads.forward(method, params),
+  };
+}
