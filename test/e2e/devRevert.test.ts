@@ -11,6 +11,7 @@ import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { pollUntil, setCalldata, storageContractBytecode, word } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import { readerAgents, rpcOn } from "../utils/readers.ts";
 import { within } from "../utils/within.ts";
 
@@ -58,8 +59,8 @@ before(async () => {
   dedicated = `${url}rpc/${KEY}`;
 });
 
-after(() => {
-  primary?.kill("SIGTERM");
+after(async () => {
+  await stopChild(primary);
 });
 
 function rpc<T = unknown>(method: string, params: unknown[] = [], agent?: Agent): Promise<T> {

@@ -13,6 +13,7 @@ import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { pollUntil } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
   readerAgents,
@@ -66,8 +67,8 @@ before(async () => {
   dedicated = `${url}rpc/${KEY}`;
 });
 
-after(() => {
-  primary?.kill("SIGTERM");
+after(async () => {
+  await stopChild(primary);
 });
 
 const agents = readerAgents();

@@ -25,6 +25,7 @@ import {
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { TEST_API_KEY } from "../utils/options.ts";
+import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
   postOn,
@@ -146,7 +147,7 @@ before(async () => {
 
 after(async () => {
   for (const a of agents) a.destroy();
-  replica?.kill("SIGTERM");
+  await stopChild(replica);
   await dev?.close();
   await nats?.stop();
 });

@@ -9,6 +9,7 @@ import type { RunningNode as RunningServer } from "../../src/node/plan.ts";
 import { BIN, importFixtureChain } from "../utils/fixtures.ts";
 import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { stopChild } from "../utils/processes.ts";
 import { readerPids, waitForReplacement } from "../utils/readers.ts";
 
 const KEY = "workers-test-key";
@@ -53,7 +54,7 @@ before(async () => {
 });
 
 after(async () => {
-  primary?.kill("SIGTERM");
+  await stopChild(primary);
   await single?.close();
 });
 
