@@ -23,19 +23,26 @@ const FILE_TIMEOUT_MS = 10 * 60_000;
 /** Files that need the machine to themselves: run one at a time, after the parallel ones. */
 const SOLO = new Set([]);
 /**
- * The slowest files (seconds with 3 jobs on the 2-core machine), started first so the short
- * ones fill the gaps at the end. Approximate: only the order depends on them.
+ * The slowest files (seconds with 4 jobs on the 2-core machine, shared), started first so the
+ * short ones fill the gaps at the end. Approximate: only the order depends on them. Other
+ * end-to-end files come next, then the rest of test/, then the unit files.
  */
 const HEAVY = {
-  "test/e2e/cliErrors.test.ts": 170,
-  "test/e2e/replicaFaults.test.ts": 165,
-  "test/e2e/importCrash.test.ts": 115,
-  "test/e2e/roles.test.ts": 100,
-  "test/e2e/crash.test.ts": 95,
-  "test/e2e/replicaSequencerCrash.test.ts": 85,
-  "test/e2e/importReject.test.ts": 70,
-  "test/e2e/devConsistency.test.ts": 60,
-  "test/e2e/replicaRevert.test.ts": 55,
+  "test/e2e/replicaFaults.test.ts": 190,
+  "test/e2e/cliErrors.test.ts": 180,
+  "test/e2e/crash.test.ts": 115,
+  "test/e2e/importCrash.test.ts": 110,
+  "test/e2e/roles.test.ts": 105,
+  "test/e2e/importReject.test.ts": 95,
+  "test/e2e/forkCli.test.ts": 90,
+  "test/e2e/devConsistency.test.ts": 80,
+  "test/e2e/replicaRevert.test.ts": 65,
+  "test/e2e/replicaSequencerCrash.test.ts": 60,
+  "test/e2e/replicaWorkers.test.ts": 55,
+  "src/exec/op/l1Cost.test.ts": 50,
+  "src/edge/edgeServer.test.ts": 45,
+  "src/rpc/debug/getRawReceipts.test.ts": 30,
+  "src/rpc/eth/getLogs.test.ts": 30,
 };
 
 function testFiles(dir) {
