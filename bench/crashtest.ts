@@ -7,8 +7,8 @@ const { values } = parseArgs({ options: { kills: { type: "string", default: "20"
 const started = performance.now();
 const report = await runCrashTest({
   kills: Number(values.kills),
-  minMs: 500,
-  maxMs: 4000,
+  // With 1 s blocks: early in a round to a few seconds into it.
+  killAfter: { seals: [0, 3], sends: [2, 20] },
   log: (l) => console.log(l),
 });
 console.log(

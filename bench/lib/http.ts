@@ -34,17 +34,35 @@ export function rpcBody(method: string, params: unknown[]): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
 }
 
-/** Resolves with the first capture of `pattern` in the child's stdout/stderr; rejects on exit. */
-export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
+/**
+ * Resolves with the first capture of `pattern` in the child's stdout/stderr; rejects on exit,
+ * or after `timeoutMs` (a child stuck before it is ready is a failure, not a wait forever).
+ */
+export function waitForOutput(
+  child: ChildProcess,
+  pattern: RegExp,
+  timeoutMs = 180_000,
+): Promise<string> {
   return new Promise((ok, fail) => {
     let out = "";
+    const timer = setTimeout(
+      () => fail(new Error(`not ready within ${timeoutMs / 1000} s:\n${out}`)),
+      timeoutMs,
+    );
+    timer.unref();
     const onData = (c: Buffer) => {
       out += c.toString();
       const m = pattern.exec(out);
-      if (m) ok(m[1]!);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    child.on("exit", (code) => fail(new Error(`exited (${code}) before ready:\n${out}`)));
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`exited (${code}) before ready:\n${out}`));
+    });
   });
 }

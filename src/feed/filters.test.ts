@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { FakeClock } from "../../test/utils/fakeClock.ts";
 import { parseFilterCriteria } from "../rpc/filterCriteria.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { createFakeFeed } from "./fakeFeed.ts";
@@ -106,12 +107,13 @@ test("a log filter's range and limits are geth's", () => {
   bounded.close();
 });
 
-test("a filter not polled within the timeout is dropped; polling keeps it", async () => {
-  const filters = createFilterManager(createFakeFeed(), { timeoutMs: 60 });
+test("a filter not polled within the timeout is dropped; polling keeps it", () => {
+  const clock = new FakeClock();
+  const filters = createFilterManager(createFakeFeed(), { timeoutMs: 60, clock });
   const kept = filters.newBlockFilter();
   const dropped = filters.newBlockFilter();
   for (let i = 0; i < 6; i++) {
-    await new Promise((r) => setTimeout(r, 25));
+    clock.advance(25);
     assert.deepEqual(filters.changes(kept), []);
   }
   assert.equal(filters.changes(dropped), undefined);

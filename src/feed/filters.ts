@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { followsPending } from "../rpc/filterCriteria.ts";
 import type { FilterCriteria, FilterService } from "../services/filters.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
 import { type LogFilter, logFilterOf, matchLog } from "./logFilter.ts";
 import type { ChainFeed, LogEvent, Unsubscribe } from "./types.ts";
 
@@ -52,12 +53,18 @@ export function filterOwner(id: string): number | undefined {
 
 export function createFilterManager(
   feed: ChainFeed | undefined,
-  opts: { readonly timeoutMs?: number; readonly slot?: number } = {},
+  opts: {
+    readonly timeoutMs?: number;
+    readonly slot?: number;
+    /** The expiry's clock (tests step a fake one). */
+    readonly clock?: Clock;
+  } = {},
 ): FilterManager {
   const timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS;
   const slot = opts.slot ?? 0;
   const filters = new Map<string, Installed>();
-  const now = () => performance.now();
+  const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
   const push = (f: Installed, items: readonly string[]) => {
     if (items.length === 0) return;
     f.items.push(...items);
@@ -109,14 +116,13 @@ export function createFilterManager(
       }),
     );
   }
-  const sweep = setInterval(
-    () => {
-      const t = now();
-      for (const [id, f] of filters) if (f.deadline < t) filters.delete(id);
-    },
-    Math.min(SWEEP_MS, timeoutMs),
-  );
-  sweep.unref();
+  const sweepMs = Math.min(SWEEP_MS, timeoutMs);
+  const sweep = () => {
+    stopSweep = clock.schedule(sweep, sweepMs);
+    const t = now();
+    for (const [id, f] of filters) if (f.deadline < t) filters.delete(id);
+  };
+  let stopSweep = clock.schedule(sweep, sweepMs);
 
   return {
     newLogFilter(criteria) {
@@ -143,7 +149,7 @@ export function createFilterManager(
     },
     uninstall: (id) => filters.delete(id),
     close() {
-      clearInterval(sweep);
+      stopSweep();
       for (const stop of stops) stop();
       filters.clear();
     },

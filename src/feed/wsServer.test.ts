@@ -6,6 +6,8 @@ import { afterEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientOptions } from "ws";
 import { WebSocket } from "ws";
+import { FakeClock } from "../../test/utils/fakeClock.ts";
+import { WAIT_MS, within } from "../../test/utils/within.ts";
 import type { MethodRegistry } from "../rpc/method.ts";
 import { defineMethod, RawJsonBytes, required } from "../rpc/method.ts";
 import { hexToBytes } from "../util/hex.ts";
@@ -16,6 +18,12 @@ import type { WebSocketHandle, WebSocketOptions } from "./wsServer.ts";
 import { attachWebSocket } from "./wsServer.ts";
 
 let release: () => void = () => {};
+let onSlowStarted: (() => void) | undefined;
+/** Resolves when the next test_slow call is running (and its connection has paused reading). */
+const slowStarted = () =>
+  new Promise<void>((resolve) => {
+    onSlowStarted = resolve;
+  });
 const methods: MethodRegistry = {
   test_echo: defineMethod({ params: [required((raw) => raw)], handler: ([v]) => v }),
   test_tier: defineMethod({ params: [], handler: (_args, ctx) => ctx.tier }),
@@ -25,6 +33,7 @@ const methods: MethodRegistry = {
     handler: () =>
       new Promise<string>((resolve) => {
         release = () => resolve("done");
+        onSlowStarted?.();
       }),
   }),
 };
@@ -34,7 +43,7 @@ class Client {
   readonly ws: WebSocket;
   readonly #queue: string[] = [];
   readonly #waiters: ((m: string) => void)[] = [];
-  readonly closed: Promise<number>;
+  readonly #closed: Promise<number>;
 
   constructor(ws: WebSocket) {
     this.ws = ws;
@@ -44,10 +53,10 @@ class Client {
       if (w === undefined) this.#queue.push(text);
       else w(text);
     });
-    this.closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+    this.#closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
   }
 
-  next(ms = 2000): Promise<string> {
+  next(ms = WAIT_MS): Promise<string> {
     const m = this.#queue.shift();
     if (m !== undefined) return Promise.resolve(m);
     return new Promise((resolve, reject) => {
@@ -57,6 +66,11 @@ class Client {
         resolve(v);
       });
     });
+  }
+
+  /** The close code, once the connection has closed. */
+  closed(): Promise<number> {
+    return within(this.#closed, "the connection's close");
   }
 
   get pending(): number {
@@ -96,7 +110,7 @@ function open(url: string, opts: ClientOptions = {}): Promise<Client> {
   });
 }
 
-async function until(cond: () => boolean, ms = 2000): Promise<void> {
+async function until(cond: () => boolean, ms = WAIT_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met");
@@ -147,23 +161,38 @@ describe("raw flashblocks stream", () => {
     slow.ws.pause();
     const big = { blockNumber: 1, index: 1, json: `"${"x".repeat(256 * 1024)}"` };
     // Enough to fill the kernel buffers on both ends, then the server's own.
+    // Paced by the reader that keeps up: each message is sent once it has the one before.
     for (let i = 0; i < 400 && ws.connections === 2; i++) {
       feed.emitFlashblock(big);
-      await sleep(1);
-      while (fast.pending > 0) await fast.next();
+      await fast.next();
     }
     assert.equal(ws.connections, 1);
     slow.ws.resume();
-    assert.equal(await slow.closed, 1006);
+    assert.equal(await slow.closed(), 1006);
     assert.equal(fast.ws.readyState, WebSocket.OPEN);
   });
 
   it("cuts a client that does not answer pings, keeps one that does", async () => {
-    const { base, ws } = await start({ pingIntervalMs: 40 });
+    const clock = new FakeClock();
+    const { base, ws } = await start({ pingIntervalMs: 40, clock });
     const mute = await open(`${base}/flashblocks`, { autoPong: false });
     const live = await open(`${base}/flashblocks`);
-    await mute.closed;
-    await sleep(120);
+    /** One heartbeat tick; returns once the server has read live's pong to it. */
+    const tick = async () => {
+      const pinged = new Promise((resolve) => live.ws.once("ping", resolve));
+      clock.advance(40);
+      await within(pinged, "a ping");
+      // The pong left before this ping (ws answers a ping before emitting it): once this
+      // ping's pong is back, the server has read the pong too.
+      const back = new Promise((resolve) => live.ws.once("pong", resolve));
+      live.ws.ping();
+      await within(back, "the pong to our ping");
+    };
+    await tick();
+    assert.equal(ws.connections, 2, "both pinged, neither cut yet");
+    await tick();
+    assert.equal(await mute.closed(), 1006, "no pong since the last tick: cut");
+    for (let i = 0; i < 3; i++) await tick();
     assert.equal(live.ws.readyState, WebSocket.OPEN);
     assert.equal(ws.connections, 1);
   });
@@ -207,11 +236,16 @@ describe("JSON-RPC over WebSocket", () => {
   it("stops reading a connection with too many requests in progress", async () => {
     const { base } = await start({ maxInflight: 1 });
     const c = await open(`${base}/`);
+    const control = await open(`${base}/`);
+    const started = slowStarted();
     c.ws.send('{"jsonrpc":"2.0","id":1,"method":"test_slow"}');
-    // Separate TCP reads: frames already read in one chunk are still delivered after pause().
-    await sleep(20);
+    // Running: the connection has paused. The next frame is a TCP read of its own (frames read
+    // in one chunk are still delivered after pause()).
+    await within(started, "test_slow running");
     c.ws.send('{"jsonrpc":"2.0","id":2,"method":"test_echo","params":[2]}');
-    await sleep(30);
+    // Calls on another connection, sent after it, are answered: the server was free to read
+    // the paused one meanwhile, and did not.
+    for (let i = 0; i < 3; i++) assert.equal((await control.call("test_echo", [i], 9)).result, i);
     assert.equal(c.pending, 0);
     release();
     assert.equal(await c.next(), '{"jsonrpc":"2.0","id":1,"result":"done"}');
@@ -229,7 +263,7 @@ describe("JSON-RPC over WebSocket", () => {
     c.ws.send(
       JSON.stringify({ jsonrpc: "2.0", id: 1, method: "test_echo", params: ["x".repeat(2000)] }),
     );
-    assert.equal(await c.closed, 1009);
+    assert.equal(await c.closed(), 1009);
   });
 
   it("newHeads: subscribe, notify, unsubscribe", async () => {
@@ -302,10 +336,12 @@ describe("JSON-RPC over WebSocket", () => {
   it("sends a subscription's notifications only after the response with its id", async () => {
     const { base, feed } = await start();
     const c = await open(`${base}/`);
+    const started = slowStarted();
     c.ws.send(
       '[{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]},{"jsonrpc":"2.0","id":2,"method":"test_slow"}]',
     );
-    await sleep(20);
+    // The batch is running: subscribed, its response not sent yet.
+    await within(started, "test_slow running");
     feed.emitNewHead({ blockNumber: 1, hash: "0x1", json: "1" });
     release();
     const batch = JSON.parse(await c.next()) as { result: unknown }[];
@@ -330,8 +366,8 @@ describe("JSON-RPC over WebSocket", () => {
     const s = await open(`${base}/flashblocks`);
     await c.call("eth_subscribe", ["newHeads"]);
     await ws.close();
-    assert.equal(await c.closed, 1001);
-    assert.equal(await s.closed, 1001);
+    assert.equal(await c.closed(), 1001);
+    assert.equal(await s.closed(), 1001);
     assert.equal(feed.listenerCount(), 0);
     assert.equal(ws.connections, 0);
   });

@@ -12,6 +12,7 @@ import type { DispatcherOptions } from "../rpc/dispatch.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
 import type { MethodRegistry, RequestContext } from "../rpc/method.ts";
 import { SplicedBody } from "../rpc/splicedBody.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
 import type { SendLimits } from "./outbox.ts";
 import { Outbox, RPC_SEND_LIMITS, STREAM_SEND_LIMITS } from "./outbox.ts";
 import { SubscriptionSet, subscriptionMethods } from "./subscriptions.ts";
@@ -47,6 +48,8 @@ export type WebSocketOptions = {
   readonly flashblocksPath?: string;
   readonly maxMessageBytes?: number;
   readonly pingIntervalMs?: number;
+  /** The heartbeat's clock (tests step a fake one). */
+  readonly clock?: Clock;
   readonly maxInflight?: number;
   readonly rpcLimits?: SendLimits;
   readonly streamLimits?: SendLimits;
@@ -240,7 +243,10 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
   }
 
   // Idle deadline: each tick cuts clients that did not pong since the last one, then pings.
-  const heartbeat = setInterval(() => {
+  const clock = opts.clock ?? systemClock;
+  const pingIntervalMs = opts.pingIntervalMs ?? WS_PING_INTERVAL_MS;
+  const heartbeat = () => {
+    stopHeartbeat = clock.schedule(heartbeat, pingIntervalMs);
     for (const conn of connections) {
       // A paused reader cannot see pongs; it is alive by definition (we stopped reading).
       if (conn.paused) continue;
@@ -251,8 +257,8 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
       conn.alive = false;
       conn.ws.ping();
     }
-  }, opts.pingIntervalMs ?? WS_PING_INTERVAL_MS);
-  heartbeat.unref();
+  };
+  let stopHeartbeat = clock.schedule(heartbeat, pingIntervalMs);
 
   server.on("upgrade", onUpgrade);
 
@@ -264,7 +270,7 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
       if (closed) return;
       closed = true;
       server.off("upgrade", onUpgrade);
-      clearInterval(heartbeat);
+      stopHeartbeat();
       const pending = [...connections].map(
         (conn) =>
           new Promise<void>((resolve) => {

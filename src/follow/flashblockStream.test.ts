@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { startTestDevNode } from "../../test/utils/devChain.ts";
+import { FakeClock } from "../../test/utils/fakeClock.ts";
 import type { FlashblockSource, SourceOptions } from "../../test/utils/flashblockSource.ts";
-import {
-  FakeClock,
-  flashblockMessage,
-  startFlashblockSource,
-} from "../../test/utils/flashblockSource.ts";
+import { flashblockMessage, startFlashblockSource } from "../../test/utils/flashblockSource.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { backoffDelay } from "./backoff.ts";
 import type { Flashblock } from "./flashblock.ts";

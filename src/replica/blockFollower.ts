@@ -171,7 +171,7 @@ export function followBlocks(opts: {
           checkSameChain(store, m.headers?.get(HEADER.genesis));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
           const at = store.headNumber();
-          const expected = at === undefined ? (firstOwn ??= 0) : at + 1;
+          const expected = at === undefined ? (firstOwn ?? 0) : at + 1;
           if (number < expected) {
             // The sequencer went back to this block (evm_revert): so does the archive.
             if (m.headers?.get(REVERT_HEADER) !== "1" || at === undefined || number === at)
@@ -216,12 +216,12 @@ export function followBlocks(opts: {
           opts.onFatal?.(e);
           break;
         }
-        // Said once per outage, not once per retry.
+        // Said once per outage, not once per retry (each retry at debug).
         if (!failing) {
           if (e instanceof StreamRetentionError || e instanceof BlockVerificationError)
             logger.error({ err: e }, "replica cannot follow the block stream");
           else logger.warn({ err: e }, "following the block stream failed; retrying every second");
-        }
+        } else logger.debug({ err: e }, "following the block stream failed again");
         failing = true;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }

@@ -17,6 +17,7 @@ import {
   nanos,
 } from "@nats-io/transport-node";
 import type { Logger } from "../log/logger.ts";
+import { watchDown } from "./downWatch.ts";
 import { HEADER, type StreamNames, type StreamOptions } from "./streams.ts";
 
 export type NatsContext = {
@@ -47,10 +48,6 @@ export type NatsLink = {
 };
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
-/** An unreachable NATS is reported this soon after start or a disconnection… */
-export const UNREACHABLE_WARN_MS = 2_000;
-/** …and again this often while it lasts. */
-const UNREACHABLE_REPEAT_MS = 10_000;
 
 function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
   const blockAt = async (stream: string, seq: number) => {
@@ -116,33 +113,25 @@ export function openNatsLink(
   let closed = false;
   let ctx: NatsContext | undefined;
   const where = servers.join(",");
-  // Since when NATS has been out of reach (start, or the last disconnection); undefined: connected.
-  let downSince: number | undefined = Date.now();
-  let watch: NodeJS.Timeout | undefined;
-  const watchDown = () => {
-    clearTimeout(watch);
-    const warn = () => {
-      if (closed || downSince === undefined || options.quiet === true) return;
-      const seconds = Math.round((Date.now() - downSince) / 1000);
+  // Out of reach from the start until connected, and after each disconnection.
+  const downWatch = watchDown({
+    where,
+    warn: (seconds) => {
+      if (closed || options.quiet === true) return;
       log.warn(
         { servers: where, seconds },
         `cannot reach NATS at ${where} (for ${seconds} s): retrying`,
       );
-      watch = setTimeout(warn, UNREACHABLE_REPEAT_MS);
-      watch.unref();
-    };
-    watch = setTimeout(warn, UNREACHABLE_WARN_MS);
-    watch.unref();
-  };
-  watchDown();
+    },
+  });
+  downWatch.down();
   let waiters: Array<{ resolve(c: NatsContext): void; reject(e: Error): void }> = [];
   const starters = new Set<(nc: NatsConnection) => () => void>();
   const reconnectListeners: Array<() => void> = [];
   const stops: Array<() => void> = [];
   const up = (c: NatsContext) => {
     ctx = c;
-    downSince = undefined;
-    clearTimeout(watch);
+    downWatch.up();
     for (const w of waiters) w.resolve(c);
     waiters = [];
   };
@@ -167,10 +156,7 @@ export function openNatsLink(
         if (s.type === "disconnect") {
           if (ctx !== undefined) log.warn({ server: s.server }, "NATS disconnected");
           ctx = undefined;
-          if (downSince === undefined) {
-            downSince = Date.now();
-            watchDown();
-          }
+          downWatch.down();
         } else if (s.type === "reconnect") {
           log.info({ server: s.server }, "NATS reconnected");
           up(c);
@@ -188,10 +174,7 @@ export function openNatsLink(
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     current: () => ctx,
-    unreachable: () =>
-      downSince === undefined || Date.now() - downSince < UNREACHABLE_WARN_MS
-        ? undefined
-        : `NATS at ${where} unreachable for ${Math.round((Date.now() - downSince) / 1000)} s`,
+    unreachable: () => downWatch.reason(),
     onReconnect(listener) {
       reconnectListeners.push(listener);
     },
@@ -203,7 +186,7 @@ export function openNatsLink(
     async close() {
       closed = true;
       ctx = undefined;
-      clearTimeout(watch);
+      downWatch.stop();
       // Whoever waits for a connection stops waiting (their loops end on `closed`).
       for (const w of waiters) w.reject(new Error("the NATS link is closed"));
       waiters = [];

@@ -1,6 +1,7 @@
 // A JetStream consumer can go quiet without an error while its stream moves on (a server that
 // restarted, a stream leader that died and was replaced): both followers watch for that and
 // create their consumer anew.
+import { type Clock, systemClock } from "../util/clock.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 
 export type StallWatchdog = {
@@ -18,15 +19,19 @@ export function watchForStall(opts: {
   readonly stallMs: number;
   readonly behind: (c: NatsContext) => Promise<boolean>;
   readonly restart: () => void;
+  /** Tests move a fake one. */
+  readonly clock?: Clock;
 }): StallWatchdog {
-  let lastSeenAt = Date.now();
+  const clock = opts.clock ?? systemClock;
+  let lastSeenAt = clock.now();
   const restart = () => {
-    lastSeenAt = Date.now();
+    lastSeenAt = clock.now();
     opts.restart();
   };
-  const timer = setInterval(() => {
+  const check = () => {
+    cancel = clock.schedule(check, opts.stallMs);
     const c = opts.link.current();
-    if (c === undefined || Date.now() - lastSeenAt < opts.stallMs) return;
+    if (c === undefined || clock.now() - lastSeenAt < opts.stallMs) return;
     // A stream that cannot even say where it ends (no leader yet, a request lost with a dead
     // server) is no reason to trust a silent consumer: restart then too.
     opts.behind(c).then(
@@ -35,11 +40,12 @@ export function watchForStall(opts: {
       },
       () => restart(),
     );
-  }, opts.stallMs);
+  };
+  let cancel = clock.schedule(check, opts.stallMs);
   return {
     seen: () => {
-      lastSeenAt = Date.now();
+      lastSeenAt = clock.now();
     },
-    stop: () => clearInterval(timer),
+    stop: () => cancel(),
   };
 }

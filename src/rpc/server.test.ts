@@ -234,13 +234,14 @@ describe("rpc http server", () => {
     const u = new URL(url);
     await new Promise<void>((resolve) => {
       const sock = connect(Number(u.port), u.hostname, () => {
+        // Cut once the partial request has left: 6 of its 100 body bytes, then nothing.
         sock.write(
           'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"json',
+          () => {
+            sock.destroy();
+            resolve();
+          },
         );
-        setTimeout(() => {
-          sock.destroy();
-          resolve();
-        }, 20);
       });
     });
     const r = await send(url, { body: CALL });

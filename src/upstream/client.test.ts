@@ -24,8 +24,9 @@ before(async () => {
 });
 after(async () => {
   for (const c of clients) c.close();
-  await proxy.close();
-  anvil.stop();
+  // A failed before() leaves these unset: its own error is the one to read.
+  await proxy?.close();
+  anvil?.stop();
 });
 beforeEach(() => {
   proxy.resetCounts();
@@ -209,7 +210,11 @@ test("a hung upstream fails within the call's budget", async () => {
   const c = client({ timeoutMs: 200, retries: 5, deadlineMs: 60_000 });
   await assert.rejects(c.call("eth_chainId", [], { deadlineMs: 1_000 }), (e: unknown) => {
     assert.ok(e instanceof UpstreamUnavailableError);
-    assert.match(e.message, /did not answer within 200 ms/);
+    // The last attempt gets what is left of the budget when that is under 200 ms (timers fire
+    // late on a loaded machine): the figure is at most 200, and the budget is what ended it.
+    const ms = Number(/did not answer within (\d+) ms/.exec(e.message)?.[1]);
+    assert.ok(ms > 0 && ms <= 200, e.message);
+    assert.match(e.message, /would pass the call's 1000 ms budget|call budget of 1000 ms spent/);
     return true;
   });
 });

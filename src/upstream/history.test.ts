@@ -45,8 +45,9 @@ before(async () => {
 after(async () => {
   for (const c of clients) c.close();
   for (const e of envs) if (e.isOpen()) await e.close();
-  await proxy.close();
-  anvil.stop();
+  // A failed before() leaves these unset: its own error is the one to read.
+  await proxy?.close();
+  anvil?.stop();
 });
 beforeEach(() => {
   proxy.resetCounts();

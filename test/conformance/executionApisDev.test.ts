@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { BIN, importFixtureChain, ioCases, rpc } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import { assertSameShape } from "../utils/shape.ts";
 
 /** In the suite's order (its directories sorted): the sent transactions first. */
@@ -55,8 +56,8 @@ describe(`execution-apis conformance on dev (${cases.length} fixtures)`, () => {
     });
     url = `${await waitForOutput(node, /JSON-RPC \(public\):\s+(\S+)/)}rpc/${KEY}`;
   });
-  after(() => {
-    node?.kill("SIGTERM");
+  after(async () => {
+    await stopChild(node);
   });
 
   test("files are present, in the suite's order", () => {

@@ -74,7 +74,7 @@ test("a dev chain under BPO1 executes and seals a blob transaction", async () =>
     await pollUntil(
       async () => (await call("eth_getTransactionReceipt", [hash])).result,
       (r) => r !== null && r !== undefined,
-      3000,
+      30_000,
     );
     assert.equal((await call("evm_mine", [])).result, "0x0");
     const receipt = (await call("eth_getTransactionReceipt", [hash])).result as {

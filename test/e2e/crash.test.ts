@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { runCrashTest } from "../utils/crashRun.ts";
 
 test("SIGKILL while sequencing: sealed blocks unchanged, pre-confirmations kept", async () => {
-  const report = await runCrashTest({ kills: 3, minMs: 800, maxMs: 2500 });
+  const report = await runCrashTest({ kills: 3, killAfter: { seals: [1, 2], sends: [5, 10] } });
   assert.deepEqual(report.problems, []);
   assert.equal(report.lost, 0);
   assert.equal(report.kills, 3);

@@ -10,6 +10,7 @@ import { startAnvil } from "../../bench/compare/peers.ts";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { ROOT } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 
 const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 
@@ -302,7 +303,7 @@ before(async () => {
   );
 });
 after(async () => {
-  anvil?.child.kill("SIGTERM");
+  await stopChild(anvil?.child);
   await node?.close();
 });
 

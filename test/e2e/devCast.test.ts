@@ -54,7 +54,7 @@ test("cast: deploy, write, read through pending before the seal, then latest, th
     await pollUntil(
       () => cast("storage", ...rpc, "--block", "pending", contract, "0"),
       (v) => v === word(value),
-      3000,
+      30_000,
       10,
     );
     if ((await cast("storage", ...rpc, "--block", "latest", contract, "0")) === word(value))

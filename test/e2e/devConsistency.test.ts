@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import { rpcOn } from "../utils/readers.ts";
 
 const KEY = "dev-consistency-key";
@@ -48,9 +49,8 @@ const head = async (url: string) => Number(await call(url, "eth_blockNumber"));
 
 let sealing: ChildProcess | undefined;
 let mining: ChildProcess | undefined;
-after(() => {
-  sealing?.kill("SIGTERM");
-  mining?.kill("SIGTERM");
+after(async () => {
+  await Promise.all([stopChild(sealing), stopChild(mining)]);
 });
 
 let sealingUrl: string;

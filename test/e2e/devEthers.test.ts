@@ -46,7 +46,7 @@ test("ethers: deploy, write, read through pending before the seal, then latest, 
     await pollUntil(
       () => provider.getStorage(contract, 0, "pending"),
       (v) => v === word(value),
-      2000,
+      30_000,
       10,
     );
     const pendingReceipts = (await provider.send("eth_getBlockReceipts", ["pending"])) as Array<{

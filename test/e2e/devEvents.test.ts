@@ -54,6 +54,13 @@ async function sealed(hash: string): Promise<boolean> {
   return r !== null && r.blockHash !== ZERO_HASH;
 }
 
+/** The methods of a JSON-RPC request body (a call or a batch), in order. */
+function methodsOf(body: unknown): string[] {
+  const calls = JSON.parse(String(body)) as { method: string } | { method: string }[];
+  return (Array.isArray(calls) ? calls : [calls]).map((c) => c.method);
+}
+
+/** A viem client, and the methods it sent so far (what the tests wait on, not time). */
 function client() {
   const chain = defineChain({
     id: Number(node.chainId),
@@ -61,7 +68,14 @@ function client() {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [node.dedicatedUrl] } },
   });
-  return createPublicClient({ chain, transport: http(node.dedicatedUrl), pollingInterval: 50 });
+  const sent: string[] = [];
+  const transport = http(node.dedicatedUrl, {
+    onFetchRequest: (_request, init) => {
+      sent.push(...methodsOf(init.body));
+    },
+  });
+  const viem = createPublicClient({ chain, transport, pollingInterval: 50 });
+  return { viem, count: (method: string) => sent.filter((m) => m === method).length };
 }
 
 before(async () => {
@@ -88,13 +102,13 @@ after(async () => {
 });
 
 test("viem getLogs: a pre-confirmed event at pending, then sealed with its block", async () => {
-  const viem = client();
+  const { viem } = client();
   const hash = await sendSet(7n);
   const pending = await pollUntil(
     () =>
       viem.getLogs({ address: contract, event: ABI[0], fromBlock: "latest", toBlock: "pending" }),
     (logs) => logs.length > 0,
-    5_000,
+    30_000,
   );
   assert.equal(await sealed(hash), false, "read before the seal");
   assert.equal(pending[0]!.transactionHash, hash);
@@ -109,7 +123,8 @@ test("viem getLogs: a pre-confirmed event at pending, then sealed with its block
 });
 
 test("viem watchContractEvent over HTTP sees an event before its block seals, once", async () => {
-  const viem = client();
+  const { viem, count } = client();
+  const polls = () => count("eth_getFilterChanges");
   const seen: Log[] = [];
   const unwatch = viem.watchContractEvent({
     address: contract,
@@ -119,18 +134,27 @@ test("viem watchContractEvent over HTTP sees an event before its block seals, on
     onLogs: (logs) => seen.push(...logs),
   });
   try {
-    // The filter is installed on the first poll.
-    await new Promise((r) => setTimeout(r, 300));
+    // Polled: eth_newFilter has been answered, the filter is installed.
+    await pollUntil(
+      async () => polls(),
+      (n) => n >= 1,
+    );
     const hash = await sendSet(8n);
     await pollUntil(
       async () => seen.length,
       (n) => n > 0,
-      5_000,
+      30_000,
     );
     assert.equal(await sealed(hash), false, "seen before the seal");
     assert.equal(seen[0]!.transactionHash, hash);
     await call(node.dedicatedUrl, "evm_mine");
-    await new Promise((r) => setTimeout(r, 400));
+    // viem polls one request at a time: once the second poll after the seal is sent, the first
+    // one's answer (all the filter has to say about the sealed block) was delivered.
+    const sealedAt = polls();
+    await pollUntil(
+      async () => polls(),
+      (n) => n >= sealedAt + 2,
+    );
     assert.equal(seen.filter((l) => l.transactionHash === hash).length, 1, "reported once");
   } finally {
     unwatch();
@@ -143,18 +167,36 @@ test("ethers: queryFilter up to pending sees a pre-confirmed event; contract.on 
     pollingInterval: 50,
     cacheTimeout: -1,
   });
+  // What ethers sent and what it heard back, in order: the tests wait on these, not on time.
+  const trace: Array<{ action: "sent" | "answered"; method: string }> = [];
+  const methods = new Map<unknown, string>();
+  provider.on("debug", (e: { action: string; payload?: unknown; result?: unknown }) => {
+    const list = (v: unknown) => (Array.isArray(v) ? v : [v]) as { id: unknown; method: string }[];
+    if (e.action === "sendRpcPayload")
+      for (const p of list(e.payload)) {
+        methods.set(p.id, p.method);
+        trace.push({ action: "sent", method: p.method });
+      }
+    else if (e.action === "receiveRpcResult")
+      for (const r of list(e.result))
+        trace.push({ action: "answered", method: methods.get(r.id) ?? "?" });
+  });
   const c = new Contract(contract, ["event Set(uint256 value)"], provider);
   try {
     const values: bigint[] = [];
     await c.on("Set", (value: bigint) => {
       values.push(value);
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Its first poll is sent once eth_newFilter has been answered: the filter is installed.
+    await pollUntil(
+      async () => trace.some((t) => t.action === "sent" && t.method === "eth_getFilterChanges"),
+      (yes) => yes,
+    );
     const hash = await sendSet(9n);
     const queried = await pollUntil(
       () => c.queryFilter("Set", 0, "pending"),
       (events) => events.some((e) => e.transactionHash === hash),
-      5_000,
+      30_000,
     );
     assert.equal(await sealed(hash), false, "queried before the seal");
     assert.equal(queried.at(-1)?.blockHash, ZERO_HASH);
@@ -164,10 +206,25 @@ test("ethers: queryFilter up to pending sees a pre-confirmed event; contract.on 
     await pollUntil(
       async () => values.length,
       (n) => n > 0,
-      5_000,
+      30_000,
     );
+    const mark = trace.length;
     await call(node.dedicatedUrl, "evm_mine");
-    await new Promise((r) => setTimeout(r, 300));
+    // The filter is polled at the new block; its answer is handled before the next block-number
+    // poll (a timer) is sent.
+    await pollUntil(
+      async () => {
+        const since = trace.slice(mark);
+        const answered = since.findIndex(
+          (t) => t.action === "answered" && t.method === "eth_getFilterChanges",
+        );
+        return (
+          answered >= 0 &&
+          since.slice(answered).some((t) => t.action === "sent" && t.method === "eth_blockNumber")
+        );
+      },
+      (yes) => yes,
+    );
     assert.deepEqual(values, [9n]);
     const history = await c.queryFilter("Set", 0, "latest");
     assert.ok(history.some((e) => e.transactionHash === hash && e.blockHash !== ZERO_HASH));

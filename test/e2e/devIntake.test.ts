@@ -69,7 +69,8 @@ async function sign(
 describe("transaction intake", () => {
   before(async () => {
     const { startTestDevNode } = await import("../utils/devChain.ts");
-    node = await startTestDevNode();
+    // Blocks seal only on evm_mine: what is pre-confirmed stays so while a test looks at it.
+    node = await startTestDevNode({ blockTimeMs: 3_600_000 });
     alice = privateKeyToAccount(node.accounts[3]!.privateKey as `0x${string}`);
     bob = privateKeyToAccount(node.accounts[4]!.privateKey as `0x${string}`);
   });
@@ -99,7 +100,7 @@ describe("transaction intake", () => {
     await pollUntil(
       async () => (await call("eth_getTransactionReceipt", [hash])).result,
       (v) => v !== null,
-      3000,
+      30_000,
     );
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       // geth's text; the hint after it says the nonce is taken only in the pre-confirmed block.
@@ -154,7 +155,13 @@ describe("transaction intake", () => {
     const nonce = await nonceOf(alice.address);
     const later = (await call("eth_sendRawTransaction", [await sign(alice, { nonce: nonce + 1 })]))
       .result as string;
-    await new Promise((r) => setTimeout(r, 500));
+    // A transaction sent after it is pre-confirmed: the gapped one, taken first, was not.
+    const after = (await call("eth_sendRawTransaction", [await sign(bob, { to: alice.address })]))
+      .result as string;
+    await pollUntil(
+      async () => (await call("eth_getTransactionReceipt", [after])).result,
+      (v) => v !== null,
+    );
     assert.equal(
       (await call("eth_getTransactionReceipt", [later])).result,
       null,
@@ -166,7 +173,7 @@ describe("transaction intake", () => {
       await pollUntil(
         async () => (await call("eth_getTransactionReceipt", [h])).result,
         (v) => v !== null,
-        3000,
+        30_000,
       );
     }
   });
@@ -212,11 +219,11 @@ describe("transaction intake", () => {
 
   test("eth_sendRawTransactionSync returns the pre-confirmed receipt", async () => {
     const nonce = await nonceOf(alice.address);
-    const started = Date.now();
     const r = await call("eth_sendRawTransactionSync", [await sign(alice, { nonce })]);
     const receipt = r.result as { status: string; blockHash: string; blockNumber: string };
     assert.equal(receipt.status, "0x1", JSON.stringify(r));
-    assert.ok(Date.now() - started < 1500, "answered within a few flashblocks");
+    // Answered at its flashblock: its block is not sealed (blocks seal only on evm_mine here).
+    assert.equal(receipt.blockHash, `0x${"00".repeat(32)}`, "the pre-confirmed receipt");
     // A gapped transaction cannot be pre-confirmed: timeout error, code 4, hash as data.
     const gapped = await call("eth_sendRawTransactionSync", [
       await sign(alice, { nonce: nonce + 5 }),
@@ -284,7 +291,7 @@ describe("transaction intake", () => {
             status: string;
           } | null,
         (v) => v !== null,
-        3000,
+        30_000,
       );
       assert.equal(receipt!.status, "0x1");
       types.push(receipt!.type);
@@ -345,7 +352,6 @@ describe("transaction intake", () => {
     try {
       // A gapped transaction is never pre-confirmed: the sync send would wait its 5 s.
       const raw = await signTransfer(short, 1, { nonce: 7 });
-      const started = Date.now();
       const r = await rpc(short.dedicatedUrl, {
         jsonrpc: "2.0",
         id: 42,
@@ -357,7 +363,7 @@ describe("transaction intake", () => {
         id: 42,
         error: { code: -32002, message: "request timed out" },
       });
-      assert.ok(Date.now() - started < 4000, "answered at the request timeout, not the 5 s wait");
+      // The request timeout's own answer: the 5 s wait would have ended with code 4.
     } finally {
       await short.close();
     }

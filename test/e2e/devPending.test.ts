@@ -8,15 +8,16 @@ import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import {
+  flashblockFeed,
   pollUntil,
   setCalldata,
   signTransfer,
-  sleep,
   startTestDevNode,
   storageContractBytecode,
 } from "../utils/devChain.ts";
 import { rpc } from "../utils/fixtures.ts";
 
+const ZERO_HASH = `0x${"00".repeat(32)}`;
 let node: DevNode;
 type Rpc = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 const call = async (method: string, params: unknown[] = []) =>
@@ -33,12 +34,21 @@ describe("pending view", () => {
   test("a pre-confirmed transaction never disappears across seals", async () => {
     const account = privateKeyToAccount(node.accounts[5]!.privateKey as `0x${string}`);
     const seen = new Set<string>();
+    /** Blocks that sealed transactions of `seen`, as the polls saw their receipts. */
+    const sealedIn = new Set<string>();
     let nonce = Number(
       (await call("eth_getTransactionCount", [account.address, "pending"])).result,
     );
     let polls = 0;
-    const deadline = Date.now() + 4000; // four blocks
-    while (Date.now() < deadline) {
+    // One round per flashblock (the node's 100 ms cadence paces the load), until transactions
+    // were followed through four seals; the deadline only turns a stuck chain into a failure.
+    const flashblocks = await flashblockFeed(node.wsUrl);
+    const deadline = Date.now() + 120_000;
+    while (sealedIn.size < 4 || seen.size < 10 || polls < 20) {
+      assert.ok(
+        Date.now() < deadline,
+        `stuck: ${seen.size} transactions, ${sealedIn.size} seals, ${polls} polls`,
+      );
       const raw = await signTransfer(node, 5, { nonce: nonce++, value: 1n });
       assert.ok((await call("eth_sendRawTransaction", [raw])).result);
       // One batch: the pending block, pending receipts and every receipt seen so far, at one instant.
@@ -63,13 +73,12 @@ describe("pending view", () => {
       for (const r of receipts) seen.add(r.transactionHash);
       batch.slice(2).forEach((r, i) => {
         assert.ok(r.result !== null, `pre-confirmed ${hashes[i]} is still visible (poll ${polls})`);
+        const { blockHash, blockNumber } = r.result as { blockHash: string; blockNumber: string };
+        if (blockHash !== ZERO_HASH) sealedIn.add(blockNumber);
       });
-      await sleep(25);
+      await flashblocks.next();
     }
-    assert.ok(
-      seen.size >= 10 && polls >= 20,
-      `${seen.size} transactions followed over ${polls} polls`,
-    );
+    flashblocks.close();
   });
 
   test("/flashblocks stream: Base wire format, index 0 carries base, indices in order", async () => {
@@ -81,7 +90,7 @@ describe("pending view", () => {
     await pollUntil(
       async () => messages.length,
       (n) => n >= 25,
-      6000,
+      30_000,
       50,
     );
     ws.close();
@@ -128,7 +137,7 @@ describe("pending view", () => {
       return pollUntil(
         async () => replies.get(id),
         (v) => v !== undefined,
-        3000,
+        30_000,
       );
     };
     const heads = (await request(1, "eth_subscribe", ["newHeads"])) as string;
@@ -160,7 +169,7 @@ describe("pending view", () => {
           contractAddress: string;
         } | null,
       (r) => r !== null,
-      3000,
+      30_000,
     );
     const logsSub = (await request(3, "eth_subscribe", [
       "logs",
@@ -170,7 +179,7 @@ describe("pending view", () => {
     await pollUntil(
       async () => notes.filter((n) => n.subscription === logsSub).length,
       (n) => n >= 1,
-      5000,
+      30_000,
       50,
     );
     ws.close();
@@ -264,6 +273,9 @@ describe("pending view", () => {
         Number((await call("eth_getTransactionCount", [account.address, "pending"])).result),
       (n) => n === nonce + 3,
     );
+    // The test's clock is the node's (one process): a flashblock applied after this instant
+    // makes the age at most the time since it.
+    const t0 = performance.timeOrigin + performance.now();
     const flashblocks = await metric("flashnode_flashblocks_total");
     const head = await metric("flashnode_head_block_number");
     const pendingNumber = await metric("flashnode_pending_block_number");
@@ -272,17 +284,26 @@ describe("pending view", () => {
       pendingNumber === head + 1 || pendingNumber === head + 2,
       `${pendingNumber} vs ${head}`,
     );
-    const age = await metric("flashnode_flashblock_age_seconds");
-    assert.ok(age >= 0 && age < 1, `flashblock age ${age} s at a 100 ms cadence`);
+    assert.ok((await metric("flashnode_flashblock_age_seconds")) >= 0, "a flashblock applied");
     assert.ok((await metric("flashnode_flashblock_build_seconds_count")) > 0);
     assert.ok((await metric("flashnode_transactions_per_second")) > 0, "3 txs in the last 10 s");
-    await sleep(350);
-    assert.ok(
-      (await metric("flashnode_flashblocks_total")) > flashblocks,
-      "flashblocks keep coming every 100 ms",
+    // Flashblocks keep coming, and the age restarts from each.
+    await pollUntil(
+      () => metric("flashnode_flashblocks_total"),
+      (n) => n > flashblocks,
     );
-    const ready = await fetch(`${node.url}readyz`);
-    assert.equal(ready.status, 200);
-    assert.deepEqual(await ready.json(), { ready: true, reasons: [] });
+    const age = await metric("flashnode_flashblock_age_seconds");
+    const since = (performance.timeOrigin + performance.now() - t0) / 1000;
+    assert.ok(age >= 0 && age <= since, `age ${age} s, a flashblock applied within ${since} s`);
+    // Ready while flashblocks are fresh (a loaded machine may pause them past the 1 s limit:
+    // readiness then rightly says stale, and says ready again with the next one).
+    const ready = await pollUntil(
+      async () => {
+        const r = await fetch(`${node.url}readyz`);
+        return { status: r.status, body: (await r.json()) as unknown };
+      },
+      (r) => r.status === 200,
+    );
+    assert.deepEqual(ready.body, { ready: true, reasons: [] });
   });
 });

@@ -27,7 +27,7 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
         blockNumber: string;
       } | null,
     (r) => r !== null && !/^0x0+$/.test(r.blockHash),
-    6000,
+    30_000,
   );
   const history = (await call("eth_feeHistory", ["0x4", "latest", [10, 90]])).result as {
     oldestBlock: string;
@@ -63,7 +63,7 @@ test("the chain survives a restart, --fresh starts over, and fee methods answer"
   await pollUntil(
     async () => Number((await call("eth_blockNumber")).result),
     (n) => n > head,
-    6000,
+    30_000,
   );
   await node.close();
 

@@ -9,9 +9,11 @@ import { after, before, test } from "node:test";
 import WebSocket from "ws";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { pollUntil, setCalldata, sleep, storageContractBytecode, word } from "../utils/devChain.ts";
+import { pollUntil, setCalldata, storageContractBytecode, word } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import { readerAgents, rpcOn } from "../utils/readers.ts";
+import { within } from "../utils/within.ts";
 
 const KEY = "dev-revert-test-key";
 // keccak256("Set(uint256)")
@@ -57,8 +59,8 @@ before(async () => {
   dedicated = `${url}rpc/${KEY}`;
 });
 
-after(() => {
-  primary?.kill("SIGTERM");
+after(async () => {
+  await stopChild(primary);
 });
 
 function rpc<T = unknown>(method: string, params: unknown[] = [], agent?: Agent): Promise<T> {
@@ -207,8 +209,11 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
     const receipt = await rpc<{ blockNumber: string }>("eth_getTransactionReceipt", [redo], agent);
     assert.equal(Number(receipt.blockNumber), base + 1);
   }
+  // Closed (each reader answered the close), and each reader answered once more since.
+  const closed = sockets.map((s) => new Promise((resolve) => s.once("close", resolve)));
   for (const s of sockets) s.close();
-  await sleep(50);
+  await within(Promise.all(closed), "the sockets' close");
+  for (const agent of agents) await rpc("eth_blockNumber", [], agent);
   assert.doesNotMatch(output, /error|reader exited/i, output);
 });
 

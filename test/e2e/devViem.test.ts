@@ -70,7 +70,7 @@ test("viem: deploy, write, read through pending before the seal, then latest, th
     await pollUntil(
       () => client.request({ method: "eth_getStorageAt", params: [contract, "0x0", "pending"] }),
       (v) => v === word(value),
-      2000,
+      30_000,
       10,
     );
     const pendingReceipts = (await client.request({

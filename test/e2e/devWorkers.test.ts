@@ -11,17 +11,20 @@ import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
 import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { pollUntil, sleep } from "../utils/devChain.ts";
+import { pollUntil } from "../utils/devChain.ts";
 import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
   readerAgents,
   readerPids,
   rpcOn,
+  waitForListeningReaders,
   waitForReplacement,
 } from "../utils/readers.ts";
 
 const KEY = "dev-workers-test-key";
+type PendingTxs = { transactions: string[] };
 const CHAIN_ID = 31337;
 let primary: ChildProcess;
 let url: string;
@@ -64,8 +67,8 @@ before(async () => {
   dedicated = `${url}rpc/${KEY}`;
 });
 
-after(() => {
-  primary?.kill("SIGTERM");
+after(async () => {
+  await stopChild(primary);
 });
 
 const agents = readerAgents();
@@ -105,7 +108,7 @@ test("two readers serve the node", async () => {
   const pids = await pollUntil(
     async () => readers(),
     (p) => p.length === 2,
-    5000,
+    30_000,
     100,
   ).catch(() => readers());
   assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${output}`);
@@ -120,7 +123,7 @@ test("transactions sent through either reader are pre-confirmed, then sealed", a
       const receipt = (await pollUntil(
         () => rpc(agent, "eth_getTransactionReceipt", [hash]),
         (r) => r !== null,
-        10_000,
+        30_000,
       )) as { status: string };
       assert.equal(receipt.status, "0x1");
     }
@@ -165,7 +168,7 @@ test("every reader serves the live page and the sequencer's pre-confirmation tim
     const times = (await pollUntil(
       () => rpc(agent, "flashnode_getTransactionTimes", [hash]),
       (t) => t !== null,
-      10_000,
+      30_000,
     )) as { receivedAt: number; preconfirmedAt: number; preconfirmLatencyMs: number };
     assert.ok(times.receivedAt > 0 && times.preconfirmedAt >= times.receivedAt);
     // Each figure is rounded to 0.1 ms on its own.
@@ -175,8 +178,14 @@ test("every reader serves the live page and the sequencer's pre-confirmation tim
 });
 
 test("both readers answer alike at every selector, pending included", async () => {
-  for (let i = 0; i < 3; i++) await send(3);
-  await sleep(300);
+  const sent: string[] = [];
+  for (let i = 0; i < 3; i++) sent.push(await send(3));
+  // Both readers show them pending (blocks seal only on evm_mine: nothing moves after that).
+  for (const agent of agents)
+    await pollUntil(
+      async () => (await rpc(agent, "eth_getBlockByNumber", ["pending", false])) as PendingTxs,
+      (b) => sent.every((h) => b.transactions.includes(h)),
+    );
   const head = Number(await rpc(agents[0], "eth_blockNumber", []));
   const selectors = [
     "latest",
@@ -207,28 +216,37 @@ test("both readers answer alike at every selector, pending included", async () =
 
 test("the pending view never goes backwards, whichever reader answers", async () => {
   let sending = true;
+  let mines = 0;
   const sender = (async () => {
     let n = 0;
     while (sending) {
       await send(n % 4);
-      if (++n % 15 === 0) await rpc(undefined, "evm_mine", []);
+      if (++n % 15 === 0) {
+        await rpc(undefined, "evm_mine", []);
+        mines++;
+      }
     }
     return n;
   })();
-  // [block number, transactions] as each answer showed it; reads alternate between the readers.
-  const reads = await assertPendingMonotonic(
+  // [block number, transactions] as each answer showed it; reads alternate between the readers,
+  // while transactions arrive and across three seals.
+  const { reads, first, last } = await assertPendingMonotonic(
     (i) => rpc(agents[i % 2], "eth_getBlockByNumber", ["pending", false]),
-    3000,
+    (n) => n >= 50 && mines >= 3,
   );
   sending = false;
   const sent = await sender;
-  assert.ok(sent > 10 && reads > 50, `${sent} transactions sent, ${reads} reads`);
+  assert.ok(
+    last - first >= 2,
+    `${reads} reads saw pending go from ${first} to ${last} (${sent} transactions sent)`,
+  );
 });
 
 test("subscriptions and /flashblocks from every reader", async () => {
   const sockets: WebSocket[] = [];
   const counts: number[] = [];
   const heads: number[] = [];
+  const subscribed: boolean[] = [];
   for (let i = 0; i < 4; i++) {
     const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
     const sub = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
@@ -243,16 +261,17 @@ test("subscriptions and /flashblocks from every reader", async () => {
       ),
     );
     sub.on("message", (data: Buffer) => {
-      const m = JSON.parse(data.toString()) as { method?: string };
+      const m = JSON.parse(data.toString()) as { method?: string; id?: number };
       if (m.method === "eth_subscription") heads[i]!++;
+      else if (m.id === 1) subscribed[i] = true;
     });
     sockets.push(fb, sub);
   }
+  // Every stream delivers, and every subscription was confirmed before the seal.
   await pollUntil(
-    async () => counts.every((c) => c >= 3),
+    async () => counts.every((c) => c >= 3) && [0, 1, 2, 3].every((i) => subscribed[i]),
     (ok) => ok,
   );
-  await sleep(200);
   await rpc(undefined, "evm_mine", []);
   await pollUntil(
     async () => heads.every((h) => h >= 1),
@@ -262,15 +281,18 @@ test("subscriptions and /flashblocks from every reader", async () => {
 });
 
 test("a killed reader is replaced, and shows the pending block at once", async () => {
-  await send(0);
-  await send(1);
-  await sleep(200);
+  const sent = [await send(0), await send(1)];
+  // Both pre-confirmed before the kill.
+  await pollUntil(
+    async () => (await rpc(undefined, "eth_getBlockByNumber", ["pending", false])) as PendingTxs,
+    (b) => sent.every((h) => b.transactions.includes(h)),
+  );
   const before = readers();
   process.kill(before[0]!, "SIGKILL");
   const now = await waitForReplacement(primary.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, "two readers again");
-  // Wait until the replacement listens: fresh connections then reach both readers.
-  await sleep(1500);
+  // Once the replacement listens, fresh connections reach both readers.
+  await waitForListeningReaders(dedicated, 2);
   const answers = new Set<string>();
   for (let i = 0; i < 8; i++) {
     const block = (await rpc(undefined, "eth_getBlockByNumber", ["pending", false])) as {
@@ -287,18 +309,17 @@ test("filters answer through any reader, whichever holds them", async () => {
   // Fresh connections take turns between the readers (once a replacement from the test before
   // listens): install until both hold a filter.
   const ids = new Map<string, string>();
-  for (const deadline = Date.now() + 15_000; ids.size < 2 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; ids.size < 2 && Date.now() < deadline; ) {
     const id = (await rpc(undefined, "eth_newBlockFilter", [])) as string;
     // A filter id's first byte names the reader holding it.
     if (!ids.has(id.slice(0, 4))) ids.set(id.slice(0, 4), id);
-    else await sleep(100);
   }
   assert.equal(ids.size, 2, `filters held by two readers: ${[...ids.values()].join(" ")}`);
   const pidsBefore = readers().sort();
   const txs = (await rpc(undefined, "eth_newPendingTransactionFilter", [])) as string;
   const hash = await send(0);
+  // evm_mine is answered once every reader has the block: their filters hold it now.
   await rpc(undefined, "evm_mine", []);
-  await sleep(200);
   // Polled through fresh connections: each filter is read through both readers in turn, and
   // always found (a poll of a filter the other reader holds is answered by the holder).
   for (const id of ids.values()) {

@@ -15,11 +15,13 @@ import {
   sleep,
   startTestDevNode,
   storageContractBytecode,
+  waitForBlock,
 } from "../utils/devChain.ts";
 import { call, rpc, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { waitForReplicaReady } from "../utils/replicas.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
@@ -115,7 +117,8 @@ before(async () => {
   for (let i = 0; i < 12; i++) {
     await sendSet(devUrl(), BigInt(i + 1));
     await call(devUrl(), "eth_sendRawTransaction", [await signTransfer(dev, 2, { nonce: i })]);
-    await sleep(120);
+    // Three rounds a block: slot 0 changes in four blocks at least.
+    if (i % 3 === 2) await waitForBlock(devUrl(), (await head(devUrl())) + 1);
   }
 });
 
@@ -131,16 +134,11 @@ test("a new replica catches up from block 0 and answers byte-identically", async
   await pollUntil(
     () => head(replicaUrl()),
     (n) => n >= target,
-    20_000,
+    30_000,
   );
   await assertSameBlocks(target, ["eth_getBlockReceipts", "eth_getBlockByNumber"]);
   // Caught up: the lag it reports is small and it says it is ready.
-  const metrics = await (await fetch(`${replica!.url}metrics`)).text();
-  const lag = /^flashnode_replica_lag_blocks (\d+)$/m.exec(metrics);
-  assert.ok(lag !== null, "/metrics reports flashnode_replica_lag_blocks");
-  assert.ok(Number(lag[1]) <= 10, `lag ${lag[1]} blocks`);
-  assert.match(metrics, /^flashnode_replica_lag_seconds /m);
-  assert.equal((await fetch(`${replica!.url}readyz`)).status, 200);
+  await waitForReplicaReady(replica!.url);
   const holders = [dev.accounts[1]!.address, dev.accounts[2]!.address, contract];
   for (let i = 0; i < 60; i++) {
     const block = `0x${Math.floor(Math.random() * (target + 1)).toString(16)}`;
@@ -163,14 +161,14 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
   const onSequencer = await pollUntil(
     () => call(devUrl(), "eth_getTransactionByHash", [sent]),
     (t) => t !== null,
-    5_000,
+    30_000,
   );
   assert.equal((onSequencer as { hash: string }).hash, sent);
   // The replica sees it too, pre-confirmed or sealed, with the same receipt.
   const receipt = await pollUntil(
     () => raw(replicaUrl(), "eth_getTransactionReceipt", [sent]),
     (r) => !r.includes('"result":null'),
-    5_000,
+    30_000,
   );
   assert.match(receipt, /"status":"0x1"/);
   // The replica serves the live page, with the sequencer's own pre-confirmation times (they
@@ -206,6 +204,8 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
       raw(replicaUrl(), "eth_getBlockByNumber", ["pending", false]),
     ]);
     if (a === b && a.includes('"number"')) same++;
+    // A poll (tries counted, not time): the two agree between flashblocks, once the replica
+    // has the sequencer's newest; nothing tells when that is.
     await sleep(10);
   }
   assert.ok(same >= 3, "the replica's pending block equals the sequencer's");
@@ -214,16 +214,17 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
 test("a restarted replica resumes where its archive stopped: no gap, no duplicate", async () => {
   await replica!.close();
   replica = undefined;
+  // While it is down: a transaction, then a seal after it, five times.
   for (let i = 0; i < 5; i++) {
     await sendSet(devUrl(), 1000n + BigInt(i));
-    await sleep(150);
+    await waitForBlock(devUrl(), (await head(devUrl())) + 1);
   }
   replica = await startReplica();
   const target = await head(devUrl());
   await pollUntil(
     () => head(replicaUrl()),
     (n) => n >= target,
-    20_000,
+    30_000,
   );
   await assertSameBlocks(target, ["eth_getBlockReceipts"]);
   assert.equal(

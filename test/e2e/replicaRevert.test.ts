@@ -121,7 +121,7 @@ test("replicas follow evm_revert: live, stopped during it, and replaying from bl
     await pollUntil(
       () => call(urlOf(live), "eth_getTransactionReceipt", [h]),
       (r) => r === null,
-      10_000,
+      30_000,
       50,
     );
   // The new chain: fewer blocks than the dropped one had, so the numbers are reused.
@@ -172,7 +172,7 @@ test("replicas follow evm_revert: live, stopped during it, and replaying from bl
   await pollUntil(
     () => pending(urlOf(live)),
     (p) => p === want,
-    10_000,
+    30_000,
     50,
   );
 });

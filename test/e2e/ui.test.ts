@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { createWalletClient, defineChain, http, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
@@ -71,8 +71,10 @@ test("the live page follows a dev node: pre-confirmation, seal, restart", async 
   const options = { datadir, blockTimeMs: 3_600_000 };
   let node = await startTestDevNode(options);
   const port = Number(new URL(node.url).port);
-  const browser = await launchBrowser();
+  // Inside the try: a browser that cannot start must not leave the node running.
+  let browser: BrowserContext | undefined;
   try {
+    browser = await launchBrowser();
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -146,7 +148,7 @@ test("the live page follows a dev node: pre-confirmation, seal, restart", async 
     await shot(page, shots, "4-recovered", t);
     assert.deepEqual(problems, []);
   } finally {
-    await browser.close();
+    await browser?.close();
     await node.close();
   }
 });
@@ -157,8 +159,9 @@ test("on `flashnode serve` (no WebSocket) the page polls over HTTP and shows the
     frontend: testFrontendOptions(),
     logger: silentLogger,
   });
-  const browser = await launchBrowser();
+  let browser: BrowserContext | undefined;
   try {
+    browser = await launchBrowser();
     const page = await browser.newPage();
     await page.goto(`${server.url}ui`);
     await page.waitForSelector('body[data-state="polling"]', WAIT);
@@ -175,7 +178,7 @@ test("on `flashnode serve` (no WebSocket) the page polls over HTTP and shows the
     await page.waitForSelector("#building", { state: "hidden", ...WAIT });
     assert.match((await page.textContent("#banner")) ?? "", /no WebSocket/);
   } finally {
-    await browser.close();
+    await browser?.close();
     await server.close();
   }
 });

@@ -1,8 +1,8 @@
 // anvil (the devDependency) as a real upstream chain, seeded with a contract holding storage and
 // some history, forked at a past block while it moves on.
 import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
 import { join } from "node:path";
-import { freePort, waitForRpc } from "../../bench/compare/peers.ts";
 import { asm, deployCode } from "./evmAsm.ts";
 import { ROOT } from "./fixtures.ts";
 
@@ -48,11 +48,42 @@ export type Anvil = {
   stop(): void;
 };
 
+/**
+ * anvil on a port of its own choosing (`--port 0`, read from its "Listening on" line: a port
+ * picked beforehand can be taken by another test file before anvil binds it). It is killed
+ * when the test process exits, and does not keep that process alive if a test forgets it.
+ */
 export async function startAnvilUpstream(extra: string[] = []): Promise<Anvil> {
-  const port = await freePort();
-  const child = spawn(ANVIL, ["--silent", "--port", String(port), ...extra], { stdio: "ignore" });
-  const url = `http://127.0.0.1:${port}/`;
-  await waitForRpc(url, child);
+  const child = spawn(ANVIL, ["--port", "0", ...extra], { stdio: ["ignore", "pipe", "ignore"] });
+  const kill = () => child.kill("SIGKILL");
+  process.once("exit", kill);
+  child.unref();
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const timer = setTimeout(
+        () => reject(new Error(`anvil did not listen within 60 s:\n${out}`)),
+        60_000,
+      );
+      child.once("exit", (code) => reject(new Error(`anvil exited (${code}):\n${out}`)));
+      const onData = (c: Buffer) => {
+        out += c.toString();
+        const port = /Listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+        if (port === undefined) return;
+        clearTimeout(timer);
+        // Its per-request log lines are read and dropped from here on: a full pipe would stall it.
+        child.stdout.off("data", onData);
+        child.stdout.resume();
+        resolve(`http://127.0.0.1:${port}/`);
+      };
+      child.stdout.on("data", onData);
+    });
+  } catch (e) {
+    kill();
+    throw e;
+  }
+  (child.stdout as Socket).unref();
   let id = 0;
   return {
     url,
@@ -68,7 +99,8 @@ export async function startAnvilUpstream(extra: string[] = []): Promise<Anvil> {
       return body.result as T;
     },
     stop() {
-      child.kill("SIGKILL");
+      process.off("exit", kill);
+      kill();
     },
   };
 }
@@ -87,24 +119,31 @@ export type SeededChain = {
   readonly txs: readonly string[];
 };
 
-/** Sends from anvil's first account and waits for the receipt (anvil mines it, a moment later
- * on a loaded machine). */
+/** Sends and waits for the receipt: anvil mines in a task of its own, after it answers. */
 async function send(anvil: Anvil, tx: Record<string, string>): Promise<string> {
   const hash = await anvil.rpc<string>("eth_sendTransaction", [{ from: ANVIL_SENDER, ...tx }]);
-  for (let i = 0; i < 600; i++) {
-    if ((await anvil.rpc("eth_getTransactionReceipt", [hash])) !== null) return hash;
-    await new Promise((r) => setTimeout(r, 50));
+  await mined(anvil, hash);
+  return hash;
+}
+
+/** The receipt of `hash`, once anvil has mined it (failing after a generous 30 s). */
+export async function mined<T = { contractAddress: string | null }>(
+  anvil: Anvil,
+  hash: string,
+): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const receipt = await anvil.rpc<T | null>("eth_getTransactionReceipt", [hash]);
+    if (receipt !== null) return receipt;
+    if (Date.now() > deadline) throw new Error(`anvil did not mine ${hash} within 30 s`);
+    await new Promise((r) => setTimeout(r, 10));
   }
-  throw new Error(`anvil did not mine ${hash} within 30 s`);
 }
 
 /** Deploys the store contract, writes slots 1–5 and pays RECEIVER: F is the block after. */
 export async function seedChain(anvil: Anvil): Promise<SeededChain> {
   const deploy = await send(anvil, { data: deployCode(STORE_RUNTIME) });
-  const receipt = await anvil.rpc<{ contractAddress: string }>("eth_getTransactionReceipt", [
-    deploy,
-  ]);
-  const contract = receipt.contractAddress;
+  const contract = (await mined(anvil, deploy)).contractAddress!;
   const txs = [deploy];
   for (let slot = 1n; slot <= 5n; slot++)
     txs.push(await send(anvil, { to: contract, data: word(slot) + word(slot * 100n).slice(2) }));

@@ -1,4 +1,4 @@
-// SIGKILL `flashnode dev` at random moments while a steady client sends transactions, and check
+// SIGKILL `flashnode dev` at random points while a steady client sends transactions, and check
 // after every restart that nothing sealed changed and nothing pre-confirmed was lost.
 import type { ChildProcess } from "node:child_process";
 import { privateKeyToAccount } from "viem/accounts";
@@ -36,10 +36,18 @@ async function start(datadir: string): Promise<{ child: ChildProcess; url: strin
   return { child, url: `${url}rpc/${KEY}` };
 }
 
+/** A whole number in [min, max], at random. */
+const randomIn = ([min, max]: readonly [number, number]) =>
+  min + Math.floor(Math.random() * (max - min + 1));
+
 export async function runCrashTest(opts: {
   kills: number;
-  minMs: number;
-  maxMs: number;
+  /**
+   * When each kill comes, counted in events (a loaded machine only makes it later): once
+   * `seals` blocks were sealed since the restart, after `sends` more transactions (each drawn
+   * at random in its range): mid-block, with sends in flight.
+   */
+  killAfter: { seals: readonly [number, number]; sends: readonly [number, number] };
   log?: (line: string) => void;
 }): Promise<CrashReport> {
   const datadir = tempDatadir("crash");
@@ -114,7 +122,11 @@ export async function runCrashTest(opts: {
     }
 
     // ---- a steady client until the kill -------------------------------------------------------
-    const killAt = Date.now() + opts.minMs + Math.random() * (opts.maxMs - opts.minMs);
+    const sealsDue = head + randomIn(opts.killAfter.seals);
+    let sendsLeft = randomIn(opts.killAfter.sends);
+    let top = head;
+    // Only a node that stopped sealing gets here: said, rather than a run that never ends.
+    const deadline = Date.now() + 120_000;
     const nonces = await Promise.all(
       senders.map(async (s) =>
         Number(await rpc(url, "eth_getTransactionCount", [s.address, "pending"])),
@@ -122,7 +134,12 @@ export async function runCrashTest(opts: {
     );
     let i = 0;
     try {
-      while (Date.now() < killAt) {
+      for (;;) {
+        if (top >= sealsDue && sendsLeft-- === 0) break;
+        if (Date.now() > deadline) {
+          problem(`round ${round}: no block ${sealsDue} within 120 s (head ${top})`);
+          break;
+        }
         const k = i++ % senders.length;
         const raw = await senders[k]!.signTransaction({
           chainId: 31337,
@@ -156,7 +173,7 @@ export async function runCrashTest(opts: {
             });
           }
         }
-        const top = Number(await rpc(url, "eth_blockNumber"));
+        top = Number(await rpc(url, "eth_blockNumber"));
         for (let n = 1; n <= top; n++) {
           if (sealed.has(n)) continue;
           const b = (await rpc(url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])) as {

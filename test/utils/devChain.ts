@@ -1,10 +1,12 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import WebSocket from "ws";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { tempDatadir } from "./fixtures.ts";
+import { call, tempDatadir } from "./fixtures.ts";
 import { DEFAULT_DEV_OPTIONS, startDevNode, type TestDevOptions } from "./nodes.ts";
 import { silentLogger, testFrontendOptions } from "./options.ts";
+import { within } from "./within.ts";
 
 /** A running `flashnode dev` (any running node: one assembly). */
 export type DevNode = RunningNode;
@@ -45,11 +47,14 @@ export function word(value: bigint): string {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `read` until `done(value)`, every `everyMs`, for at most `timeoutMs`. */
+/**
+ * Polls `read` until `done(value)`, every `everyMs`. `timeoutMs` is a failure deadline only,
+ * generous (the machine may be loaded): nothing waits it out when the condition comes.
+ */
 export async function pollUntil<T>(
   read: () => Promise<T>,
   done: (v: T) => boolean,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   everyMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -79,4 +84,49 @@ export async function signTransfer(
     to: (tx.to ?? account.address) as `0x${string}`,
     value: tx.value ?? 0n,
   });
+}
+
+/** The node's `/flashblocks` stream, read one message at a time. */
+export type FlashblockFeed = {
+  /** The next flashblock (parsed Base wire JSON), waiting for it if none is queued. */
+  next(): Promise<{ index: number; metadata: { block_number: number } }>;
+  close(): void;
+};
+
+/** Opens `${wsUrl}flashblocks`: a test waits for flashblocks instead of for time to pass. */
+export async function flashblockFeed(wsUrl: string): Promise<FlashblockFeed> {
+  type Message = Awaited<ReturnType<FlashblockFeed["next"]>>;
+  const ws = new WebSocket(`${wsUrl}flashblocks`);
+  const queue: Message[] = [];
+  const waiting: ((m: Message) => void)[] = [];
+  ws.on("message", (data: Buffer) => {
+    const m = JSON.parse(data.toString()) as Message;
+    const w = waiting.shift();
+    if (w === undefined) queue.push(m);
+    else w(m);
+  });
+  await within(
+    new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    }),
+    "the /flashblocks stream's opening",
+  );
+  return {
+    next() {
+      const m = queue.shift();
+      if (m !== undefined) return Promise.resolve(m);
+      return within(new Promise((resolve) => waiting.push(resolve)), "a flashblock");
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** Polls `eth_blockNumber` at `url` until it reaches `n`; the number it showed. */
+export async function waitForBlock(url: string, n: number, timeoutMs = 60_000): Promise<number> {
+  return pollUntil(
+    async () => Number(await call(url, "eth_blockNumber")),
+    (head) => head >= n,
+    timeoutMs,
+  );
 }

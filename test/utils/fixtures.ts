@@ -1,6 +1,6 @@
 // The execution-apis conformance chain carried in fixtures/, and helpers to import it.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,9 +49,18 @@ export function fixtureImportArgs(
   return ["import", "--genesis", GENESIS, "--datadir", datadir, ...fc, CHAIN_RLP];
 }
 
-/** Imports the fixture chain (with forkchoice) into a fresh datadir through the CLI. */
+/**
+ * The fixture chain (with forkchoice) in a fresh datadir, imported through the CLI. `npm test`
+ * imports it once and names that datadir in FLASHNODE_TEST_FIXTURE_ARCHIVE: a copy of it is the
+ * same archive, without an import per test file.
+ */
 export function importFixtureChain(label: string): string {
   const datadir = tempDatadir(label);
+  const imported = process.env.FLASHNODE_TEST_FIXTURE_ARCHIVE;
+  if (imported !== undefined && imported !== "" && existsSync(join(imported, "archive"))) {
+    cpSync(imported, datadir, { recursive: true });
+    return datadir;
+  }
   const r = runCli(fixtureImportArgs(datadir));
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}${r.stdout}`);
   return datadir;

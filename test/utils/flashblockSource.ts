@@ -1,10 +1,9 @@
 // A flashblocks stream written in the test: a real WebSocket server on 127.0.0.1 that sends
-// what the test tells it to, in Base's wire format; and a clock whose timers fire only when the
-// test advances it (for the stream client's deadlines and backoff).
+// what the test tells it to, in Base's wire format. (The stream client's deadlines and backoff
+// are driven by test/utils/fakeClock.ts.)
 import type { AddressInfo } from "node:net";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
-import type { StreamClock } from "../../src/follow/flashblockStream.ts";
 
 const h32 = (b: string) => `0x${b.repeat(64)}`;
 
@@ -96,42 +95,4 @@ export async function startFlashblockSource(opts: SourceOptions = {}): Promise<F
         wss.close(() => resolve());
       }),
   };
-}
-
-type FakeTimer = { at: number; fn: () => void; live: boolean };
-
-/** Timers that fire only when the test advances time, in due order. */
-export class FakeClock implements StreamClock {
-  t = 1_000_000;
-  readonly #timers: FakeTimer[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  schedule(fn: () => void, ms: number): () => void {
-    const timer = { at: this.t + ms, fn, live: true };
-    this.#timers.push(timer);
-    return () => {
-      timer.live = false;
-    };
-  }
-
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      let next: FakeTimer | undefined;
-      for (const timer of this.#timers)
-        if (timer.live && timer.at <= end && (next === undefined || timer.at < next.at))
-          next = timer;
-      if (next === undefined) break;
-      next.live = false;
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-    // Fired and cancelled timers are of no further use.
-    for (let i = this.#timers.length - 1; i >= 0; i--)
-      if (!this.#timers[i]!.live) this.#timers.splice(i, 1);
-  }
 }

@@ -4,7 +4,6 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../bench/compare/peers.ts";
-import { sleep } from "./devChain.ts";
 import { tempDatadir } from "./fixtures.ts";
 
 export type NatsServer = {
@@ -27,28 +26,52 @@ function natsServerBinary(): string {
   );
 }
 
-async function launch(port: number, dir: string, extra: string[] = []): Promise<ChildProcess> {
+/** How long a nats-server may take to say it is ready (generous: the machine may be loaded). */
+const READY_MS = 60_000;
+
+type Launched = { readonly child: ChildProcess; readonly port: number };
+
+/**
+ * Starts nats-server and waits for its "Server is ready" line (or its exit). `port` -1 lets the
+ * server pick a free port (read from its log): a port picked beforehand can be taken by another
+ * test file before the server binds it.
+ */
+function launch(port: number, dir: string, extra: string[] = []): Promise<Launched> {
   const child = spawn(
     natsServerBinary(),
     ["-js", "-sd", join(dir, "js"), "-a", "127.0.0.1", "-p", String(port), ...extra],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
-  let log = "";
-  child.stderr?.on("data", (c: Buffer) => {
-    log += c.toString();
+  // Killed with the test process, whatever the test's after() managed to do.
+  const kill = () => child.kill("SIGKILL");
+  process.once("exit", kill);
+  child.once("exit", () => process.off("exit", kill));
+  return new Promise((resolve, reject) => {
+    let log = "";
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(`nats-server ${why}:\n${log}`));
+    };
+    const timer = setTimeout(() => fail(`was not ready within ${READY_MS / 1000} s`), READY_MS);
+    const onExit = (code: number | null) => fail(`exited (${code}) before it was ready`);
+    child.once("exit", onExit);
+    child.stderr?.on("data", (c: Buffer) => {
+      log += c.toString();
+      if (!log.includes("Server is ready")) return;
+      const listening = /Listening for client connections on [\d.]+:(\d+)/.exec(log)?.[1];
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      resolve({ child, port: Number(listening ?? port) });
+    });
   });
-  for (let i = 0; i < 100 && !log.includes("Server is ready"); i++) await sleep(50);
-  if (!log.includes("Server is ready")) {
-    child.kill("SIGKILL");
-    throw new Error(`nats-server did not start:\n${log}`);
-  }
-  return child;
 }
 
 export async function startNatsServer(): Promise<NatsServer> {
-  const port = await freePort();
   const dir = tempDatadir("nats");
-  let child: ChildProcess | undefined = await launch(port, dir);
+  const first = await launch(-1, dir);
+  const port = first.port;
+  let child: ChildProcess | undefined = first.child;
   return {
     url: `nats://127.0.0.1:${port}`,
     get pid() {
@@ -63,7 +86,8 @@ export async function startNatsServer(): Promise<NatsServer> {
       await exited;
     },
     async restart() {
-      child = await launch(port, dir);
+      // The same port, so that clients reconnect to the URL they know.
+      child = (await launch(port, dir)).child;
     },
   };
 }
@@ -80,10 +104,23 @@ export type NatsCluster = {
 
 /** `size` nats-servers routed into one JetStream cluster (RAFT), each with its own store. */
 export async function startNatsCluster(size: number): Promise<NatsCluster> {
+  // Route ports must be known to every node before it starts, so they are picked beforehand:
+  // one taken meanwhile by another test file makes that server exit, and the cluster is tried
+  // again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tryCluster(size);
+    } catch (e) {
+      if (attempt >= 3 || !/address already in use/.test(String(e))) throw e;
+    }
+  }
+}
+
+async function tryCluster(size: number): Promise<NatsCluster> {
   const ports = await Promise.all(Array.from({ length: size }, () => freePort()));
   const routes = await Promise.all(Array.from({ length: size }, () => freePort()));
   const names = ports.map((_, i) => `n${i}`);
-  const children: Array<ChildProcess | undefined> = await Promise.all(
+  const launched = await Promise.allSettled(
     ports.map((port, i) =>
       launch(port, tempDatadir(`nats-${names[i]}`), [
         "-n",
@@ -100,6 +137,9 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
       ]),
     ),
   );
+  const children: Array<ChildProcess | undefined> = launched.map((r) =>
+    r.status === "fulfilled" ? r.value.child : undefined,
+  );
   const kill = async (i: number) => {
     const child = children[i];
     children[i] = undefined;
@@ -108,6 +148,11 @@ export async function startNatsCluster(size: number): Promise<NatsCluster> {
     child.kill("SIGKILL");
     await exited;
   };
+  const failure = launched.find((r) => r.status === "rejected");
+  if (failure !== undefined) {
+    await Promise.all(children.map((_, i) => kill(i)));
+    throw failure.reason;
+  }
   return {
     urls: ports.map((p) => `nats://127.0.0.1:${p}`),
     names,

@@ -1,6 +1,7 @@
 // Real processes for end-to-end tests: `flashnode` through its CLI and the real anvil (the
 // devDependency), each started as a user starts it, asked over JSON-RPC, and stopped with Ctrl-C
-// (both write their --dump-state file then).
+// (both write their --dump-state file then); and their end, waited for (stopChild), so nothing is
+// left running, or writing into a datadir being removed, when the test process exits.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
@@ -89,4 +90,18 @@ export async function startAnvilProcess(args: readonly string[]): Promise<RpcPro
   const url = `http://127.0.0.1:${port}/`;
   await waitForRpc(url, child);
   return started(child, url, output);
+}
+
+/** Signals `child` and waits for its exit; SIGKILL if it has not exited after `graceMs`. */
+export async function stopChild(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = "SIGTERM",
+  graceMs = 30_000,
+): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
 }

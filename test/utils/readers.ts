@@ -85,28 +85,57 @@ export function readerAgents(): Agent[] {
   return [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
 }
 
+/**
+ * Installs block filters through fresh connections until `count` different readers hold one
+ * (a filter id names its reader's slot), then removes them: those readers take connections.
+ * What a test waits for after a reader was replaced, instead of a guess at how long it takes.
+ */
+export async function waitForListeningReaders(
+  url: string,
+  count: number,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const slots = new Set<string>();
+  const ids: string[] = [];
+  while (slots.size < count) {
+    if (Date.now() > deadline)
+      throw new Error(`only ${slots.size} of ${count} readers answered within ${timeoutMs} ms`);
+    const id = (await rpcOn(url, undefined, "eth_newBlockFilter", [])) as string;
+    ids.push(id);
+    slots.add(id.slice(0, 4));
+  }
+  for (const id of ids) await rpcOn(url, undefined, "eth_uninstallFilter", [id]);
+}
+
 type PendingBlock = { number: string; transactions: string[] };
 
 /**
- * Reads the pending block with `read(i)` (the caller alternates readers) for `ms`, asserting it
- * never goes backwards (block number, then transaction count); the number of reads.
+ * Reads the pending block with `read(i)` (the caller alternates readers) until `enough(reads)`,
+ * asserting it never goes backwards (block number, then transaction count). Returns the number
+ * of reads and the first and last block numbers seen. The deadline only turns a stuck node
+ * into a failure.
  */
 export async function assertPendingMonotonic(
   read: (i: number) => Promise<unknown>,
-  ms: number,
-): Promise<number> {
+  enough: (reads: number) => boolean,
+  timeoutMs = 120_000,
+): Promise<{ reads: number; first: number; last: number }> {
   let last: [number, number] = [0, 0];
+  let first = -1;
   let reads = 0;
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
+  const deadline = Date.now() + timeoutMs;
+  while (!enough(reads)) {
+    assert.ok(Date.now() < deadline, `still reading after ${timeoutMs} ms (${reads} reads)`);
     const block = (await read(reads)) as PendingBlock;
     const seen: [number, number] = [Number(block.number), block.transactions.length];
     assert.ok(
       seen[0] > last[0] || (seen[0] === last[0] && seen[1] >= last[1]),
       `pending went from block ${last[0]} with ${last[1]} txs to block ${seen[0]} with ${seen[1]}`,
     );
+    if (first < 0) first = seen[0];
     last = seen;
     reads++;
   }
-  return reads;
+  return { reads, first, last: last[0] };
 }

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
+import { pollUntil } from "./devChain.ts";
 
 /** The raw JSON text of one call. */
 export async function rawCall(url: string, method: string, params: unknown[]): Promise<string> {
@@ -64,4 +65,29 @@ export function nonceSigner(dev: DevNode, index: number): NonceSigner {
       ...(tx.to === undefined ? {} : { to: tx.to }),
       data: tx.data,
     });
+}
+
+/**
+ * Waits until the replica at `baseUrl` (its root URL) says it is ready and its /metrics reports
+ * a lag of at most `maxLagBlocks`: right after catching up it may fall behind again for a moment
+ * on a loaded machine, and the assertion is that it gets there, not when. Fails if /metrics has
+ * no lag figure.
+ */
+export async function waitForReplicaReady(baseUrl: string, maxLagBlocks = 10): Promise<void> {
+  const health = await pollUntil(
+    async () => {
+      const metrics = await (await fetch(`${baseUrl}metrics`)).text();
+      const lag = /^flashnode_replica_lag_blocks (\d+)$/m.exec(metrics)?.[1];
+      return {
+        lag,
+        seconds: /^flashnode_replica_lag_seconds /m.test(metrics),
+        ready: (await fetch(`${baseUrl}readyz`)).status,
+      };
+    },
+    (h) => h.lag === undefined || (Number(h.lag) <= maxLagBlocks && h.ready === 200),
+    60_000,
+  );
+  assert.ok(health.lag !== undefined, "/metrics reports flashnode_replica_lag_blocks");
+  assert.ok(health.seconds, "/metrics reports flashnode_replica_lag_seconds");
+  assert.equal(health.ready, 200, "/readyz");
 }
