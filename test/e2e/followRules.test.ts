@@ -263,3 +263,28 @@ test("a cut stream is dialled again; the block goes on where it was", async () =
   await seq.mine(plan);
   await h.headIs(plan.number);
 });
+
+test("a flashblock that does not run here is refused and pending dropped, never half-applied", async () => {
+  const { seq, send } = h;
+  const plan = await seq.plan();
+  const start = await h.balance(CAROL, "latest");
+  const a = await seq.transfer(1, CAROL, 1n);
+  await seq.flashblock(plan, 0, [a], send);
+  await h.pendingHolds("flashblock 0", [a.hash]);
+  // Flashblock 1 claims more gas than its transactions use: not this chain's block.
+  const b = await seq.transfer(2, CAROL, 2n);
+  const c = await seq.transfer(3, CAROL, 4n);
+  await seq.toPool([b, c]);
+  const before = await h.events();
+  send(seq.message(plan, 1, [b, c], { gasUsed: (await seq.poolGas()) + 1n }));
+  await h.event(before, "executionFailed");
+  await pendingFellBack("flashblock 1 was refused");
+  // The rest of that build is past a hole now.
+  const d = await seq.transfer(4, CAROL, 8n);
+  await seq.flashblock(plan, 2, [d], send);
+  await h.event(before, "nonZeroFirst");
+  await h.assertPendingIsLatest(HOLDERS, "after the refused flashblock");
+  await seq.mine(plan);
+  await h.headIs(plan.number);
+  assert.equal(await h.balance(CAROL, "latest"), start + 15n);
+});
