@@ -288,3 +288,52 @@ test("a flashblock that does not run here is refused and pending dropped, never 
   await h.headIs(plan.number);
   assert.equal(await h.balance(CAROL, "latest"), start + 15n);
 });
+
+test("a reorg of the upstream is unwound to the common ancestor; pending goes on on the new branch", async () => {
+  const { seq, send } = h;
+  const start = await h.balance(CAROL, "latest");
+  const snapshot = await seq.anvil.rpc<string>("evm_snapshot");
+  const plan = await seq.plan();
+  const a = await seq.transfer(1, CAROL, 1n);
+  await seq.flashblock(plan, 0, [a], send);
+  await h.pendingHolds("a", [a.hash]);
+  await seq.mine(plan);
+  await h.headIs(plan.number);
+  assert.equal(await h.balance(CAROL, "latest"), start + 1n);
+
+  // The upstream drops block N for another N and builds N+1 on it.
+  const before = await h.events();
+  await seq.anvil.rpc("evm_revert", [snapshot]);
+  await seq.anvil.rpc("anvil_dropAllTransactions");
+  await seq.resyncNonce(1);
+  const other = await seq.plan();
+  assert.equal(other.number, plan.number);
+  await seq.toPool([await seq.transfer(2, CAROL, 2n)]);
+  await seq.mine({ ...other, timestamp: other.timestamp + 1n });
+  const next = await seq.plan();
+  await seq.toPool([await seq.transfer(3, CAROL, 4n)]);
+  const tip = await seq.mine(next);
+  await h.headIs(next.number);
+  await h.event(before, "canonicalReorg");
+  for (const n of [plan.number, next.number]) {
+    const id = `0x${n.toString(16)}`;
+    const ours = (await h.rpc("eth_getBlockByNumber", [id, false])) as { hash: string };
+    const theirs = await seq.anvil.rpc<{ hash: string }>("eth_getBlockByNumber", [id, false]);
+    assert.equal(ours.hash, theirs.hash, `block ${n} is the new branch's`);
+  }
+  assert.equal(
+    ((await h.rpc("eth_getBlockByNumber", ["latest", false])) as { hash: string }).hash,
+    tip.hash,
+  );
+  assert.equal(await h.rpc("eth_getTransactionReceipt", [a.hash]), null, "a left the chain");
+  assert.equal(await h.balance(CAROL, "latest"), start + 6n);
+  await h.assertPendingIsLatest(HOLDERS, "after the reorg");
+
+  const last = await seq.plan();
+  const d = await seq.transfer(4, CAROL, 8n);
+  await seq.flashblock(last, 0, [d], send);
+  await h.pendingHolds("d on the new branch", [d.hash]);
+  assert.equal(await h.balance(CAROL, "pending"), start + 14n);
+  await seq.mine(last);
+  await h.headIs(last.number);
+});
