@@ -27,6 +27,12 @@ export class ForkedStateManager extends RecordingStateManager {
   private levels: Written[] = [emptyWritten()];
   /** Accounts the archive says were written (only grows until reset: writes are never undone). */
   private readonly archiveAccounts = new Set<string>();
+  /**
+   * Whether the chain's own trie holds the account, for accounts the archive has no row of: an
+   * upstream contract whose slots the chain wrote is there (with its own storage root) although
+   * its fields never changed. Asked once per account until the state moves (resetWritten).
+   */
+  private readonly inTrie = new Map<string, boolean>();
   /** The upstream's accounts, as read (immutable: F never changes). */
   private readonly upstreamAccounts = new Map<string, AccountRecord | undefined>();
 
@@ -43,6 +49,7 @@ export class ForkedStateManager extends RecordingStateManager {
   resetWritten(): void {
     this.levels = [emptyWritten()];
     this.archiveAccounts.clear();
+    this.inTrie.clear();
   }
 
   private top(): Written {
@@ -75,11 +82,21 @@ export class ForkedStateManager extends RecordingStateManager {
     return record;
   }
 
+  /** Whether the chain's own trie (at the current root) has an entry for the account. */
+  private async ownTrieHas(address: Address): Promise<boolean> {
+    const key = bytesToUnprefixedHex(address.bytes);
+    let has = this.inTrie.get(key);
+    if (has === undefined) {
+      // The trie itself, not getAccount: that would cache the miss as a deleted account.
+      has = (await this._trie.get(address.bytes)) !== null;
+      this.inTrie.set(key, has);
+    }
+    return has;
+  }
+
   protected override async storedAccount(address: Address): Promise<Account | undefined> {
-    // The chain's own trie first: an account whose only change was its storage (a contract's
-    // slots) is there with its storage root, though the archive's records show no change of it.
-    const local = await super.storedAccount(address);
-    if (local !== undefined || this.accountWritten(address)) return local;
+    if (this.accountWritten(address) || (await this.ownTrieHas(address)))
+      return super.storedAccount(address);
     const record = await this.upstreamAccount(address);
     if (record === undefined) return undefined;
     // Its storage root is the chain's own (empty until it writes a slot): the upstream's slots

@@ -2,7 +2,7 @@
 // block view, for the RPC layer's pending answers.
 import { type BlockHeader, createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
+import { KECCAK256_RLP } from "@ethereumjs/util";
 import {
   type BlockView,
   decodeTransaction,
@@ -36,7 +36,6 @@ function pendingHeader(common: Common, p: PendingBlock): BlockHeader {
       blobGasUsed: p.blobGasUsed,
       excessBlobGas: b.excessBlobGas,
       parentBeaconBlockRoot: b.parentBeaconBlockRoot,
-      requestsHash: SHA256_NULL,
     },
     { common, setHardfork: true },
   );

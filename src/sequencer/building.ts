@@ -4,7 +4,7 @@ import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
+import { KECCAK256_RLP } from "@ethereumjs/util";
 import type { BlockBuilder } from "@ethereumjs/vm";
 import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
@@ -157,7 +157,6 @@ export class Building {
         blobGasUsed: this.builder.blobGasUsed,
         excessBlobGas: this.base.excessBlobGas,
         parentBeaconBlockRoot: this.base.parentBeaconBlockRoot,
-        requestsHash: SHA256_NULL,
       },
       { common },
     ).hash();

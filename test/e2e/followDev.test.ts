@@ -120,8 +120,17 @@ test("pending on the follower answers what pending on the sequencer answers, met
   );
 });
 
-test("sealed blocks equal the sequencer's", async () => {
-  const sealed = Number(await call(sequencer.url, "evm_mine"));
+// evm_mine answers "0x0", so this compared the genesis blocks. Comparing the sealed block shows
+// the follower stop at it: a dev OP chain's EIP-1559 parameters are Ethereum's (2, 8) and its
+// extraData carries none, while a follower of an unknown OP-stack chain assumes OP's (6, 250):
+// "base fee 766092305, expected 871544862". A todo until the follower learns the parameters.
+test("sealed blocks equal the sequencer's", {
+  todo: "a follower of a dev OP chain assumes OP's EIP-1559 parameters, not dev's",
+}, async () => {
+  // evm_mine answers "0x0" (as anvil does): the sealed block is the sequencer's head after it.
+  await call(sequencer.url, "evm_mine");
+  const sealed = Number(await call(sequencer.url, "eth_blockNumber"));
+  assert.ok(sealed > 0);
   await pollUntil(
     async () => Number(await call(follower.url, "eth_blockNumber")),
     (n) => n >= sealed,

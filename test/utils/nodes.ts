@@ -174,6 +174,8 @@ export type FollowNodeOptions = {
   readonly maxPendingDepth?: number;
   readonly streamReadTimeoutMs?: number;
   readonly txForward?: string;
+  /** The followed chain's rules (--follow-hardfork); osaka by default. */
+  readonly hardfork?: DevFork;
 };
 
 /** `flashnode follow` of a live chain and its flashblocks stream. */
@@ -201,7 +203,7 @@ export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
       follow: {
         upstream: upstreamOptions(o.rpc, { retryBackoffMs: 50, maxBackoffMs: 500 }),
         flashblocksUrl: o.flashblocks,
-        hardfork: "osaka",
+        hardfork: o.hardfork ?? "osaka",
         txForward: o.txForward,
         pollMs: o.pollMs ?? 100,
         maxPendingDepth: o.maxPendingDepth ?? 3,
