@@ -289,8 +289,12 @@ export class Follower {
           out.push(await this.replay.extend(a.flashblock, this.arrivals.get(a.flashblock)));
         }
       } catch (e) {
-        if (!(e instanceof FlashblockRejectedError)) throw e;
-        this.deps.log("warn", "flashblock not applied", { reason: e.message });
+        // Whatever kept it from applying (a transaction that does not run, the upstream out of
+        // reach for state it reads), pending is dropped until the next index 0: readers must never
+        // be handed a later index on top of a block missing this one.
+        const reason = e instanceof FlashblockRejectedError ? e.message : String(e);
+        this.deps.log("warn", "flashblock not applied", { reason });
+        await this.replay.clear().catch(() => undefined);
         const failed =
           a.kind === "extend" ? a.flashblock : a.kind === "open" ? a.flashblocks[0] : undefined;
         if (failed !== undefined)

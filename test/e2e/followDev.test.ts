@@ -120,13 +120,10 @@ test("pending on the follower answers what pending on the sequencer answers, met
   );
 });
 
-// evm_mine answers "0x0", so this compared the genesis blocks. Comparing the sealed block shows
-// the follower stop at it: a dev OP chain's EIP-1559 parameters are Ethereum's (2, 8) and its
-// extraData carries none, while a follower of an unknown OP-stack chain assumes OP's (6, 250):
-// "base fee 766092305, expected 871544862". A todo until the follower learns the parameters.
-test("sealed blocks equal the sequencer's", {
-  todo: "a follower of a dev OP chain assumes OP's EIP-1559 parameters, not dev's",
-}, async () => {
+// A followed chain's EIP-1559 parameters are its own (a dev OP chain's are 2 and 8, which its
+// headers do not carry): the follower takes each header's base fee as the upstream's consensus
+// gave it, and checks what execution yields.
+test("sealed blocks equal the sequencer's", async () => {
   // evm_mine answers "0x0" (as anvil does): the sealed block is the sequencer's head after it.
   await call(sequencer.url, "evm_mine");
   const sealed = Number(await call(sequencer.url, "eth_blockNumber"));
