@@ -178,3 +178,32 @@ test("a follower of the stream's brotli binary frames shows the same pending blo
     await brotli.close();
   }
 });
+
+test("eth_sendRawTransactionSync on the follower answers once the receipt is pre-confirmed there", async () => {
+  const raw = await alice!.signTransaction({
+    chainId: Number(await call(sequencer.url, "eth_chainId")),
+    type: "eip1559",
+    nonce: Number(
+      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
+    ),
+    gas: 100_000n,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 1n,
+    to: contract as `0x${string}`,
+    data: setCalldata(55n),
+  });
+  const receipt = (await call(follower.url, "eth_sendRawTransactionSync", [raw])) as {
+    status: string;
+    transactionHash: string;
+  };
+  assert.equal(receipt.status, "0x1");
+  // Answered from the follower's own pre-confirmed block: it shows the write at pending now.
+  assert.equal(
+    BigInt(String(await call(follower.url, "eth_getStorageAt", [contract, "0x0", "pending"]))),
+    55n,
+  );
+  assert.deepEqual(
+    await call(follower.url, "eth_getTransactionReceipt", [receipt.transactionHash]),
+    receipt,
+  );
+});
