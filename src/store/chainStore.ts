@@ -7,19 +7,17 @@ import type {
   BlockWrite,
   StorageChange,
 } from "../chain/types.ts";
-import { bytesToHex, copyBytes, hexToBytes } from "../util/hex.ts";
+import { copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
+import { writeBlockTables } from "./blockWrite.ts";
 import {
   decodeAccount,
   decodeDevWrites,
   decodeFlashblockRecord,
   decodeReceipts,
-  encodeAccount,
-  encodeDevWrites,
   encodeFlashblockRecord,
-  encodeReceipts,
 } from "./codec.ts";
-import { SHARD_CAPACITY, shardAppend, shardLast, shardLength } from "./historyShard.ts";
+import { decodeForkBase, encodeForkBase, type StoredForkBase } from "./forkBaseCodec.ts";
 import {
   accountChangeKey,
   accountHistoryKey,
@@ -30,20 +28,11 @@ import {
   readU64,
   storageChangeKey,
   storageKey,
-  storageShardKey,
-  txLocation,
   u64Key,
 } from "./keys.ts";
 import type { KvEnv, KvTable } from "./lmdb.ts";
-import { indexBlockLogs, logCandidateBlocks } from "./logIndex.ts";
-import {
-  encodeSlotRow,
-  RECENT,
-  slotRowHasOlderShards,
-  slotRowIsZero,
-  slotRowRecentValues,
-  slotRowShard,
-} from "./slotRow.ts";
+import { logCandidateBlocks } from "./logIndex.ts";
+import { slotRowIsZero } from "./slotRow.ts";
 import { createStateReads } from "./stateReads.ts";
 import { type ScannedAccount, scanCurrentState } from "./stateScan.ts";
 import { META_KEYS, SCHEMA_VERSION } from "./tables.ts";
@@ -58,7 +47,7 @@ export type FlashblockRecord = {
   readonly ops: Uint8Array[];
 };
 
-const EMPTY = new Uint8Array(0);
+const _EMPTY = new Uint8Array(0);
 const NO_ADDRESS = new Uint8Array(20);
 const NO_SLOT = new Uint8Array(32);
 const utf8 = new TextEncoder();
@@ -109,15 +98,6 @@ export type StateReader = {
   accountKnown(address: Uint8Array): boolean;
   /** Whether this chain ever wrote the slot (it has a row). */
   slotKnown(address: Uint8Array, slot: Uint8Array): boolean;
-};
-
-/** A forked chain's base block F (meta forkBase): its state beyond the chain's writes is the upstream's. */
-export type StoredForkBase = {
-  readonly chainId: bigint;
-  readonly number: number;
-  readonly hash: Uint8Array;
-  /** The state root of the chain's own (partial) trie at F, where its blocks build from. */
-  readonly stateRoot: Uint8Array;
 };
 
 export type ChainStore = ChainReader &
@@ -237,37 +217,6 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     opts.slotRowCacheBytes,
   );
 
-  /**
-   * The slot's new row: value `after`, `number` appended to its newest history shard, and
-   * `before` to the pre-values it keeps (the oldest dropped past RECENT).
-   */
-  function writeSlot(
-    address: Uint8Array,
-    slot: Uint8Array,
-    before: Uint8Array,
-    after: Uint8Array,
-    number: number,
-  ) {
-    const key = storageKey(address, slot);
-    const row = t.slots.get(key);
-    let shard = row === undefined ? new Uint8Array(0) : slotRowShard(row);
-    let recent = row === undefined ? [] : slotRowRecentValues(row);
-    let older = row !== undefined && slotRowHasOlderShards(row);
-    if (shardLength(shard) === 0 || shardLast(shard) !== number) {
-      if (shardLength(shard) >= SHARD_CAPACITY) {
-        // Full: it moves to the index, keyed by its highest number; a new shard starts.
-        t.storageHistoryIndex.put(storageShardKey(address, slot, shardLast(shard)), shard);
-        shard = new Uint8Array(0);
-        recent = [];
-        older = true;
-      }
-      shard = shardAppend(shard, number);
-      recent.push(before);
-      if (recent.length > RECENT) recent.shift();
-    }
-    t.slots.put(key, encodeSlotRow(after, recent, shard, older));
-  }
-
   return {
     env,
     headNumber,
@@ -365,42 +314,8 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
 
     writeBlock(b) {
       env.writeAtomically(() => {
-        const key = blockKey(b.number, b.hash);
-        const numberKey = u64Key(b.number);
-        t.headers.put(key, b.headerRlp);
-        t.bodies.put(key, b.bodyRlp);
-        t.receipts.put(key, encodeReceipts(b.timestamp, b.receipts));
-        indexBlockLogs(t, b.number, b.receipts);
-        t.canonical.put(numberKey, b.hash);
-        t.blockNumbers.put(b.hash, numberKey);
-        for (const [i, h] of b.transactionHashes.entries())
-          t.txLookup.put(h, txLocation(b.number, i));
-        for (const c of b.accountChanges) {
-          t.accountChangeSets.put(accountChangeKey(b.number, c.address), EMPTY);
-          t.accountHistory.put(
-            accountHistoryKey(c.address, b.number),
-            c.before === undefined ? EMPTY : encodeAccount(c.before),
-          );
-          if (c.after === undefined) t.accounts.remove(c.address);
-          else t.accounts.put(c.address, encodeAccount(c.after));
-        }
-        for (const c of b.storageChanges) {
-          t.storageChanges.put(storageChangeKey(b.number, c.address, c.slot), c.before);
-          writeSlot(c.address, c.slot, c.before, c.after, b.number);
-        }
-        for (const [hashHex, bytecode] of b.code) t.code.put(Buffer.from(hashHex, "hex"), bytecode);
-        if (b.localStateRoot !== undefined) t.localStateRoots.put(key, b.localStateRoot);
-        if (b.devWrites !== undefined && b.devWrites.length > 0)
-          t.devWrites.put(numberKey, encodeDevWrites(b.devWrites));
-        for (const [keyHex, node] of b.trieNodes) t.trieNodes.put(Buffer.from(keyHex, "hex"), node);
-        // The block's pre-confirmation record ends with it, in the same write.
-        for (const { key } of t.preconfirmations.range(
-          flashblockKey(b.number, 0),
-          flashblockKey(b.number + 1, 0),
-        )) {
-          t.preconfirmations.remove(key);
-        }
-        t.meta.put(META_KEY_BYTES.head, numberKey);
+        writeBlockTables(t, b);
+        t.meta.put(META_KEY_BYTES.head, u64Key(b.number));
       });
     },
     recordFlashblock(number, index, timestamp, transactions, ops) {
@@ -472,29 +387,5 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
         t.meta.put(META_KEY_BYTES.schemaVersion, u64Key(SCHEMA_VERSION));
       });
     },
-  };
-}
-
-function encodeForkBase(b: StoredForkBase): string {
-  return JSON.stringify({
-    chainId: b.chainId.toString(),
-    number: b.number,
-    hash: bytesToHex(b.hash),
-    stateRoot: bytesToHex(b.stateRoot),
-  });
-}
-
-function decodeForkBase(json: string): StoredForkBase {
-  const o = JSON.parse(json) as {
-    chainId: string;
-    number: number;
-    hash: string;
-    stateRoot: string;
-  };
-  return {
-    chainId: BigInt(o.chainId),
-    number: o.number,
-    hash: hexToBytes(o.hash),
-    stateRoot: hexToBytes(o.stateRoot),
   };
 }
