@@ -304,7 +304,10 @@ describe("commands and help", () => {
     assert.equal(r.status, 2);
     assert.equal(r.stdout, "");
     assert.match(r.stderr, /Usage:/);
-    assert.match(r.stderr, /flashnode: no command given \(dev, import, serve, replica or follow\)\n$/);
+    assert.match(
+      r.stderr,
+      /flashnode: no command given \(dev, import, serve, replica or follow\)\n$/,
+    );
   });
 
   test("an unknown command suggests the nearest", () => {
