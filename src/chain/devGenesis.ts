@@ -3,21 +3,18 @@
 // EIP-2935, EIP-7002, EIP-7251), whose canonical bytecode is read from the bundled
 // execution-apis genesis.
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { privateToAddress } from "@ethereumjs/util";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { bytesToHex } from "../util/hex.ts";
+import { PACKAGE_ROOT } from "../util/packageRoot.ts";
 
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_FORKS = ["cancun", "prague", "osaka"] as const;
 export type DevFork = (typeof DEV_FORKS)[number];
 
-const SAMPLE_GENESIS = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  "../../fixtures/execution-apis/genesis.json",
-);
+const SAMPLE_GENESIS = join(PACKAGE_ROOT, "fixtures/execution-apis/genesis.json");
 const SYSTEM_CONTRACTS = [
   "000f3df6d732807ef1319fb7b8bb8522d0beac02", // EIP-4788 beacon roots
   "0000f90827f1c53a10cb7a02335b175320002935", // EIP-2935 block hashes
