@@ -1,10 +1,10 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 // Runs dist/ (the JavaScript scripts/build.mjs compiles from src/ at `npm ci`, `npm start` and
 // `npm test`) when it was built from the sources as they are; otherwise the TypeScript sources
 // themselves, through tsx: slower to start, never stale.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readFileSync } from "node:fs";
 import { fingerprint, sourceFiles } from "../scripts/sourceFingerprint.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -12,7 +12,9 @@ const src = join(root, "src");
 
 function built() {
   try {
-    return readFileSync(join(root, "dist/BUILD"), "utf8").trim() === fingerprint(src, sourceFiles(src));
+    return (
+      readFileSync(join(root, "dist/BUILD"), "utf8").trim() === fingerprint(src, sourceFiles(src))
+    );
   } catch {
     return false;
   }

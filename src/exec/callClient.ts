@@ -13,7 +13,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { CallService, TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
-import { type Channel, DeadlineError } from "../util/channel.ts";
+import { type Channel, DeadlineError, PeerGoneError } from "../util/channel.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
@@ -31,64 +31,63 @@ const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
 
 const worker = new URL("./callWorker.ts", import.meta.url);
 
+type Started = { readonly channel: CallChannel; readonly thread: Worker };
+
 export class CallClient implements CallService {
-  /** The block being built, from its flashblock 0: what a replacement worker is sent first. */
+  /** The block being built, from its flashblock 0: what a new worker is sent first. */
   private current: Update[] = [];
   private stopping = false;
-  private replacing: Promise<void> | undefined;
+  /** The worker, once it is up; until then (and while one is replaced) `starting` says when. */
+  private worker: Started | undefined;
+  private starting: Promise<void> | undefined;
+  /** Resolves once the first worker is ready; rejects with its error if it failed to start. */
+  readonly ready: Promise<void>;
 
-  private constructor(
-    private channel: CallChannel,
-    private thread: Worker,
+  /**
+   * Starts the worker and returns at once: the node serves reads while the worker loads (the
+   * EVM is a large part of a start), and a call made meanwhile waits for it. `logger`: where a
+   * request's gas above the cap is reported (geth warns), and replacements.
+   */
+  constructor(
     private readonly data: CallWorkerData,
-    private readonly logger: Logger | undefined,
+    private readonly logger?: Logger,
   ) {
-    this.watch();
-  }
-
-  /** `logger`: where a request's gas above the cap is reported (geth warns), and replacements. */
-  static async start(data: CallWorkerData, logger?: Logger): Promise<CallClient> {
-    const { channel, worker: thread } = await CallClient.spawn(data);
-    return new CallClient(channel, thread, data, logger);
-  }
-
-  private static spawn(data: CallWorkerData) {
-    return startWorkerChannel<CallWorkerApi, null, CallParentApi>(worker, data, {
-      peer: "the call worker",
-      deadlineMs: 0,
-    });
+    this.ready = this.spawn();
+    this.starting = this.ready.catch(() => {});
   }
 
   private get limits() {
     return this.data.limits ?? DEFAULT_CALL_LIMITS;
   }
 
-  /** Replaces the worker once it is gone, unless the node is stopping. */
-  private watch(): void {
-    const channel = this.channel;
-    void channel.whenGone().then((e) => {
-      if (this.stopping || channel !== this.channel) return;
-      this.logger?.warn({ err: e.message }, "call worker gone; starting another");
-      this.replace();
+  private spawn(): Promise<void> {
+    return startWorkerChannel<CallWorkerApi, null, CallParentApi>(worker, this.data, {
+      peer: "the call worker",
+      deadlineMs: 0,
+    }).then(({ channel, worker: thread }) => {
+      this.starting = undefined;
+      if (this.stopping) {
+        void thread.terminate();
+        return;
+      }
+      this.worker = { channel, thread };
+      // What arrived while it started: the block being built so far.
+      for (const u of this.current) channel.emit("update", u);
+      this.watch(channel);
     });
   }
 
-  private replace(): void {
-    this.replacing ??= CallClient.spawn(this.data)
-      .then(({ channel, worker: thread }) => {
-        if (this.stopping) {
-          void thread.terminate();
-          return;
-        }
-        this.channel = channel;
-        this.thread = thread;
-        for (const u of this.current) channel.emit("update", u);
-        this.watch();
-      })
-      .catch((e: unknown) => this.logger?.error({ err: e }, "call worker failed to start"))
-      .finally(() => {
-        this.replacing = undefined;
+  /** Replaces the worker once it is gone, unless the node is stopping. */
+  private watch(channel: CallChannel): void {
+    void channel.whenGone().then((e) => {
+      if (this.stopping || channel !== this.worker?.channel) return;
+      this.logger?.warn({ err: e.message }, "call worker gone; starting another");
+      this.worker = undefined;
+      this.starting ??= this.spawn().catch((err: unknown) => {
+        this.starting = undefined;
+        this.logger?.error({ err }, "call worker failed to start");
       });
+    });
   }
 
   private async ask<K extends keyof CallWorkerApi["requests"] & string>(
@@ -96,15 +95,17 @@ export class CallClient implements CallService {
     body: CallWorkerApi["requests"][K]["request"],
     runMs: number,
   ): Promise<CallWorkerApi["requests"][K]["reply"]> {
-    // A call made while a dead worker is being replaced waits for the new one.
-    if (this.channel.closed && this.replacing !== undefined) await this.replacing;
-    const channel = this.channel;
+    // A call made while the worker starts, or while a dead one is replaced, waits for it.
+    if (this.worker === undefined || this.worker.channel.closed) await this.starting;
+    const started = this.worker;
+    if (started === undefined) throw new PeerGoneError("the call worker failed to start");
+    const { channel, thread } = started;
     const deadline = (runMs > 0 ? runMs : UNBOUNDED_RUN_MS) + DEADLINE_MARGIN_MS;
     return channel.request(kind, body, deadline).catch((e: unknown) => {
-      if (e instanceof DeadlineError && channel === this.channel && !this.stopping) {
+      if (e instanceof DeadlineError && started === this.worker && !this.stopping) {
         // Stuck past its own limits: what else waits on it would wait as long.
         this.logger?.error({ kind }, "call worker stuck past its deadline; replacing it");
-        void this.thread.terminate();
+        void thread.terminate();
       }
       throw e;
     });
@@ -156,13 +157,16 @@ export class CallClient implements CallService {
   forward(update: Update): void {
     if (update.kind === "sealed" || update.index === 0) this.current = [update];
     else this.current.push(update);
-    this.channel.emit("update", update);
+    this.worker?.channel.emit("update", update);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.channel.close("the node is shutting down");
-    await this.thread.terminate();
+    await this.starting;
+    const started = this.worker;
+    if (started === undefined) return;
+    started.channel.close("the node is shutting down");
+    await started.thread.terminate();
   }
 }
 

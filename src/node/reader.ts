@@ -84,7 +84,8 @@ export type Reader = {
 export async function startReader(deps: ReaderDeps): Promise<Reader> {
   const { archive, spec, view } = deps;
   const { kv, store } = archive;
-  const calls = await CallClient.start(
+  // The call worker loads while the reader starts serving; calls made meanwhile wait for it.
+  const calls = new CallClient(
     {
       datadir: deps.datadir,
       ...(deps.readOnly ? { readOnly: true } : {}),
@@ -142,6 +143,11 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       ...(deps.link === undefined ? {} : { link: deps.link }),
       metricsSources: metricsSources(deps, follower),
       health: health(deps, follower),
+    });
+    // Started means every part is: a call worker that cannot start fails the start.
+    await calls.ready.catch(async (e: unknown) => {
+      await frontend.close();
+      throw e;
     });
     return {
       url: frontend.url,

@@ -1,5 +1,6 @@
 // What the RPC thread and the sequencer worker ask and tell each other (src/util/channel.ts).
 // Plain data only.
+import type { NewDevChain } from "../chain/newDevChain.ts";
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
@@ -8,13 +9,14 @@ import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
-  /** Genesis to create the chain with when the datadir is empty. */
-  readonly genesis: Record<string, unknown>;
   /**
-   * The genesis came from --genesis: a datadir holding a chain from another genesis is refused
-   * (without it, whatever chain the datadir holds is continued: dev's own, or an imported one).
+   * --genesis: the chain to create when the datadir is empty, and a datadir holding a chain from
+   * another genesis is refused (without it, whatever chain the datadir holds is continued: dev's
+   * own, or an imported one).
    */
-  readonly genesisGiven: boolean;
+  readonly genesis?: Record<string, unknown>;
+  /** Without --genesis, the new chain an empty datadir gets (made only then). */
+  readonly newChain: NewDevChain;
   readonly blockTimeMs: number;
   readonly flashblockIntervalMs: number;
   /** The gas limit blocks move towards (decimal). */

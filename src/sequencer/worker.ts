@@ -2,6 +2,7 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { newDevGenesis } from "../chain/newDevChain.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
@@ -33,13 +34,21 @@ async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
   const store = createChainStore(env);
   const stored = store.chainConfig();
-  if (stored !== undefined && data.genesisGiven && stored !== JSON.stringify(data.genesis)) {
+  if (
+    stored !== undefined &&
+    data.genesis !== undefined &&
+    stored !== JSON.stringify(data.genesis)
+  ) {
     const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
     throw new GenesisMismatchError(
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
-  const spec = await chainSpecFromGenesis(stored === undefined ? data.genesis : JSON.parse(stored));
+  const genesis =
+    stored !== undefined
+      ? JSON.parse(stored)
+      : (data.genesis ?? (await newDevGenesis(data.newChain)));
+  const spec = await chainSpecFromGenesis(genesis);
   const executor = await ensureGenesis(spec, store);
   let publisher: Publisher | undefined;
   const sequencer = new Sequencer(

@@ -2,13 +2,9 @@
 // archive and publishes every flashblock and seal (src/sequencer/). A new datadir gets the dev
 // genesis (an OP-stack chain like Base unless --ethereum) or the --genesis given; an existing
 // one is continued.
-import { devAccounts, devGenesis } from "../../chain/devGenesis.ts";
-import { devL1Values } from "../../chain/op/l1Info.ts";
-import { opPredeploys } from "../../chain/op/predeploys.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
 import { SequencerClient } from "../../sequencer/sequencerClient.ts";
-import { hexToBytes } from "../../util/hex.ts";
 import type { ChainSource, DevChainOptions, PoolNonces } from "../plan.ts";
 
 /** Base's SequencerFeeVault: where a Base block's fees go. */
@@ -21,12 +17,19 @@ export async function startSequencerSource(args: {
   readonly publish: (u: ChainUpdate) => void;
 }): Promise<ChainSource> {
   const o = args.chain;
-  const genesis = o.genesis ?? (await newDevGenesis(o));
   const sequencer = await SequencerClient.start(
     {
       datadir: args.datadir,
-      genesis,
-      genesisGiven: o.genesis !== undefined,
+      ...(o.genesis === undefined ? {} : { genesis: o.genesis }),
+      newChain: {
+        chainId: o.chainId,
+        fork: o.fork,
+        ethereum: o.ethereum,
+        l1: o.l1,
+        gasLimit: o.gasLimit,
+        accounts: o.accounts,
+        balanceEth: o.balanceEth,
+      },
       blockTimeMs: o.blockTimeMs,
       flashblockIntervalMs: o.flashblockIntervalMs,
       gasLimit: o.gasLimit.toString(),
@@ -72,26 +75,4 @@ export async function startSequencerSource(args: {
     readiness: () => sequencer.readiness(),
     close: () => sequencer.stop(),
   };
-}
-
-/** A new dev chain's genesis: the test accounts funded, and Base's predeploys on an OP chain. */
-async function newDevGenesis(o: DevChainOptions): Promise<Record<string, unknown>> {
-  const accounts = devAccounts(o.accounts);
-  const timestamp = BigInt(Math.floor(Date.now() / 1000));
-  return devGenesis({
-    chainId: o.chainId,
-    fork: o.fork,
-    accounts,
-    balanceWei: o.balanceEth * 10n ** 18n,
-    gasLimit: o.gasLimit,
-    timestamp,
-    ...(o.ethereum
-      ? {}
-      : {
-          op: await opPredeploys(
-            devL1Values(o.l1, timestamp),
-            hexToBytes(accounts[0]?.address ?? `0x${"00".repeat(20)}`),
-          ),
-        }),
-  });
 }
