@@ -26,7 +26,7 @@ State persists in the datadir; restarting continues the chain.
 
 A datadir made by \`flashnode import\` is continued the same way: --datadir D continues the
 imported chain from its head with its own genesis config (chain id, forks by timestamp, base fee,
-blob schedule, system contracts); --chain-id, --fork, --accounts and --balance only shape a new
+blob schedule, system contracts); --chain-id, --hardfork, --accounts and --balance only shape a new
 chain, and there are no prefunded test accounts on such a chain. --gas-limit is the gas limit
 blocks move towards, by at most 1/1024 of the parent's per block (as geth's miner).
 
@@ -61,9 +61,9 @@ function natsOptions(values: ReadonlyMap<string, unknown>) {
 
 export async function devCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("dev", argv);
-  const fork = values.get("fork") as DevFork;
+  const fork = values.get("hardfork") as DevFork;
   if (!DEV_FORKS.includes(fork))
-    throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
+    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}, got ${fork}`);
   const receipts = values.get("receipts") as ReceiptLookups;
   if (!RECEIPT_LOOKUPS.includes(receipts))
     throw new UsageError(`--receipts must be one of ${RECEIPT_LOOKUPS.join(", ")}`);

@@ -196,11 +196,11 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "chain id of a new chain (at least 1)",
   },
   {
-    name: "fork",
+    name: "hardfork",
     kind: "string",
     commands: ["dev"],
     default: "osaka",
-    help: "cancun | prague | osaka, active from block 0 (a new chain)",
+    help: "the EVM's hardfork of a new chain, active from block 0: cancun | prague | osaka (anvil's --hardfork)",
   },
   {
     name: "ethereum",

@@ -56,3 +56,38 @@ test("docs/config.md documents every option (regenerate with scripts/gen-config-
   for (const o of OPTIONS)
     assert.ok(doc.includes(`\`--${o.name}\``), `docs/config.md lacks --${o.name}`);
 });
+
+test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fork is refused with a hint", () => {
+  assert.equal(resolveOptions("dev", [], {}).values.get("hardfork"), "osaka");
+  assert.equal(
+    resolveOptions("dev", ["--hardfork", "prague"], {}).values.get("hardfork"),
+    "prague",
+  );
+  assert.equal(
+    resolveOptions("dev", [], { FLASHNODE_HARDFORK: "cancun" }).values.get("hardfork"),
+    "cancun",
+  );
+  const hint =
+    /the hardfork is --hardfork \(cancun, prague, osaka\); to fork a live chain, --fork-url URL/;
+  for (const argv of [["--fork", "prague"], ["--fork=prague"]]) {
+    assert.throws(() => resolveOptions("dev", argv, {}), /^Error: --fork is not a flag: /);
+    assert.throws(() => resolveOptions("dev", argv, {}), hint);
+  }
+  assert.throws(
+    () => resolveOptions("dev", [], { FLASHNODE_FORK: "prague" }),
+    /FLASHNODE_FORK is not read: the hardfork is --hardfork/,
+  );
+  const file = join(tempDatadir("config"), "fork.json");
+  writeFileSync(file, JSON.stringify({ fork: "prague" }));
+  assert.throws(
+    () => resolveOptions("dev", ["--config", file], {}),
+    /"fork" is not an option: the hardfork is --hardfork/,
+  );
+  writeFileSync(file, JSON.stringify({ hardfork: "prague" }));
+  assert.equal(resolveOptions("dev", ["--config", file], {}).values.get("hardfork"), "prague");
+  // Commands without a hardfork: an unknown flag like any other.
+  assert.throws(
+    () => resolveOptions("serve", ["--fork", "x"], {}),
+    /unknown flag --fork for serve/,
+  );
+});

@@ -16,6 +16,25 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   replica: [],
 };
 
+/**
+ * Names that are not options, and what to use instead: refused as flags, `FLASHNODE_*` variables
+ * and config keys with that hint, rather than as unknown (or, for a variable, ignored).
+ */
+const RETIRED: Readonly<Record<string, { commands: readonly Command[]; use: string }>> = {
+  // anvil's --fork-url forks a live chain; dev's --fork was the hardfork until it was renamed
+  // --hardfork (anvil's name), and a --fork that still meant it would be a trap.
+  fork: {
+    commands: ["dev"],
+    use: "the hardfork is --hardfork (cancun, prague, osaka); to fork a live chain, --fork-url URL",
+  },
+};
+
+/** What to use instead of a retired name given to `command` (`--name`, `--name=…` or `name`). */
+function retired(command: Command, name: string | undefined): string | undefined {
+  const r = RETIRED[name?.replace(/^-+/, "").split("=")[0] ?? ""];
+  return r?.commands.includes(command) ? r.use : undefined;
+}
+
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
   readonly positionals: readonly string[];
@@ -54,7 +73,18 @@ export function resolveOptions(
   try {
     parsed = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(parseArgsMessage(e as Error & { code?: string }, command, defs));
+    const err = e as Error & { code?: string };
+    const flag = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
+    const use = err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? retired(command, flag) : undefined;
+    throw new UsageError(
+      use === undefined ? parseArgsMessage(err, command, defs) : `${flag} is not a flag: ${use}`,
+    );
+  }
+  for (const name of Object.keys(RETIRED)) {
+    const use = retired(command, name);
+    const fromEnv = env[envName(name)];
+    if (use !== undefined && fromEnv !== undefined && fromEnv !== "")
+      throw new UsageError(`${envName(name)} is not read: ${use}`);
   }
   const wanted = POSITIONALS[command];
   if (parsed.positionals.length > wanted.length) {
@@ -71,6 +101,9 @@ export function resolveOptions(
     file = json as Record<string, unknown>;
     const names = defs.map((d) => d.name);
     for (const key of Object.keys(file)) {
+      const use = retired(command, key);
+      if (use !== undefined)
+        throw new UsageError(`--config ${configPath}: "${key}" is not an option: ${use}`);
       if (!names.includes(key))
         throw new UsageError(
           `--config ${configPath}: unknown option "${key}" for ${command}${didYouMean(key, names)}`,
