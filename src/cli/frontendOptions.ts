@@ -43,6 +43,7 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
     apiKeys,
     generatedKey,
     publicRateLimit: rate > 0 ? { rate, burst: Math.max(num(values, "rate-burst"), 1) } : undefined,
+    exemptLoopback: values.get("rate-limit-loopback") !== true,
     policy,
     corsOrigins: values.get("cors") as readonly string[] | undefined,
     bodyLimit: num(values, "body-limit"),

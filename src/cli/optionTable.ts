@@ -13,6 +13,10 @@ export type OptionDef = {
   readonly commands: readonly Command[];
   readonly help: string;
   readonly default?: string | number | boolean | readonly string[];
+  /** A command's own default where it differs (dev is a local node: any origin, say). */
+  readonly commandDefaults?: Partial<
+    Record<Command, string | number | boolean | readonly string[]>
+  >;
   /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
   readonly env?: string;
   /** Smallest value of an int option (default 0). */
@@ -85,6 +89,14 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "public endpoint: token bucket size per client address",
   },
   {
+    name: "rate-limit-loopback",
+    kind: "boolean",
+    commands: NODE,
+    default: true,
+    commandDefaults: { dev: false },
+    help: "the public rate limit applies to clients on this machine (127.0.0.0/8, ::1) too; dev leaves them unlimited unless this is given (a local node), serve and replica limit them (a proxy in front makes every client local)",
+  },
+  {
     name: "key-rate-limit",
     kind: "int",
     commands: NODE,
@@ -107,7 +119,8 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "cors",
     kind: "list",
     commands: NODE,
-    help: 'allowed CORS origins ("*" for any); unset: no CORS headers',
+    commandDefaults: { dev: ["*"] },
+    help: 'allowed CORS origins ("*" for any); serve and replica unset: no CORS headers; dev: any origin, as anvil (--cors narrows it)',
   },
   {
     name: "body-limit",

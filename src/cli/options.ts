@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { readJsonFile } from "./args.ts";
-import { type Command, OPTIONS } from "./optionTable.ts";
+import { type Command, OPTIONS, type OptionDef } from "./optionTable.ts";
 import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
@@ -119,9 +119,17 @@ export function resolveOptions(
       values.set(d.name, coerce(d, fromEnv, envName(d.name)));
     else if (file[d.name] !== undefined)
       values.set(d.name, coerce(d, file[d.name], `config ${configPath}`));
-    else if (d.default !== undefined) values.set(d.name, d.default);
+    else {
+      const dflt = defaultOf(d, command);
+      if (dflt !== undefined) values.set(d.name, dflt);
+    }
   }
   return { values, positionals: parsed.positionals };
+}
+
+/** An option's default for a command: the command's own, else the option's. */
+export function defaultOf(def: OptionDef, command: Command): OptionDef["default"] {
+  return def.commandDefaults?.[command] ?? def.default;
 }
 
 export function helpFor(command: Command): string {
@@ -129,10 +137,11 @@ export function helpFor(command: Command): string {
   const width = Math.max(...defs.map((d) => d.name.length)) + 4;
   return defs
     .map((d) => {
+      const value = defaultOf(d, command);
       const dflt =
-        d.default === undefined
+        value === undefined
           ? ""
-          : ` (default ${Array.isArray(d.default) ? d.default.join(",") : String(d.default)})`;
+          : ` (default ${Array.isArray(value) ? value.join(",") : String(value)})`;
       return `  --${d.name.padEnd(width)}${d.help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
     })
     .join("\n");

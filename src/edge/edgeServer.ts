@@ -39,6 +39,8 @@ export type EdgeOptions = {
   readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
   /** Per client address on public endpoints; undefined = unlimited. */
   readonly publicRateLimit: RateLimit | undefined;
+  /** Clients on this machine (isLoopback) are not held to publicRateLimit. Default: they are. */
+  readonly exemptLoopback?: boolean;
   readonly limits: EdgeLimits;
   readonly metrics: Metrics | null;
   readonly health: () => Health;
@@ -60,6 +62,11 @@ const UNAUTHORIZED: RefusedResponse = {
   headers: {},
   body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}',
 };
+
+/** A client on this machine: 127.0.0.0/8 or ::1, also IPv4-mapped (::ffff:127.0.0.1). */
+export function isLoopback(address: string): boolean {
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
 
 /** The path of a request target: origin-form, or absolute-form (as sent to proxies). */
 function pathOf(url: string): string {
@@ -162,8 +169,11 @@ export function createEdge(opts: EdgeOptions): Edge {
     client: string,
     quiet = false,
   ): RequestContext | number | undefined {
-    if (path === "/")
-      return { tier: "public", client, admit: admit("public", publicLimiter, client, client) };
+    if (path === "/") {
+      const limiter =
+        opts.exemptLoopback === true && isLoopback(client) ? undefined : publicLimiter;
+      return { tier: "public", client, admit: admit("public", limiter, client, client) };
+    }
     if (path.startsWith("/rpc/")) {
       const key = apiKeyOf(path);
       if (key === undefined || !opts.apiKeys.has(key)) {
