@@ -8,9 +8,9 @@ import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/pla
 import { isReader } from "../node/readerSlot.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { UsageError } from "../util/errors.ts";
-import { checkListenAddress } from "./args.ts";
+import { checkListenAddress, isLocalHost } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
-import { frontendOptions } from "./frontendOptions.ts";
+import { DEV_LOCAL_API_KEY, frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { rpcWorkerCount } from "./rpcWorkers.ts";
@@ -83,7 +83,8 @@ export async function devCommand(argv: string[]): Promise<void> {
   const datadir =
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "dev");
   const logger = createLogger(values.get("log-level") as string);
-  const frontend = frontendOptions(values);
+  const host = values.get("host") as string;
+  const frontend = frontendOptions(values, isLocalHost(host) ? DEV_LOCAL_API_KEY : undefined);
   const workers = rpcWorkerCount(values, frontend);
   const gasLimit = BigInt(values.get("gas-limit") as number);
   const accounts = values.get("accounts") as number;

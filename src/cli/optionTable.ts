@@ -72,7 +72,7 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "list",
     commands: NODE,
     env: "FLASHNODE_API_KEYS",
-    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
+    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: dev on a loopback --host serves local-dev-key, otherwise one is generated; printed at start",
   },
   {
     name: "rate-limit",

@@ -17,6 +17,7 @@ import {
 import type { RefusedResponse } from "../rpc/responseTails.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
+import { isLoopback } from "../util/loopback.ts";
 import { createFastHttpServer } from "./fastHttp.ts";
 import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
 import { type RateLimit, RateLimiter, type SharedLimit } from "./rateLimit.ts";
@@ -62,11 +63,6 @@ const UNAUTHORIZED: RefusedResponse = {
   headers: {},
   body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized: unknown API key"}}',
 };
-
-/** A client on this machine: 127.0.0.0/8 or ::1, also IPv4-mapped (::ffff:127.0.0.1). */
-export function isLoopback(address: string): boolean {
-  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
-}
 
 /** The path of a request target: origin-form, or absolute-form (as sent to proxies). */
 function pathOf(url: string): string {

@@ -5,7 +5,8 @@ import type { IncomingMessage } from "node:http";
 import { test } from "node:test";
 import { createDispatcher } from "../rpc/dispatch.ts";
 import type { RequestContext } from "../rpc/method.ts";
-import { createEdge, isLoopback } from "./edgeServer.ts";
+import { isLoopback } from "../util/loopback.ts";
+import { createEdge } from "./edgeServer.ts";
 import { DEFAULT_POLICY } from "./policy.ts";
 
 test("loopback addresses: 127.0.0.0/8 and ::1, IPv4-mapped too", () => {

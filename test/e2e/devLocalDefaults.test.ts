@@ -59,6 +59,23 @@ describe("dev's defaults", () => {
     assert.equal(again.status, 200, "and again: the bucket is not drawn on at all");
   });
 
+  test("on this machine the dedicated key is local-dev-key, as the README's examples use", async () => {
+    const node = await dev([]);
+    assert.equal(node.dedicatedUrl, `${node.url}rpc/local-dev-key`);
+    assert.match(
+      node.output(),
+      /rpc\/local-dev-key {3}\(dev's key on this machine; --api-key sets another\)/,
+    );
+    const call = { jsonrpc: "2.0", id: 1, method: "eth_getBlockReceipts", params: ["pending"] };
+    const receipts = await postRpc(node.dedicatedUrl, call);
+    assert.equal(receipts.status, 200);
+    assert.ok(Array.isArray((receipts.json as { result: unknown }).result));
+    assert.equal((await postRpc(node.url, call)).status, 403, "the public tier still refuses it");
+    const given = await dev(["--api-key", "my-own-key-01"]);
+    assert.equal(given.dedicatedUrl, `${given.url}rpc/my-own-key-01`);
+    assert.equal((await postRpc(`${given.url}rpc/local-dev-key`, call)).status, 401);
+  });
+
   test("--cors narrows the origins; --rate-limit-loopback limits this machine too", async () => {
     const node = await dev(["--cors", DAPP, "--rate-limit-loopback"]);
     const call = { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] };
