@@ -191,7 +191,9 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "int",
     commands: NODE,
     max: 64,
-    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (default: one per core, at most 4)",
+    // A local node starts in a second with one (each reader process loads the node again).
+    commandDefaults: { dev: 1 },
+    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (serve, replica: one per core, at most 4, by default)",
   },
   {
     name: "fresh",
