@@ -2,19 +2,30 @@
 // repeated, median. flashnode as users start it (`npm start`, `node bin/flashnode.js dev`, on a
 // new datadir and on one that holds a chain) and anvil the same way.
 //
-//   npm run bench:startup [-- --runs N] [--only flashnode|anvil]
+//   npm run bench:startup [-- --runs N] [--only flashnode|anvil] [--root DIR]
+//
+// --root: measure the checkout in DIR instead (its `npm start`, its bin/flashnode.js): how the
+// figures before a change were taken, e.g. `git archive <commit> | tar -x -C DIR` with this
+// checkout's node_modules linked into DIR.
 //
 // The probe asks every 5 ms on a fresh connection; a refused connection or a non-result answer
 // is "not yet". Each run gets its own port and datadir; the process (group) is stopped with
 // SIGTERM and waited for before the next run starts.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
-const ROOT = resolve(import.meta.dirname, "..");
+const { values: flags } = parseArgs({
+  options: {
+    runs: { type: "string", default: "7" },
+    only: { type: "string" },
+    root: { type: "string" },
+  },
+});
+const ROOT = resolve(flags.root ?? join(import.meta.dirname, ".."));
 const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const BIN = join(ROOT, "bin/flashnode.js");
 const PROBE_EVERY_MS = 5;
@@ -69,6 +80,15 @@ const CASES: readonly Case[] = [
     }),
   },
   {
+    name: "node bin/flashnode.js dev --rpc-workers 2 (new datadir)",
+    node: "flashnode",
+    freshDatadir: true,
+    command: (port, datadir) => ({
+      file: nodeBin,
+      args: [BIN, "dev", "--rpc-workers", "2", "--port", String(port), "--datadir", datadir],
+    }),
+  },
+  {
     name: "anvil",
     node: "anvil",
     freshDatadir: true,
@@ -118,8 +138,35 @@ async function stop(child: ChildProcess): Promise<void> {
   while (alive()) await new Promise((r) => setTimeout(r, 20));
 }
 
-/** One run: ms from spawn to the first answer. */
-async function runOnce(c: Case, datadir: string): Promise<number> {
+const TICK_MS = 10; // Linux's USER_HZ is 100
+
+/**
+ * CPU time (ms, user + system, every thread) the process group has used so far, its reaped
+ * children included: what a start costs whatever the machine's load, where the wall clock
+ * also counts the wait for a core.
+ */
+function groupCpuMs(group: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // The fields after the command name (which may hold spaces) in parentheses.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== group) continue;
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return ticks * TICK_MS;
+}
+
+type Run = { readonly wallMs: number; readonly cpuMs: number };
+
+/** One run: ms from spawn to the first answer, and the CPU the node used by then. */
+async function runOnce(c: Case, datadir: string): Promise<Run> {
   const port = await freePort();
   const { file, args } = c.command(port, datadir);
   const started = performance.now();
@@ -130,7 +177,10 @@ async function runOnce(c: Case, datadir: string): Promise<number> {
   });
   try {
     for (;;) {
-      if (await answers(port)) return performance.now() - started;
+      if (await answers(port)) {
+        const wallMs = performance.now() - started;
+        return { wallMs, cpuMs: child.pid === undefined ? 0 : groupCpuMs(child.pid) };
+      }
       if (exited) throw new Error(`${c.name}: exited before answering`);
       if (performance.now() - started > GIVE_UP_MS) throw new Error(`${c.name}: no answer`);
       await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
@@ -147,17 +197,17 @@ function median(xs: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { runs: { type: "string", default: "7" }, only: { type: "string" } },
-  });
-  const runs = Number(values.runs);
-  console.log(`node ${process.version}; ${runs} runs per case; ms from spawn to first answer`);
+  const runs = Number(flags.runs);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  console.log(
+    `${ROOT}, node ${process.version}; ${runs} runs per case; ms from spawn to the first answer (wall), and CPU ms the node used by then (median); load average ${load}`,
+  );
   for (const c of CASES) {
-    if (values.only !== undefined && c.node !== values.only) continue;
+    if (flags.only !== undefined && c.node !== flags.only) continue;
     const kept = c.freshDatadir ? undefined : mkdtempSync(join(tmpdir(), "flashnode-startup-"));
     // A datadir that holds a chain: one unmeasured run makes it.
     if (kept !== undefined) await runOnce(c, kept);
-    const times: number[] = [];
+    const times: Run[] = [];
     for (let i = 0; i < runs; i++) {
       const datadir = kept ?? mkdtempSync(join(tmpdir(), "flashnode-startup-"));
       const dir = kept === undefined ? join(datadir, "dev") : datadir;
@@ -168,9 +218,10 @@ async function main(): Promise<void> {
       }
     }
     if (kept !== undefined) rmSync(kept, { recursive: true, force: true });
-    const fmt = (x: number) => x.toFixed(0);
+    const wall = times.map((t) => t.wallMs);
+    const fmt = (x: number) => x.toFixed(0).padStart(6);
     console.log(
-      `${c.name.padEnd(56)} median ${fmt(median(times)).padStart(6)}  min ${fmt(Math.min(...times)).padStart(6)}  max ${fmt(Math.max(...times)).padStart(6)}`,
+      `${c.name.padEnd(56)} median ${fmt(median(wall))}  min ${fmt(Math.min(...wall))}  max ${fmt(Math.max(...wall))}  cpu ${fmt(median(times.map((t) => t.cpuMs)))}`,
     );
   }
 }
