@@ -15,7 +15,6 @@ import { startReaderHost } from "./readerHost.ts";
 import { startReaderProcess } from "./readerProcess.ts";
 import { isReader } from "./readerSlot.ts";
 import { openArchive, servedArchive } from "./sources/archiveSource.ts";
-import { startJetStreamSource } from "./sources/jetstreamSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
@@ -71,6 +70,8 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         break;
       }
       case "jetstream": {
+        // NATS is loaded by the roles that use it only.
+        const { startJetStreamSource } = await import("./sources/jetstreamSource.ts");
         const s = await startJetStreamSource({
           datadir,
           servers: plan.source.servers,

@@ -6,7 +6,7 @@ import { newDevGenesis } from "../chain/newDevChain.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureGenesis, GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
-import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import type { Publisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
@@ -95,7 +95,9 @@ async function main(): Promise<void> {
         throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
       },
     );
-  if (data.nats !== undefined)
+  // NATS is loaded only when asked for (`dev --nats`): a third of this thread's code otherwise.
+  if (data.nats !== undefined) {
+    const { startPublisher } = await import("../replica/publisher.ts");
     publisher = startPublisher({
       servers: data.nats.servers,
       store,
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
       },
       logger: forwardingLogger(data.nats.logLevel, log),
     });
+  }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
   if (publisher !== undefined) {
     // The RPC thread's /readyz says why while NATS is out of reach.
