@@ -44,7 +44,7 @@ ${rows.join("\n")}
 A default marked with a command is that command's own: \`dev\` is a local node (any CORS origin,
 no rate limit for clients on its own machine), \`serve\` and \`replica\` a provider's.
 
-Durations take \`ms\` or \`s\` (\`200ms\`, \`2s\`, \`1.5s\`). Lists take repeated flags, a JSON array in
+Durations take \`ms\`, \`s\`, \`m\` or \`h\` (\`200ms\`, \`2s\`, \`1.5s\`, \`10m\`, \`24h\`). Lists take repeated flags, a JSON array in
 the file, or a comma-separated variable.
 
 API keys (\`--api-key\`, \`FLASHNODE_API_KEYS\`) are 8 to 128 characters of \`A-Z a-z 0-9 _ -\`;

@@ -41,6 +41,9 @@ test("bad input is a clear usage error", () => {
   assert.throws(() => parseDuration("block-time", "2 minutes", "s"), /must be a duration/);
   assert.equal(parseDuration("block-time", "2", "s"), 2000);
   assert.equal(parseDuration("flashblock-interval", "250", "ms"), 250);
+  assert.equal(parseDuration("nats-block-retention", "24h", "s"), 86_400_000);
+  assert.equal(parseDuration("idle-timeout", "1.5m", "s"), 90_000);
+  assert.throws(() => parseDuration("block-time", "2d", "s"), /like 2s, 200ms, 10m or 24h, got 2d/);
 });
 
 test("every option has help and an environment variable", () => {

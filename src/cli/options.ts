@@ -46,13 +46,18 @@ export function envName(name: string): string {
   return `FLASHNODE_${name.replace(/-/g, "_").toUpperCase()}`;
 }
 
-/** "2s", "200ms", "1.5s", or a bare number in `bareUnit`; → ms. */
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "2s", "200ms", "1.5s", "10m", "24h", or a bare number in `bareUnit`; → ms. */
 export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"): number {
   if (typeof value === "number") return bareUnit === "s" ? value * 1000 : value;
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(String(value).trim());
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(String(value).trim());
   if (m === null)
-    throw new UsageError(`--${name} must be a duration like 2s or 200ms, got ${String(value)}`);
-  return Math.round(Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1));
+    throw new UsageError(
+      `--${name} must be a duration like 2s, 200ms, 10m or 24h, got ${String(value)}`,
+    );
+  const unit = (m[2] ?? bareUnit) as keyof typeof DURATION_UNITS_MS;
+  return Math.round(Number(m[1]) * DURATION_UNITS_MS[unit]);
 }
 
 export function resolveOptions(
