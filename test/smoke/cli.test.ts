@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { upToDate } from "../../scripts/build.mjs";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import { type CliNode, postRpc, startCliNode } from "../utils/cliNode.ts";
 import { BIN, ROOT, tempDatadir } from "../utils/fixtures.ts";
@@ -33,6 +34,10 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   if (answer.error !== undefined) throw new Error(`${method}: ${answer.error.message}`);
   return answer.result;
 }
+
+test("the CLI runs dist/, built from these sources (npm ci, npm start and npm test build it)", () => {
+  assert.ok(upToDate(), "dist/ is out of date: npm run build (else the CLI runs the sources)");
+});
 
 test(`the CLI's help and version (Node ${process.versions.node})`, () => {
   const help = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" });
