@@ -1,7 +1,7 @@
 // Compiles src/ to dist/: the CLI and every worker thread's entry, each bundled with what it
 // imports (dependencies too, native addons excepted), code shared between them split into common
-// chunks. Run by `npm ci` (postinstall), and by `npm start` and `npm test` when dist/ is out of
-// date; by hand: `npm run build`.
+// chunks. Run by `npm ci` (postinstall), by `npm test` and (through bin/flashnode.js) `npm start`
+// when dist/ is out of date; by hand: `npm run build`.
 //
 // Why bundled: a start loads the EVM, the archive and the RPC layer in several threads and
 // processes, and most of their load time went to resolving and reading some thousand small
@@ -15,7 +15,7 @@
 // The build writes a new directory and swaps it in, so a half-written dist/ is never seen;
 // dist/BUILD records the sources it was built from: bin/flashnode.js runs dist/ only when they
 // are unchanged, and the TypeScript sources through tsx otherwise.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fingerprint, sourceFiles } from "./sourceFingerprint.mjs";
@@ -107,10 +107,21 @@ export async function build({ quiet = false } = {}) {
     logLevel: "warning",
   });
   writeFileSync(join(out, "BUILD"), `${stamp}\n`);
-  // Swap: the old dist/ goes aside first, so dist/ is either the old build or the new one.
+  // Swap: the old dist/ goes aside first, so dist/ is either the old build or the new one. Two
+  // builds at once (two starts after an edit) both build the same sources: whichever swaps in
+  // last stays, and one that finds the place taken leaves it.
   const old = `${DIST}.old-${process.pid}`;
-  if (existsSync(DIST)) renameSync(DIST, old);
-  renameSync(out, DIST);
+  try {
+    renameSync(DIST, old);
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+  }
+  try {
+    renameSync(out, DIST);
+  } catch (e) {
+    if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+    rmSync(out, { recursive: true, force: true });
+  }
   rmSync(old, { recursive: true, force: true });
   if (!quiet)
     console.log(
