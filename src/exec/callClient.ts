@@ -40,20 +40,29 @@ export class CallClient implements CallService {
   /** The worker, once it is up; until then (and while one is replaced) `starting` says when. */
   private worker: Started | undefined;
   private starting: Promise<void> | undefined;
-  /** Resolves once the first worker is ready; rejects with its error if it failed to start. */
-  readonly ready: Promise<void>;
+  private first: Promise<void> | undefined;
 
   /**
-   * Starts the worker and returns at once: the node serves reads while the worker loads (the
-   * EVM is a large part of a start), and a call made meanwhile waits for it. `logger`: where a
-   * request's gas above the cap is reported (geth warns), and replacements.
+   * The worker starts with start(), or with the first call: a node may serve reads before its
+   * call worker has loaded (the EVM is a large part of a start); a call made meanwhile waits for
+   * it. `logger`: where a request's gas above the cap is reported (geth warns), and
+   * replacements.
    */
   constructor(
     private readonly data: CallWorkerData,
     private readonly logger?: Logger,
-  ) {
-    this.ready = this.spawn();
-    this.starting = this.ready.catch(() => {});
+  ) {}
+
+  /**
+   * Starts the worker (once; later calls return the same promise): resolves once it is ready,
+   * rejects with its error if it failed to start.
+   */
+  start(): Promise<void> {
+    if (this.first === undefined) {
+      this.first = this.spawn();
+      this.starting = this.first.catch(() => {});
+    }
+    return this.first;
   }
 
   private get limits() {
@@ -96,6 +105,7 @@ export class CallClient implements CallService {
     runMs: number,
   ): Promise<CallWorkerApi["requests"][K]["reply"]> {
     // A call made while the worker starts, or while a dead one is replaced, waits for it.
+    if (this.first === undefined) void this.start().catch(() => {});
     if (this.worker === undefined || this.worker.channel.closed) await this.starting;
     const started = this.worker;
     if (started === undefined) throw new PeerGoneError("the call worker failed to start");

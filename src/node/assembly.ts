@@ -179,6 +179,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       ...(live ? { follow: (apply) => parts.add(stream.subscribe(apply)) } : {}),
       ...(source.target === undefined ? {} : { target: source.target }),
       sourceHealth,
+      callWorkerFirst: plan.source.kind === "jetstream",
     });
     parts.add(() => reader.close());
     return {
