@@ -1,13 +1,16 @@
 // Writes docs/config.md from the option table (src/cli/optionTable.ts): run after changing options.
 import { writeFileSync } from "node:fs";
 import { envName } from "../src/cli/options.ts";
-import { OPTIONS } from "../src/cli/optionTable.ts";
+import { OPTIONS, type OptionDef } from "../src/cli/optionTable.ts";
 
+const text = (v: OptionDef["default"]) => `\`${Array.isArray(v) ? v.join(",") : String(v)}\``;
 const rows = OPTIONS.map((o) => {
-  const dflt =
-    o.default === undefined
-      ? ""
-      : `\`${Array.isArray(o.default) ? o.default.join(",") : String(o.default)}\``;
+  // A command's own default is named with the command: `*` (dev).
+  const own = Object.entries(o.commandDefaults ?? {}).map(([c, v]) => `${text(v)} (${c})`);
+  const others = o.commands.some((c) => o.commandDefaults?.[c] === undefined);
+  const dflt = [...(o.default === undefined || !others ? [] : [text(o.default)]), ...own].join(
+    ", ",
+  );
   return `| \`--${o.name}\` | \`${envName(o.name)}\` | ${o.commands.join(", ")} | ${dflt} | ${o.help.replace(/\|/g, "\\|")} |`;
 });
 const doc = `# Configuration
@@ -38,7 +41,10 @@ JSON object whose keys are option names; unknown keys are refused at start.
 |---|---|---|---|---|
 ${rows.join("\n")}
 
-Durations take \`ms\` or \`s\` (\`200ms\`, \`2s\`, \`1.5s\`). Lists take repeated flags, a JSON array in
+A default marked with a command is that command's own: \`dev\` is a local node (any CORS origin,
+no rate limit for clients on its own machine), \`serve\` and \`replica\` a provider's.
+
+Durations take \`ms\`, \`s\`, \`m\` or \`h\` (\`200ms\`, \`2s\`, \`1.5s\`, \`10m\`, \`24h\`). Lists take repeated flags, a JSON array in
 the file, or a comma-separated variable.
 
 API keys (\`--api-key\`, \`FLASHNODE_API_KEYS\`) are 8 to 128 characters of \`A-Z a-z 0-9 _ -\`;

@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-
-const pkg = createRequire(import.meta.url)("../package.json") as { version: string };
+// Inlined by the build (dist/), read by tsx from the sources.
+import pkg from "../package.json" with { type: "json" };
 
 export const VERSION: string = pkg.version;
 

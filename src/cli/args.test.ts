@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { jsonErrorReason } from "./args.ts";
+import { isLocalHost, jsonErrorReason } from "./args.ts";
 
 test("a JSON syntax error, short: no quoted text, a line and column", () => {
   const reason = (text: string) => {
@@ -17,4 +17,11 @@ test("a JSON syntax error, short: no quoted text, a line and column", () => {
     "expected double-quoted property name at line 3 column 1",
   );
   assert.equal(reason(""), "unexpected end of JSON input");
+});
+
+test("local hosts: loopback addresses and localhost; every other address is not", () => {
+  for (const h of ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+    assert.equal(isLocalHost(h), true, h);
+  for (const h of ["0.0.0.0", "::", "192.0.2.1", "node-1.example.com"])
+    assert.equal(isLocalHost(h), false, h);
 });

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { UsageError } from "../util/errors.ts";
+import { isLoopback } from "../util/loopback.ts";
 
 /** A JSON file named by a flag, read and parsed now, with a one-line error naming the flag. */
 export function readJsonFile(flag: string, path: string): unknown {
@@ -67,4 +68,9 @@ export async function checkListenAddress(host: string, port: number): Promise<vo
     );
     probe.listen(port, host, () => probe.close(() => resolve()));
   });
+}
+
+/** A listen address reachable only from this machine: a loopback address, or `localhost`. */
+export function isLocalHost(host: string): boolean {
+  return host === "localhost" || isLoopback(host);
 }

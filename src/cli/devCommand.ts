@@ -8,10 +8,10 @@ import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/pla
 import { isReader } from "../node/readerSlot.ts";
 import { missingRoot } from "../store/datadir.ts";
 import { UsageError } from "../util/errors.ts";
-import { checkListenAddress } from "./args.ts";
+import { checkListenAddress, isLocalHost } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { forkPlan } from "./forkOptions.ts";
-import { frontendOptions } from "./frontendOptions.ts";
+import { DEV_LOCAL_API_KEY, frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile, readStateFile, stateFilePath } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
 import { rpcWorkerCount } from "./rpcWorkers.ts";
@@ -27,7 +27,7 @@ State persists in the datadir; restarting continues the chain.
 
 A datadir made by \`flashnode import\` is continued the same way: --datadir D continues the
 imported chain from its head with its own genesis config (chain id, forks by timestamp, base fee,
-blob schedule, system contracts); --chain-id, --fork, --accounts and --balance only shape a new
+blob schedule, system contracts); --chain-id, --hardfork, --accounts and --balance only shape a new
 chain, and there are no prefunded test accounts on such a chain. --gas-limit is the gas limit
 blocks move towards, by at most 1/1024 of the parent's per block (as geth's miner).
 
@@ -82,9 +82,9 @@ function stateFiles(values: ReadonlyMap<string, unknown>) {
 
 export async function devCommand(argv: string[]): Promise<void> {
   const { values, given } = resolveOptions("dev", argv);
-  const hardfork = values.get("fork") as DevFork;
+  const hardfork = values.get("hardfork") as DevFork;
   if (!DEV_FORKS.includes(hardfork))
-    throw new UsageError(`--fork must be one of ${DEV_FORKS.join(", ")}`);
+    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}, got ${hardfork}`);
   const receipts = values.get("receipts") as ReceiptLookups;
   if (!RECEIPT_LOOKUPS.includes(receipts))
     throw new UsageError(`--receipts must be one of ${RECEIPT_LOOKUPS.join(", ")}`);
@@ -110,7 +110,8 @@ export async function devCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ??
     join(process.cwd(), ".flashnode", fork === undefined ? "dev" : "fork");
   const logger = createLogger(values.get("log-level") as string);
-  const frontend = frontendOptions(values);
+  const host = values.get("host") as string;
+  const frontend = frontendOptions(values, isLocalHost(host) ? DEV_LOCAL_API_KEY : undefined);
   const workers = rpcWorkerCount(values, frontend);
   const gasLimit = BigInt(values.get("gas-limit") as number);
   const accounts = values.get("accounts") as number;

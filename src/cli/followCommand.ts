@@ -42,9 +42,9 @@ export async function followCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--flashblocks must be a ws:// or wss:// URL, got ${flashblocks}`);
   const txForward = values.get("tx-forward") as string | undefined;
   if (txForward !== undefined) checkUpstreamUrl(txForward);
-  const hardfork = values.get("follow-hardfork") as DevFork;
+  const hardfork = values.get("hardfork") as DevFork;
   if (!DEV_FORKS.includes(hardfork))
-    throw new UsageError(`--follow-hardfork must be one of ${DEV_FORKS.join(", ")}`);
+    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}`);
   const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
   const datadir =
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "follow");

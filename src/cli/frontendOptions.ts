@@ -15,13 +15,25 @@ function num(values: ReadonlyMap<string, OptionValue>, name: string): number {
   return values.get(name) as number;
 }
 
-export function frontendOptions(values: ReadonlyMap<string, OptionValue>): FrontendOptions {
+/**
+ * dev's dedicated key when it listens only on this machine and none is given: a fixed one, so
+ * that the README's examples work as pasted (on loopback the key guards nothing a local client
+ * could not do anyway). On any other address, or for serve and replica, a random one per run.
+ */
+export const DEV_LOCAL_API_KEY = "local-dev-key";
+
+export function frontendOptions(
+  values: ReadonlyMap<string, OptionValue>,
+  /** The key to serve when none is given (else a random one is generated). */
+  defaultKey?: string,
+): FrontendOptions {
   const keys = (values.get("api-key") as readonly string[] | undefined) ?? [];
-  const generatedKey = keys.length === 0;
+  const generatedKey = keys.length === 0 && defaultKey === undefined;
   const keyRate = num(values, "key-rate-limit");
   const perKey = keyLimits(values.get("key-limits"), keys);
   const apiKeys = new Map<string, RateLimit | undefined>();
-  for (const key of generatedKey ? [randomBytes(12).toString("hex")] : keys) {
+  const served = keys.length > 0 ? keys : [defaultKey ?? randomBytes(12).toString("hex")];
+  for (const key of served) {
     if (!/^[A-Za-z0-9_-]{8,128}$/.test(key))
       throw new UsageError(`API keys are 8-128 characters of A-Z a-z 0-9 _ -: ${key}`);
     const own = perKey[key];
@@ -43,6 +55,7 @@ export function frontendOptions(values: ReadonlyMap<string, OptionValue>): Front
     apiKeys,
     generatedKey,
     publicRateLimit: rate > 0 ? { rate, burst: Math.max(num(values, "rate-burst"), 1) } : undefined,
+    exemptLoopback: values.get("rate-limit-loopback") !== true,
     policy,
     corsOrigins: values.get("cors") as readonly string[] | undefined,
     bodyLimit: num(values, "body-limit"),

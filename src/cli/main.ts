@@ -3,13 +3,30 @@
 import { isOperatorError, UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { VERSION } from "../version.ts";
-import { DEV_HELP, devCommand } from "./devCommand.ts";
-import { FOLLOW_HELP, followCommand } from "./followCommand.ts";
-import { IMPORT_HELP, importCommand } from "./importCommand.ts";
-import { REPLICA_HELP, replicaCommand } from "./replicaCommand.ts";
-import { SERVE_HELP, serveCommand } from "./serveCommand.ts";
 
-const HELP = `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
+type Command = { run: (argv: string[]) => Promise<void>; help: string };
+
+/**
+ * Each command's module is loaded when it runs: a start loads only what its command needs (dev
+ * never loads NATS or the importer), which is most of a start's time on this machine.
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  dev: () => import("./devCommand.ts").then((m) => ({ run: m.devCommand, help: m.DEV_HELP })),
+  import: () =>
+    import("./importCommand.ts").then((m) => ({ run: m.importCommand, help: m.IMPORT_HELP })),
+  serve: () =>
+    import("./serveCommand.ts").then((m) => ({ run: m.serveCommand, help: m.SERVE_HELP })),
+  replica: () =>
+    import("./replicaCommand.ts").then((m) => ({ run: m.replicaCommand, help: m.REPLICA_HELP })),
+  follow: () =>
+    import("./followCommand.ts").then((m) => ({ run: m.followCommand, help: m.FOLLOW_HELP })),
+};
+
+async function help(): Promise<string> {
+  const [dev, imp, serve, replica, follow] = await Promise.all(
+    ["dev", "import", "serve", "replica", "follow"].map((name) => commands[name]!()),
+  );
+  return `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
 
 Usage:
   flashnode dev      [flags]   local chain (what \`npm start\` runs): a sequencer, 200 ms flashblocks,
@@ -20,40 +37,33 @@ Usage:
   flashnode follow   --rpc URL --flashblocks WS_URL   follow a live chain (Base) and its flashblocks
   flashnode --help | <command> --help
 
-${DEV_HELP}
-${IMPORT_HELP}
-${SERVE_HELP}
-${REPLICA_HELP}
-${FOLLOW_HELP}`;
-
-const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
-  dev: { run: devCommand, help: DEV_HELP },
-  import: { run: importCommand, help: IMPORT_HELP },
-  serve: { run: serveCommand, help: SERVE_HELP },
-  replica: { run: replicaCommand, help: REPLICA_HELP },
-  follow: { run: followCommand, help: FOLLOW_HELP },
-};
+${dev!.help}
+${imp!.help}
+${serve!.help}
+${replica!.help}
+${follow!.help}`;
+}
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined) {
     // No command is a usage mistake: the help goes to stderr and the exit code says so.
     process.stderr.write(
-      `${HELP}\nflashnode: no command given (dev, import, serve, replica or follow)\n`,
+      `${await help()}\nflashnode: no command given (dev, import, serve, replica or follow)\n`,
     );
     process.exitCode = 2;
     return;
   }
   if (name === "--help" || name === "-h" || name === "help") {
-    console.log(HELP);
+    console.log(await help());
     return;
   }
   if (name === "--version") {
     console.log(VERSION);
     return;
   }
-  const command = commands[name];
-  if (command === undefined) {
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (load === undefined) {
     if (name.startsWith("-"))
       throw new UsageError(
         `${name} before a command: the command comes first (flashnode dev|import|serve|replica|follow ${name} …); see flashnode --help`,
@@ -61,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
     const hint = didYouMean(name, Object.keys(commands));
     throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);
   }
+  const command = await load();
   if (rest.includes("--help") || rest.includes("-h")) {
     console.log(command.help);
     return;

@@ -14,6 +14,10 @@ export type OptionDef = {
   readonly commands: readonly Command[];
   readonly help: string;
   readonly default?: string | number | boolean | readonly string[];
+  /** A command's own default where it differs (dev is a local node: any origin, say). */
+  readonly commandDefaults?: Partial<
+    Record<Command, string | number | boolean | readonly string[]>
+  >;
   /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
   readonly env?: string;
   /** Smallest value of an int option (default 0). */
@@ -69,7 +73,7 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "list",
     commands: NODE,
     env: "FLASHNODE_API_KEYS",
-    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: one is generated and printed",
+    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: dev on a loopback --host serves local-dev-key, otherwise one is generated; printed at start",
   },
   {
     name: "rate-limit",
@@ -84,6 +88,14 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: 400,
     help: "public endpoint: token bucket size per client address",
+  },
+  {
+    name: "rate-limit-loopback",
+    kind: "boolean",
+    commands: NODE,
+    default: true,
+    commandDefaults: { dev: false },
+    help: "the public rate limit applies to clients on this machine (127.0.0.0/8, ::1) too; dev leaves them unlimited unless this is given (a local node), serve and replica limit them (a proxy in front makes every client local)",
   },
   {
     name: "key-rate-limit",
@@ -108,7 +120,8 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "cors",
     kind: "list",
     commands: NODE,
-    help: 'allowed CORS origins ("*" for any); unset: no CORS headers',
+    commandDefaults: { dev: ["*"] },
+    help: 'allowed CORS origins ("*" for any); serve and replica unset: no CORS headers; dev: any origin, as anvil (--cors narrows it)',
   },
   {
     name: "body-limit",
@@ -179,7 +192,9 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "int",
     commands: NODE,
     max: 64,
-    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (default: one per core, at most 4)",
+    // A local node starts in a second with one (each reader process loads the node again).
+    commandDefaults: { dev: 1 },
+    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (serve, replica: one per core, at most 4, by default)",
   },
   {
     name: "fresh",
@@ -197,11 +212,11 @@ export const OPTIONS: readonly OptionDef[] = [
     help: "chain id of a new chain (at least 1)",
   },
   {
-    name: "fork",
+    name: "hardfork",
     kind: "string",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: "osaka",
-    help: "cancun | prague | osaka, active from block 0 (a new chain)",
+    help: "cancun | prague | osaka (anvil's --hardfork): dev, a new chain's EVM from block 0; follow, the followed blocks' rules (at least the upstream's at the first one)",
   },
   {
     name: "fork-url",
@@ -287,13 +302,6 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["follow"],
     default: "5s",
     help: "a stream that sends nothing this long is closed and dialled again (bare number: ms)",
-  },
-  {
-    name: "follow-hardfork",
-    kind: "string",
-    commands: ["follow"],
-    default: "osaka",
-    help: "cancun | prague | osaka: the EVM rules of the followed blocks (at least what the upstream runs at the first one)",
   },
   {
     name: "ethereum",

@@ -41,6 +41,9 @@ test("bad input is a clear usage error", () => {
   assert.throws(() => parseDuration("block-time", "2 minutes", "s"), /must be a duration/);
   assert.equal(parseDuration("block-time", "2", "s"), 2000);
   assert.equal(parseDuration("flashblock-interval", "250", "ms"), 250);
+  assert.equal(parseDuration("nats-block-retention", "24h", "s"), 86_400_000);
+  assert.equal(parseDuration("idle-timeout", "1.5m", "s"), 90_000);
+  assert.throws(() => parseDuration("block-time", "2d", "s"), /like 2s, 200ms, 10m or 24h, got 2d/);
 });
 
 test("every option has help and an environment variable", () => {
@@ -55,4 +58,39 @@ test("docs/config.md documents every option (regenerate with scripts/gen-config-
   const doc = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
   for (const o of OPTIONS)
     assert.ok(doc.includes(`\`--${o.name}\``), `docs/config.md lacks --${o.name}`);
+});
+
+test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fork is refused with a hint", () => {
+  assert.equal(resolveOptions("dev", [], {}).values.get("hardfork"), "osaka");
+  assert.equal(
+    resolveOptions("dev", ["--hardfork", "prague"], {}).values.get("hardfork"),
+    "prague",
+  );
+  assert.equal(
+    resolveOptions("dev", [], { FLASHNODE_HARDFORK: "cancun" }).values.get("hardfork"),
+    "cancun",
+  );
+  const hint =
+    /the hardfork is --hardfork \(cancun, prague, osaka\); to fork a live chain, --fork-url URL/;
+  for (const argv of [["--fork", "prague"], ["--fork=prague"]]) {
+    assert.throws(() => resolveOptions("dev", argv, {}), /^Error: --fork is not a flag: /);
+    assert.throws(() => resolveOptions("dev", argv, {}), hint);
+  }
+  assert.throws(
+    () => resolveOptions("dev", [], { FLASHNODE_FORK: "prague" }),
+    /FLASHNODE_FORK is not read: the hardfork is --hardfork/,
+  );
+  const file = join(tempDatadir("config"), "fork.json");
+  writeFileSync(file, JSON.stringify({ fork: "prague" }));
+  assert.throws(
+    () => resolveOptions("dev", ["--config", file], {}),
+    /"fork" is not an option: the hardfork is --hardfork/,
+  );
+  writeFileSync(file, JSON.stringify({ hardfork: "prague" }));
+  assert.equal(resolveOptions("dev", ["--config", file], {}).values.get("hardfork"), "prague");
+  // Commands without a hardfork: an unknown flag like any other.
+  assert.throws(
+    () => resolveOptions("serve", ["--fork", "x"], {}),
+    /unknown flag --fork for serve/,
+  );
 });

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { readJsonFile } from "./args.ts";
-import { type Command, OPTIONS } from "./optionTable.ts";
+import { type Command, OPTIONS, type OptionDef } from "./optionTable.ts";
 import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
@@ -16,6 +16,25 @@ const POSITIONALS: Record<Command, readonly string[]> = {
   replica: [],
   follow: [],
 };
+
+/**
+ * Names that are not options, and what to use instead: refused as flags, `FLASHNODE_*` variables
+ * and config keys with that hint, rather than as unknown (or, for a variable, ignored).
+ */
+const RETIRED: Readonly<Record<string, { commands: readonly Command[]; use: string }>> = {
+  // anvil's --fork-url forks a live chain; dev's --fork was the hardfork until it was renamed
+  // --hardfork (anvil's name), and a --fork that still meant it would be a trap.
+  fork: {
+    commands: ["dev"],
+    use: "the hardfork is --hardfork (cancun, prague, osaka); to fork a live chain, --fork-url URL",
+  },
+};
+
+/** What to use instead of a retired name given to `command` (`--name`, `--name=…` or `name`). */
+function retired(command: Command, name: string | undefined): string | undefined {
+  const r = RETIRED[name?.replace(/^-+/, "").split("=")[0] ?? ""];
+  return r?.commands.includes(command) ? r.use : undefined;
+}
 
 export type ResolvedOptions = {
   readonly values: ReadonlyMap<string, OptionValue>;
@@ -30,13 +49,18 @@ export function envName(name: string): string {
   return `FLASHNODE_${name.replace(/-/g, "_").toUpperCase()}`;
 }
 
-/** "2s", "200ms", "1.5s", or a bare number in `bareUnit`; → ms. */
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "2s", "200ms", "1.5s", "10m", "24h", or a bare number in `bareUnit`; → ms. */
 export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"): number {
   if (typeof value === "number") return bareUnit === "s" ? value * 1000 : value;
-  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(String(value).trim());
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(String(value).trim());
   if (m === null)
-    throw new UsageError(`--${name} must be a duration like 2s or 200ms, got ${String(value)}`);
-  return Math.round(Number(m[1]) * ((m[2] ?? bareUnit) === "s" ? 1000 : 1));
+    throw new UsageError(
+      `--${name} must be a duration like 2s, 200ms, 10m or 24h, got ${String(value)}`,
+    );
+  const unit = (m[2] ?? bareUnit) as keyof typeof DURATION_UNITS_MS;
+  return Math.round(Number(m[1]) * DURATION_UNITS_MS[unit]);
 }
 
 export function resolveOptions(
@@ -57,7 +81,18 @@ export function resolveOptions(
   try {
     parsed = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(parseArgsMessage(e as Error & { code?: string }, command, defs));
+    const err = e as Error & { code?: string };
+    const flag = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
+    const use = err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? retired(command, flag) : undefined;
+    throw new UsageError(
+      use === undefined ? parseArgsMessage(err, command, defs) : `${flag} is not a flag: ${use}`,
+    );
+  }
+  for (const name of Object.keys(RETIRED)) {
+    const use = retired(command, name);
+    const fromEnv = env[envName(name)];
+    if (use !== undefined && fromEnv !== undefined && fromEnv !== "")
+      throw new UsageError(`${envName(name)} is not read: ${use}`);
   }
   const wanted = POSITIONALS[command];
   if (parsed.positionals.length > wanted.length) {
@@ -74,6 +109,9 @@ export function resolveOptions(
     file = json as Record<string, unknown>;
     const names = defs.map((d) => d.name);
     for (const key of Object.keys(file)) {
+      const use = retired(command, key);
+      if (use !== undefined)
+        throw new UsageError(`--config ${configPath}: "${key}" is not an option: ${use}`);
       if (!names.includes(key))
         throw new UsageError(
           `--config ${configPath}: unknown option "${key}" for ${command}${didYouMean(key, names)}`,
@@ -91,7 +129,8 @@ export function resolveOptions(
     else if (file[d.name] !== undefined)
       values.set(d.name, coerce(d, file[d.name], `config ${configPath}`));
     else {
-      if (d.default !== undefined) values.set(d.name, d.default);
+      const dflt = defaultOf(d, command);
+      if (dflt !== undefined) values.set(d.name, dflt);
       continue;
     }
     given.add(d.name);
@@ -99,15 +138,21 @@ export function resolveOptions(
   return { values, positionals: parsed.positionals, given };
 }
 
+/** An option's default for a command: the command's own, else the option's. */
+export function defaultOf(def: OptionDef, command: Command): OptionDef["default"] {
+  return def.commandDefaults?.[command] ?? def.default;
+}
+
 export function helpFor(command: Command): string {
   const defs = OPTIONS.filter((o) => o.commands.includes(command));
   const width = Math.max(...defs.map((d) => d.name.length)) + 4;
   return defs
     .map((d) => {
+      const value = defaultOf(d, command);
       const dflt =
-        d.default === undefined
+        value === undefined
           ? ""
-          : ` (default ${Array.isArray(d.default) ? d.default.join(",") : String(d.default)})`;
+          : ` (default ${Array.isArray(value) ? value.join(",") : String(value)})`;
       return `  --${d.name.padEnd(width)}${d.help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
     })
     .join("\n");

@@ -6,6 +6,7 @@ import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
+import { DEV_LOCAL_API_KEY } from "./frontendOptions.ts";
 
 export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
   const node = await startNode(plan);
@@ -38,7 +39,9 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
 export function banner(plan: NodePlan, node: RunningNode, details: readonly string[]): string {
   const keyNote = plan.frontend.generatedKey
     ? "   (key generated for this run; set --api-key)"
-    : "";
+    : plan.frontend.apiKeys.has(DEV_LOCAL_API_KEY)
+      ? "   (dev's key on this machine; --api-key sets another)"
+      : "";
   const live = plan.source.kind !== "archive";
   const lines = [
     "",

@@ -1,4 +1,5 @@
-// Every rule of the edge, over real HTTP against `flashnode serve` on the fixture archive.
+// Every rule of the edge, over real HTTP against `flashnode serve` (its defaults) on the fixture
+// archive.
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
@@ -14,7 +15,7 @@ const servers: RunningServer[] = [];
 async function serve(flags: string[]): Promise<RunningServer> {
   const s = await startArchiveServer({
     datadir,
-    frontend: testFrontendOptions(flags),
+    frontend: testFrontendOptions(flags, "serve"),
     logger: silentLogger,
   });
   servers.push(s);
@@ -221,6 +222,14 @@ describe("edge", () => {
       body: JSON.stringify(call("eth_chainId")),
     });
     assert.equal(r.headers.get("access-control-allow-origin"), "https://app.example");
+    // serve's default (a provider's): no CORS fields at all.
+    const plain = await serve([]);
+    const none = await fetch(plain.url, {
+      method: "POST",
+      headers: { origin: "https://app.example", "content-type": "application/json" },
+      body: JSON.stringify(call("eth_chainId")),
+    });
+    assert.equal(none.headers.get("access-control-allow-origin"), null);
   });
 
   test("metrics move as requests are served; health and readiness", async () => {
@@ -274,7 +283,7 @@ describe("edge", () => {
     });
     const s = await startArchiveServer({
       datadir,
-      frontend: testFrontendOptions(["--rate-limit", "1", "--rate-burst", "1"]),
+      frontend: testFrontendOptions(["--rate-limit", "1", "--rate-burst", "1"], "serve"),
       logger,
     });
     servers.push(s);

@@ -17,6 +17,7 @@ import {
 import type { RefusedResponse } from "../rpc/responseTails.ts";
 import { createRpcHandler } from "../rpc/server.ts";
 import { createUiHandler, isUiPath } from "../ui/uiFiles.ts";
+import { isLoopback } from "../util/loopback.ts";
 import { createFastHttpServer } from "./fastHttp.ts";
 import { allowed, type MethodPolicy, NOT_WHITELISTED, type Tier } from "./policy.ts";
 import { type RateLimit, RateLimiter, type SharedLimit } from "./rateLimit.ts";
@@ -39,6 +40,8 @@ export type EdgeOptions = {
   readonly apiKeys: ReadonlyMap<string, RateLimit | undefined>;
   /** Per client address on public endpoints; undefined = unlimited. */
   readonly publicRateLimit: RateLimit | undefined;
+  /** Clients on this machine (isLoopback) are not held to publicRateLimit. Default: they are. */
+  readonly exemptLoopback?: boolean;
   readonly limits: EdgeLimits;
   readonly metrics: Metrics | null;
   readonly health: () => Health;
@@ -162,8 +165,11 @@ export function createEdge(opts: EdgeOptions): Edge {
     client: string,
     quiet = false,
   ): RequestContext | number | undefined {
-    if (path === "/")
-      return { tier: "public", client, admit: admit("public", publicLimiter, client, client) };
+    if (path === "/") {
+      const limiter =
+        opts.exemptLoopback === true && isLoopback(client) ? undefined : publicLimiter;
+      return { tier: "public", client, admit: admit("public", limiter, client, client) };
+    }
     if (path.startsWith("/rpc/")) {
       const key = apiKeyOf(path);
       if (key === undefined || !opts.apiKeys.has(key)) {

@@ -13,7 +13,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { CallService, TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
-import { type Channel, DeadlineError } from "../util/channel.ts";
+import { type Channel, DeadlineError, PeerGoneError } from "../util/channel.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
@@ -31,78 +31,101 @@ const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
 
 const worker = new URL("./callWorker.ts", import.meta.url);
 
+type Started = { readonly channel: CallChannel; readonly thread: Worker };
+
 export class CallClient implements CallService {
-  /** The block being built, from its flashblock 0: what a replacement worker is sent first. */
+  /** The block being built, from its flashblock 0: what a new worker is sent first. */
   private current: Update[] = [];
   private stopping = false;
-  private replacing: Promise<void> | undefined;
-  /** A worker ended on purpose (reconfigure): its exit is not a failure to report. */
-  private retired: CallChannel | undefined;
+  /** The worker, once it is up; until then (and while one is replaced) `starting` says when. */
+  private worker: Started | undefined;
+  private starting: Promise<void> | undefined;
+  private first: Promise<void> | undefined;
+  private generation = 0;
 
-  private constructor(
-    private channel: CallChannel,
-    private thread: Worker,
+  /**
+   * The worker starts with start(), or with the first call: a node may serve reads before its
+   * call worker has loaded (the EVM is a large part of a start); a call made meanwhile waits for
+   * it. `logger`: where a request's gas above the cap is reported (geth warns), and
+   * replacements.
+   */
+  constructor(
     private data: CallWorkerData,
-    private readonly logger: Logger | undefined,
-  ) {
-    this.watch();
-  }
+    private readonly logger?: Logger,
+  ) {}
 
-  /** `logger`: where a request's gas above the cap is reported (geth warns), and replacements. */
-  static async start(data: CallWorkerData, logger?: Logger): Promise<CallClient> {
-    const { channel, worker: thread } = await CallClient.spawn(data);
-    return new CallClient(channel, thread, data, logger);
-  }
-
-  private static spawn(data: CallWorkerData) {
-    return startWorkerChannel<CallWorkerApi, null, CallParentApi>(worker, data, {
-      peer: "the call worker",
-      deadlineMs: 0,
-    });
+  /**
+   * Starts the worker (once; later calls return the same promise): resolves once it is ready,
+   * rejects with its error if it failed to start.
+   */
+  start(): Promise<void> {
+    if (this.first === undefined) {
+      this.first = this.spawn();
+      this.starting = this.first.catch(() => {});
+    }
+    return this.first;
   }
 
   private get limits() {
     return this.data.limits ?? DEFAULT_CALL_LIMITS;
   }
 
-  /** Replaces the worker once it is gone, unless the node is stopping. */
-  private watch(): void {
-    const channel = this.channel;
-    void channel.whenGone().then((e) => {
-      if (this.stopping || channel !== this.channel || channel === this.retired) return;
-      this.logger?.warn({ err: e.message }, "call worker gone; starting another");
-      this.replace();
-    });
-  }
-
   /**
    * The chain was replaced (anvil_reset): the worker is replaced by one started with `data`
-   * (another fork's upstream, or none); calls made meanwhile wait for it.
+   * (another fork's upstream, or none); calls made meanwhile wait for it. The old worker's exit
+   * is not reported as a failure (it is no longer the one watched).
    */
   reconfigure(data: CallWorkerData): void {
     this.data = data;
-    this.retired = this.channel;
-    const old = this.thread;
-    this.replace();
-    void old.terminate();
+    // Not started yet: the first start reads the new data.
+    if (this.first === undefined || this.stopping) return;
+    const old = this.worker;
+    this.worker = undefined;
+    const next = this.spawn();
+    this.starting = next.catch((err: unknown) => {
+      this.starting = undefined;
+      this.logger?.error({ err }, "call worker failed to start");
+    });
+    if (old !== undefined) {
+      old.channel.close("the chain was replaced");
+      void old.thread.terminate();
+    }
   }
 
-  private replace(): void {
-    this.replacing ??= CallClient.spawn(this.data)
-      .then(({ channel, worker: thread }) => {
-        if (this.stopping) {
-          void thread.terminate();
-          return;
-        }
-        this.channel = channel;
-        this.thread = thread;
-        for (const u of this.current) channel.emit("update", u);
-        this.watch();
-      })
-      .catch((e: unknown) => this.logger?.error({ err: e }, "call worker failed to start"))
-      .finally(() => {
-        this.replacing = undefined;
+  private spawn(): Promise<void> {
+    // A start overtaken by a later one (reconfigure while starting) is not the worker.
+    const generation = ++this.generation;
+    return startWorkerChannel<CallWorkerApi, null, CallParentApi>(worker, this.data, {
+      peer: "the call worker",
+      deadlineMs: 0,
+    }).then(({ channel, worker: thread }) => {
+      if (generation !== this.generation) {
+        void thread.terminate();
+        return;
+      }
+      this.starting = undefined;
+      if (this.stopping) {
+        void thread.terminate();
+        return;
+      }
+      this.worker = { channel, thread };
+      // What arrived while it started: the block being built so far.
+      for (const u of this.current) channel.emit("update", u);
+      this.watch(channel);
+    });
+  }
+
+  /** Replaces the worker once it is gone, unless the node is stopping. */
+  private watch(channel: CallChannel): void {
+    void channel.whenGone().then((e) => {
+      if (this.stopping || channel !== this.worker?.channel) return;
+      this.logger?.warn({ err: e.message }, "call worker gone; starting another");
+      this.worker = undefined;
+      this.starting ??= this.spawn().catch((err: unknown) => {
+        this.starting = undefined;
+        this.logger?.error({ err }, "call worker failed to start");
       });
+    });
   }
 
   private async ask<K extends keyof CallWorkerApi["requests"] & string>(
@@ -110,15 +133,18 @@ export class CallClient implements CallService {
     body: CallWorkerApi["requests"][K]["request"],
     runMs: number,
   ): Promise<CallWorkerApi["requests"][K]["reply"]> {
-    // A call made while a worker is being replaced (dead, or reconfigured) waits for the new one.
-    if (this.replacing !== undefined) await this.replacing;
-    const channel = this.channel;
+    // A call made while the worker starts, or while a dead one is replaced, waits for it.
+    if (this.first === undefined) void this.start().catch(() => {});
+    if (this.worker === undefined || this.worker.channel.closed) await this.starting;
+    const started = this.worker;
+    if (started === undefined) throw new PeerGoneError("the call worker failed to start");
+    const { channel, thread } = started;
     const deadline = (runMs > 0 ? runMs : UNBOUNDED_RUN_MS) + DEADLINE_MARGIN_MS;
     return channel.request(kind, body, deadline).catch((e: unknown) => {
-      if (e instanceof DeadlineError && channel === this.channel && !this.stopping) {
+      if (e instanceof DeadlineError && started === this.worker && !this.stopping) {
         // Stuck past its own limits: what else waits on it would wait as long.
         this.logger?.error({ kind }, "call worker stuck past its deadline; replacing it");
-        void this.thread.terminate();
+        void thread.terminate();
       }
       throw e;
     });
@@ -170,13 +196,16 @@ export class CallClient implements CallService {
   forward(update: Update): void {
     if (update.kind === "sealed" || update.index === 0) this.current = [update];
     else this.current.push(update);
-    this.channel.emit("update", update);
+    this.worker?.channel.emit("update", update);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.channel.close("the node is shutting down");
-    await this.thread.terminate();
+    await this.starting;
+    const started = this.worker;
+    if (started === undefined) return;
+    started.channel.close("the node is shutting down");
+    await started.thread.terminate();
   }
 }
 

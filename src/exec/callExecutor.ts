@@ -9,13 +9,8 @@ import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { AccessListResult, CallRequest, CallResult } from "../services/callRequest.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
-import {
-  type CallLimits,
-  DEFAULT_CALL_LIMITS,
-  deadlineOpcodes,
-  EvmTimeoutError,
-  goDuration,
-} from "./callLimits.ts";
+import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
+import { deadlineOpcodes } from "./deadlineOpcodes.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
 
 /** The block a call executes in (header fields the EVM reads). */

@@ -1,7 +1,7 @@
 // geth's DoS limits on calls: --rpc.gascap (the most gas a call, an estimate or an access list
 // may use) and --rpc.evmtimeout (how long eth_call may run before it is aborted).
-import type { Common } from "@ethereumjs/common";
-import { type EVMOpts, getOpcodesForHF, paramsEVM } from "@ethereumjs/evm";
+// The EVM's side of the timeout is in deadlineOpcodes.ts: this file is read by the RPC thread,
+// which never loads the EVM.
 
 export type CallLimits = {
   /** The gas cap; 0 = none. */
@@ -28,53 +28,4 @@ export function goDuration(ms: number): string {
 /** The EVM ran past its deadline (thrown from inside the interpreter, which lets it through). */
 export class EvmTimeoutError extends Error {
   readonly code = "EVM_TIMEOUT";
-}
-
-/**
- * Back jumps and new call frames, wrapped to check a deadline: every loop passes a JUMP or JUMPI,
- * and between two of them a frame runs at most its code's length of instructions, so no run
- * outlives the deadline by more than a moment. The EVM library runs an opcode's handler
- * synchronously inside its loop, where no timer can fire; the check is the only way in.
- */
-const CHECKED_OPCODES = [
-  0x56, // JUMP
-  0x57, // JUMPI
-  0xf0, // CREATE
-  0xf1, // CALL
-  0xf2, // CALLCODE
-  0xf4, // DELEGATECALL
-  0xf5, // CREATE2
-  0xfa, // STATICCALL
-];
-
-type CustomOpcodes = NonNullable<EVMOpts["customOpcodes"]>;
-
-/** Opcodes for the EVM of `common` that throw EvmTimeoutError once `deadline` has passed. */
-export function deadlineOpcodes(common: Common, deadline: number): CustomOpcodes {
-  // The opcodes' gas prices are EVM parameters, which the EVM adds to its Common when built.
-  const withGas = common.copy();
-  withGas.updateParams(paramsEVM);
-  const { opcodeMap } = getOpcodesForHF(withGas);
-  let count = 0;
-  const check = () => {
-    // performance.now() costs about a cheap opcode: read the clock on every 64th check.
-    if ((++count & 63) === 0 && performance.now() > deadline) throw new EvmTimeoutError();
-  };
-  const out: CustomOpcodes = [];
-  for (const code of CHECKED_OPCODES) {
-    const entry = opcodeMap[code];
-    if (entry === undefined || entry.opcodeInfo.isInvalid) continue;
-    const run = entry.opHandler;
-    out.push({
-      opcode: code,
-      opcodeName: entry.opcodeInfo.name,
-      baseFee: entry.opcodeInfo.fee,
-      ...(entry.opcodeInfo.dynamicGas ? { gasFunction: entry.gasHandler } : {}),
-      logicFunction: (runState, c) => {
-        check();
-        return run(runState, c);
-      },
-    });
-  }
-  return out;
 }

@@ -16,8 +16,6 @@ import { startReaderHost } from "./readerHost.ts";
 import { startReaderProcess } from "./readerProcess.ts";
 import { isReader } from "./readerSlot.ts";
 import { openArchive, servedArchive } from "./sources/archiveSource.ts";
-import { startFollowSource } from "./sources/followSource.ts";
-import { startJetStreamSource } from "./sources/jetstreamSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
@@ -75,6 +73,8 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         break;
       }
       case "jetstream": {
+        // NATS is loaded by the roles that use it only.
+        const { startJetStreamSource } = await import("./sources/jetstreamSource.ts");
         const s = await startJetStreamSource({
           datadir,
           servers: plan.source.servers,
@@ -90,6 +90,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         break;
       }
       case "follow": {
+        const { startFollowSource } = await import("./sources/followSource.ts");
         source = await startFollowSource({
           datadir,
           follow: plan.source.follow,
@@ -199,6 +200,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       ...(live ? { follow: (apply) => parts.add(stream.subscribe(apply)) } : {}),
       ...(source.target === undefined ? {} : { target: source.target }),
       sourceHealth,
+      callWorkerFirst: plan.source.kind === "jetstream",
     });
     parts.add(() => reader.close());
     return {

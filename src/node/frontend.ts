@@ -21,6 +21,8 @@ export type FrontendOptions = {
   /** True when no key was configured and one was generated for this run. */
   readonly generatedKey: boolean;
   readonly publicRateLimit: RateLimit | undefined;
+  /** Clients on this machine are not held to publicRateLimit (dev, unless asked). */
+  readonly exemptLoopback: boolean;
   readonly policy: MethodPolicy;
   readonly corsOrigins: readonly string[] | undefined;
   readonly bodyLimit: number;
@@ -86,6 +88,7 @@ export async function startFrontend(args: {
     policy: o.policy,
     apiKeys: o.apiKeys,
     publicRateLimit: o.publicRateLimit,
+    exemptLoopback: o.exemptLoopback,
     limits: {
       bodyLimit: o.bodyLimit,
       headerTimeoutMs: o.headerTimeoutMs,

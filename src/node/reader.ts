@@ -72,6 +72,14 @@ export type ReaderDeps = {
   /** A reader process: its link to the primary, and the position fence the primary writes. */
   readonly link?: ReaderLink;
   readonly fence?: PositionFence;
+  /**
+   * Start the call worker before following the chain and serving, as every reader once did
+   * (a replica's): otherwise it starts once the reader serves. A replica's reader shows the
+   * archive's head as it was when the reader opened until the next seal arrives from the
+   * flashblock stream; on a quiet chain, blocks its block follower stores meanwhile (catching
+   * up) stay unseen until then, and the worker's start used to give that catch-up its time.
+   */
+  readonly callWorkerFirst?: boolean;
   /** Whether this reader records each flashblock's build time (one reader does, for the node). */
   readonly recordsBuilds?: boolean;
   /** Listens for each update's delay from the primary to this reader. */
@@ -100,8 +108,10 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     ...(deps.callLimits === undefined ? {} : { limits: deps.callLimits }),
     ...(f === undefined ? {} : { fork: f.callWorker }),
   });
-  const calls = await CallClient.start(callData(fork), deps.logger);
+  // The call worker starts once the reader serves (reads need no EVM); calls wait for it.
+  const calls = new CallClient(callData(fork), deps.logger);
   try {
+    if (deps.callWorkerFirst === true) await calls.start();
     const feed = deps.follow === undefined ? undefined : createFeedHub();
     let follower: ChainFollower | undefined;
     let spec = deps.spec;
@@ -202,6 +212,11 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       ...(deps.link === undefined ? {} : { link: deps.link }),
       metricsSources: metricsSources(deps, follower),
       health: health(deps, follower),
+    });
+    // Started means every part is: a call worker that cannot start fails the start.
+    await calls.start().catch(async (e: unknown) => {
+      await frontend.close();
+      throw e;
     });
     return {
       url: frontend.url,

@@ -83,6 +83,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     ...(live ? { follow: (apply) => stream.subscribe(apply) } : {}),
     ...(target === undefined ? {} : { target }),
     sourceHealth: () => health,
+    callWorkerFirst: plan.source.kind === "jetstream",
     link,
     ...(fence === undefined ? {} : { fence }),
     recordsBuilds: slot === 0,

@@ -1,5 +1,6 @@
 // What the RPC thread and the sequencer worker ask and tell each other (src/util/channel.ts).
 // Plain data only.
+import type { NewDevChain } from "../chain/newDevChain.ts";
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
@@ -9,13 +10,16 @@ import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
-  /** Genesis to create the chain with when the datadir is empty. */
-  readonly genesis: Record<string, unknown>;
   /**
-   * The genesis came from --genesis: a datadir holding a chain from another genesis is refused
-   * (without it, whatever chain the datadir holds is continued: dev's own, or an imported one).
+   * --genesis: the chain to create when the datadir is empty, and a datadir holding a chain from
+   * another genesis is refused (without it, whatever chain the datadir holds is continued: dev's
+   * own, or an imported one).
    */
   readonly genesisGiven: boolean;
+  /** The chain to create when the datadir is empty: --genesis's, or a fork's. */
+  readonly genesis?: Record<string, unknown>;
+  /** Without a genesis, the new dev chain an empty datadir gets (made only then). */
+  readonly newChain: NewDevChain;
   /** Interval mining's block time; 0: automine. */
   readonly blockTimeMs: number;
   /** A block per transaction (--automine). */

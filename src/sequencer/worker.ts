@@ -2,11 +2,12 @@
 // stalls the thread that answers RPC.
 import { parentPort, workerData } from "node:worker_threads";
 import { type ChainSpec, chainSpecFromGenesis } from "../chain/genesis.ts";
+import { newDevGenesis } from "../chain/newDevChain.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureForkBase, ensureGenesis } from "../exec/chainStart.ts";
 import { GenesisMismatchError } from "../exec/importer.ts";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
-import { type Publisher, startPublisher } from "../replica/publisher.ts";
+import type { Publisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
@@ -96,9 +97,11 @@ async function main(): Promise<void> {
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
-  const spec = await chainSpecFromGenesis(
-    stored === undefined || replace ? data.genesis : JSON.parse(stored),
-  );
+  const genesis =
+    stored !== undefined && !replace
+      ? JSON.parse(stored)
+      : (data.genesis ?? (await newDevGenesis(data.newChain)));
+  const spec = await chainSpecFromGenesis(genesis);
   const forked =
     data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork, replace);
   const executor = forked?.executor ?? (await ensureGenesis(spec, store, { replace }));
@@ -148,7 +151,9 @@ async function main(): Promise<void> {
         throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
       },
     );
-  if (data.nats !== undefined)
+  // NATS is loaded only when asked for (`dev --nats`): a third of this thread's code otherwise.
+  if (data.nats !== undefined) {
+    const { startPublisher } = await import("../replica/publisher.ts");
     publisher = startPublisher({
       servers: data.nats.servers,
       store,
@@ -159,6 +164,7 @@ async function main(): Promise<void> {
       },
       logger: forwardingLogger(data.nats.logLevel, log),
     });
+  }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
   if (publisher !== undefined) {
     // The RPC thread's /readyz says why while NATS is out of reach.

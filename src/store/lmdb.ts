@@ -51,7 +51,13 @@ export type OpenOptions = { readonly readOnly?: boolean; readonly noSync?: boole
 function wrap(db: Database<Buffer, Buffer>): KvTable {
   return {
     get: (key) => db.getBinary(key as Buffer) ?? undefined,
-    getFast: (key) => db.getBinaryFast(key as Buffer) ?? undefined,
+    getFast: (key) => {
+      const v = db.getBinaryFast(key as Buffer);
+      // lmdb hands back its whole read buffer with `length` set to the value's: a view of
+      // exactly the value, or whatever reads the typed array's own length (Node 24's
+      // Buffer#slice, which RLP decoding calls) sees 16 MiB.
+      return v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.length);
+    },
     put: (key, value) => {
       db.putSync(key as Buffer, value as Buffer);
     },

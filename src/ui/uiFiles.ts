@@ -5,6 +5,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../util/packageRoot.ts";
 
 export const UI_PATH = "/ui";
 
@@ -33,7 +35,7 @@ type UiFile = { readonly body: Buffer; readonly type: string; readonly etag: str
 function load(): ReadonlyMap<string, UiFile> {
   const files = new Map<string, UiFile>();
   for (const name of UI_FILES) {
-    const body = readFileSync(new URL(`./static/${name}`, import.meta.url));
+    const body = readFileSync(join(PACKAGE_ROOT, "src/ui/static", name));
     const ext = name.slice(name.lastIndexOf(".") + 1);
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;
     files.set(name, { body, type: TYPES[ext] ?? "application/octet-stream", etag });

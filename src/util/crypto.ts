@@ -30,3 +30,13 @@ export function ecrecover(
 }
 
 export const nativeCrypto: CustomCrypto = { keccak256, ecrecover };
+
+/** The secp256k1 public key of a private key: compressed (33 bytes) or not (65). */
+export function publicKeyOf(privateKey: Uint8Array, compressed: boolean): Uint8Array {
+  return secp256k1.publicKeyCreate(privateKey, compressed);
+}
+
+/** (a + b) mod n, as BIP-32 derives a child key; throws when that is not a valid key. */
+export function addPrivateKeys(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return secp256k1.privateKeyTweakAdd(Uint8Array.from(a), b);
+}

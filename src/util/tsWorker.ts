@@ -10,11 +10,15 @@ import {
   workerEndpoint,
 } from "./channel.ts";
 
-/** Starts a worker thread running a TypeScript module; its `workerData` is `{ entry, data }`. */
+/**
+ * Starts a worker thread running a module; its `workerData` is `{ entry, data }`. A compiled
+ * entry (dist/, what `npm start` runs) starts as it is; a TypeScript one (the sources, run
+ * through tsx) through tsWorkerBoot.mjs, which registers tsx in the new thread first.
+ */
 export function startTsWorker(entry: URL, data: unknown): Worker {
-  return new Worker(new URL("./tsWorkerBoot.mjs", import.meta.url), {
-    workerData: { entry: entry.href, data },
-  });
+  const workerData = { entry: entry.href, data };
+  if (entry.pathname.endsWith(".js")) return new Worker(entry, { workerData });
+  return new Worker(new URL("./tsWorkerBoot.mjs", import.meta.url), { workerData });
 }
 
 /** The `data` given to startTsWorker, read inside the worker. */

@@ -101,6 +101,16 @@ describe("dev refuses bad input before creating anything", () => {
       () => ["--prot", "8545"],
       /unknown flag --prot for dev \(did you mean --port\?\)/,
     ],
+    [
+      "--fork, which is not the hardfork (anvil's --fork-url forks a chain)",
+      () => ["--fork", "prague"],
+      /^flashnode: --fork is not a flag: the hardfork is --hardfork \(cancun, prague, osaka\); to fork a live chain, --fork-url URL$/,
+    ],
+    [
+      "an unknown hardfork",
+      () => ["--hardfork", "london"],
+      /--hardfork must be one of cancun, prague, osaka, got london/,
+    ],
     ["a flag without its value", () => ["--port"], /--port needs a value/],
     ["a stray argument", () => ["8545"], /dev takes no arguments \(got 8545\)/],
     [

@@ -1,4 +1,4 @@
-// `flashnode dev --fork cancun`: a chain without EIP-7685 serves flashblocks and seals blocks
+// `flashnode dev --hardfork cancun`: a chain without EIP-7685 serves flashblocks and seals blocks
 // whose headers carry no requests hash (the sequencer used to die at its first flashblock, asking
 // for one), on an OP-stack chain and on an Ethereum one.
 import assert from "node:assert/strict";

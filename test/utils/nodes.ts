@@ -174,7 +174,7 @@ export type FollowNodeOptions = {
   readonly maxPendingDepth?: number;
   readonly streamReadTimeoutMs?: number;
   readonly txForward?: string;
-  /** The followed chain's rules (--follow-hardfork); osaka by default. */
+  /** The followed chain's rules (--hardfork); osaka by default. */
   readonly hardfork?: DevFork;
 };
 

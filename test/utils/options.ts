@@ -5,11 +5,17 @@ import type { FrontendOptions } from "../../src/node/frontend.ts";
 
 export const TEST_API_KEY = "test-key-0001";
 
-/** Defaults as a user gets them, on an ephemeral port, without the public rate limit (tests hammer). */
-export function testFrontendOptions(extra: string[] = []): FrontendOptions {
+/**
+ * Defaults as a user of `command` gets them, on an ephemeral port, without the public rate limit
+ * (tests hammer).
+ */
+export function testFrontendOptions(
+  extra: string[] = [],
+  command: "dev" | "serve" | "replica" = "dev",
+): FrontendOptions {
   return frontendOptions(
     resolveOptions(
-      "dev",
+      command,
       ["--port", "0", "--rate-limit", "0", "--api-key", TEST_API_KEY, ...extra],
       {},
     ).values,

@@ -13,7 +13,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createEVM } from "@ethereumjs/evm";
+import { createEVM, type EVM } from "@ethereumjs/evm";
+import { Address } from "@ethereumjs/util";
 import { bigIntToBytes, bytesToHex, hexToBytes, padLeft } from "../../util/hex.ts";
 import {
   BASE_FEE_VAULT,
@@ -53,8 +54,17 @@ function word(n: bigint): Uint8Array {
   return padLeft(bigIntToBytes(n), 32);
 }
 
-/** A fee vault's runtime code: its constructor run with (recipient, min withdrawal, L2 network). */
-async function vaultCode(name: string, recipient: Uint8Array): Promise<string> {
+/**
+ * A fee vault's runtime code: its constructor run with (recipient, min withdrawal, L2 network).
+ * `evm`: one for every vault of a genesis (building an EVM costs more than running a constructor);
+ * each constructor runs from a caller of its own, so each creates at an address of its own.
+ */
+async function vaultCode(
+  evm: EVM,
+  caller: number,
+  name: string,
+  recipient: Uint8Array,
+): Promise<string> {
   const creation = hexToBytes(artifact(name).bytecode.object);
   const args = new Uint8Array(96);
   args.set(padLeft(recipient, 32), 0);
@@ -63,10 +73,9 @@ async function vaultCode(name: string, recipient: Uint8Array): Promise<string> {
   const data = new Uint8Array(creation.length + args.length);
   data.set(creation, 0);
   data.set(args, creation.length);
-  const evm = await createEVM({
-    common: new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }),
-  });
-  const result = await evm.runCall({ data, gasLimit: 30_000_000n });
+  const from = new Uint8Array(20);
+  from[19] = caller;
+  const result = await evm.runCall({ data, gasLimit: 30_000_000n, caller: new Address(from) });
   if (result.execResult.exceptionError !== undefined)
     throw new Error(`${name} constructor failed: ${result.execResult.exceptionError.error}`);
   return bytesToHex(result.execResult.returnValue);
@@ -97,6 +106,9 @@ export async function opPredeploys(
   l1: L1Values,
   vaultRecipient: Uint8Array,
 ): Promise<GenesisAlloc> {
+  const evm = await createEVM({
+    common: new Common({ chain: Mainnet, hardfork: Hardfork.Cancun }),
+  });
   return {
     [unprefixed(L1_BLOCK)]: {
       balance: "0x0",
@@ -119,15 +131,15 @@ export async function opPredeploys(
     },
     [unprefixed(SEQUENCER_FEE_VAULT)]: {
       balance: "0x0",
-      code: await vaultCode("SequencerFeeVault", vaultRecipient),
+      code: await vaultCode(evm, 1, "SequencerFeeVault", vaultRecipient),
     },
     [unprefixed(BASE_FEE_VAULT)]: {
       balance: "0x0",
-      code: await vaultCode("BaseFeeVault", vaultRecipient),
+      code: await vaultCode(evm, 2, "BaseFeeVault", vaultRecipient),
     },
     [unprefixed(L1_FEE_VAULT)]: {
       balance: "0x0",
-      code: await vaultCode("L1FeeVault", vaultRecipient),
+      code: await vaultCode(evm, 3, "L1FeeVault", vaultRecipient),
     },
   };
 }

@@ -4,9 +4,6 @@
 // one is continued.
 import { writeFileSync } from "node:fs";
 import { anvilStateJson } from "../../chain/anvilState.ts";
-import { devAccounts, devGenesis } from "../../chain/devGenesis.ts";
-import { devL1Values } from "../../chain/op/l1Info.ts";
-import { opPredeploys } from "../../chain/op/predeploys.ts";
 import type { Logger } from "../../log/logger.ts";
 import { type ChainReset, type ChainUpdate, updatePosition } from "../../pending/types.ts";
 import type { SequencerWorkerData } from "../../sequencer/protocol.ts";
@@ -14,7 +11,6 @@ import { SequencerClient } from "../../sequencer/sequencerClient.ts";
 import type { DevAnswer, DevRequest } from "../../services/transactions.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
-import { hexToBytes } from "../../util/hex.ts";
 import type { ChainSource, DevChainOptions, ForkInfo, PoolNonces } from "../plan.ts";
 import { prepareForkStart } from "./forkStart.ts";
 
@@ -58,15 +54,26 @@ export async function startSequencerSource(args: {
       chain.upstream === undefined
         ? undefined
         : await prepareForkStart(args.datadir, chain, chain.upstream, args.logger, replace);
-    const genesis = forked?.genesis ?? chain.genesis ?? (await newDevGenesis(chain));
+    // Neither a fork's nor --genesis: the sequencer's thread makes a new dev chain's, when its
+    // datadir holds none (a restart never pays for it).
+    const genesis = forked?.genesis ?? chain.genesis;
     // A fork's L1 fee values are its upstream's (its L1Block at F); its gas limit F's unless given.
     const l1 = forked?.l1 ?? chain.l1;
     const gasLimit =
       forked !== undefined && !chain.gasLimitGiven ? forked.gasLimit : chain.gasLimit;
     const data: SequencerWorkerData = {
       datadir: args.datadir,
-      genesis,
+      ...(genesis === undefined ? {} : { genesis }),
       genesisGiven: chain.genesis !== undefined,
+      newChain: {
+        chainId: chain.chainId,
+        fork: chain.fork,
+        ethereum: chain.ethereum,
+        l1: chain.l1,
+        gasLimit: chain.gasLimit,
+        accounts: chain.accounts,
+        balanceEth: chain.balanceEth,
+      },
       blockTimeMs: chain.blockTimeMs,
       automine: chain.automine === true,
       flashblockIntervalMs: chain.flashblockIntervalMs,
@@ -221,26 +228,4 @@ function resetChain(
 export class DevRequestRefused extends Error {
   readonly code = "DEV_REQUEST";
   readonly rpcCode = -32602;
-}
-
-/** A new dev chain's genesis: the test accounts funded, and Base's predeploys on an OP chain. */
-async function newDevGenesis(o: DevChainOptions): Promise<Record<string, unknown>> {
-  const accounts = devAccounts(o.accounts);
-  const timestamp = BigInt(Math.floor(Date.now() / 1000));
-  return devGenesis({
-    chainId: o.chainId,
-    fork: o.fork,
-    accounts,
-    balanceWei: o.balanceEth * 10n ** 18n,
-    gasLimit: o.gasLimit,
-    timestamp,
-    ...(o.ethereum
-      ? {}
-      : {
-          op: await opPredeploys(
-            devL1Values(o.l1, timestamp),
-            hexToBytes(accounts[0]?.address ?? `0x${"00".repeat(20)}`),
-          ),
-        }),
-  });
 }
