@@ -5,12 +5,15 @@
 //     when its reader applies it, so the bench taps both streams and takes, per (block, index),
 //     the follower's arrival minus the sequencer's (one clock); beside it the follower's own
 //     flashnode_flashblock_visible_seconds (its arrival → applied);
+//     at ~250 tx/s (phase 1a), and as bursts of 50 once a second (1b), so that each such
+//     flashblock meets a follower that has finished the one before;
 //  2. keeping up: the follower's import work (flashnode_follow_events_total: importedGas /
 //     importMilliseconds) and both heads every 100 ms, at ~250 tx/s and in a heavier phase
 //     (more senders, swaps of several rounds, as much gas as the sequencer builds);
 //  3. upstream requests and calls per block, by method, at the proxy.
-// With --pin (the default) the follower runs on CPU 1 (`taskset -c 1`, all its threads) and the
-// sequencer, the bench and its proxy on CPU 0, so the follower's core does only its own work.
+// By default (not with --no-pin) the follower runs on CPU 1 (`taskset -c 1`, all its threads) and
+// the sequencer, the bench and its proxy on CPU 0: of this bench's processes, only the follower
+// uses CPU 1 (what else runs on the machine is not pinned, and is reported as run-queue waits).
 // Run: npm run bench:follow [-- --seconds 30 --rate 250 --heavy-mgas 40 --no-pin --cpu-prof DIR]
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -51,6 +54,8 @@ const PIN = !values["no-pin"];
 const KEY = "bench-follow-0001";
 /** Flashblocks of at least this many transactions are the "flashblock of 50" of the goal. */
 const MIN_TXS = 40;
+/** Phase 1b's burst: the goal's flashblock of 50. */
+const BURST = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 console.log(`machine: ${execFileSync("uptime", { encoding: "utf8" }).trim()}`);
@@ -204,47 +209,80 @@ try {
   console.log(
     `warm-up: ${warm.length} transactions; gas used at most: transfer ${gasOf.transfer}, swap ${gasOf.swap}, swapRounds(${HEAVY_ROUNDS}) ${gasOf.swapRounds}`,
   );
-  for (let t = 0; t < 300; t++) {
-    const [s, fo] = await Promise.all([blockNumber(devUrl), blockNumber(followerUrl)]);
-    if (fo >= s && s > 0) break;
-    await sleep(200);
-  }
-
-  // ---- 1-3 at ~RATE tx/s: transfers and swaps, half each ---------------------------------------
-  const lightCount = Math.ceil(RATE * (SECONDS + LEAD + 2));
-  const light: string[] = [];
-  for (let i = 0; i < lightCount; i++) {
-    const from = i % SENDERS;
-    const round = Math.floor(i / SENDERS);
-    light.push(
-      round % 2 === 0
-        ? await signer.transfer(from, round >> 1, limits.transfer)
-        : await signer.swap(from, round >> 1, limits.swap),
+  /** Until the sequencer's pool is empty and the follower has its head (bounded). */
+  const settle = async () => {
+    let left = 0;
+    for (let t = 0; t < 450; t++) {
+      left = Number((await rpc<{ pending: string }>(devUrl, "txpool_status")).pending);
+      if (left === 0) break;
+      await sleep(200);
+    }
+    await sleep(2_000);
+    let behind = 0;
+    for (let t = 0; t < 150; t++) {
+      const [s, fo] = await Promise.all([blockNumber(devUrl), blockNumber(followerUrl)]);
+      behind = s - fo;
+      if (behind <= 0) break;
+      await sleep(200);
+    }
+    console.log(
+      `\nsettled: ${left} transactions left in the sequencer's pool, follower ${behind} blocks behind`,
     );
-  }
-  const p1 = await runPhase(nodes, light, { rate: RATE, leadSeconds: LEAD, seconds: SECONDS });
+  };
+  await settle();
+
+  /** Transfers and swaps, half each, round-robin over the first SENDERS accounts. */
+  const signLight = async (count: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const from = i % SENDERS;
+      const round = Math.floor(i / SENDERS);
+      out.push(
+        round % 2 === 0
+          ? await signer.transfer(from, round >> 1, limits.transfer)
+          : await signer.swap(from, round >> 1, limits.swap),
+      );
+    }
+    return out;
+  };
+  const span = SECONDS + LEAD + 2;
+
+  // ---- 1a: ~RATE tx/s, 1-3 ------------------------------------------------------------------
+  const p1 = await runPhase(nodes, await signLight(Math.ceil(RATE * span)), {
+    pace: { kind: "rate", rate: RATE },
+    leadSeconds: LEAD,
+    seconds: SECONDS,
+  });
   printPhase(
-    `phase 1: ~${RATE} tx/s, ERC-20 transfers and swaps from ${SENDERS} senders`,
+    `phase 1a: ~${RATE} tx/s, ERC-20 transfers and swaps from ${SENDERS} senders`,
     p1,
     MIN_TXS,
   );
-  // The sequencer's pool empties (what it could not take at RATE) before the next load starts.
-  let left = 0;
-  for (let t = 0; t < 450; t++) {
-    left = Number((await rpc<{ pending: string }>(devUrl, "txpool_status")).pending);
-    if (left === 0) break;
-    await sleep(200);
-  }
-  console.log(`\nbetween phases: ${left} transactions still in the sequencer's pool after waiting`);
-  await sleep(2_000);
+  await settle();
+
+  // ---- 1b: one burst of BURST a second, so each flashblock of them meets an idle follower -------
+  const p1b = await runPhase(nodes, await signLight(BURST * span), {
+    pace: { kind: "bursts", size: BURST, everyMs: 1000 },
+    leadSeconds: LEAD,
+    seconds: SECONDS,
+  });
+  printPhase(
+    `phase 1b: ${BURST} transfers and swaps at once, once a second, right after a sequencer flashblock`,
+    p1b,
+    MIN_TXS,
+  );
+  await settle();
 
   // ---- 2 again, heavier: every sender, swaps of HEAVY_ROUNDS rounds, HEAVY_MGAS offered --------
   const heavyRate = Math.ceil((HEAVY_MGAS * 1e6) / gasOf.swapRounds);
-  const heavyCount = Math.ceil(heavyRate * (SECONDS + LEAD + 2));
   const heavy: string[] = [];
-  for (let i = 0; i < heavyCount; i++)
+  for (let i = 0; i < Math.ceil(heavyRate * span); i++)
     heavy.push(await signer.swapRounds(i % HEAVY_SENDERS, HEAVY_ROUNDS, limits.swapRounds));
-  const p2 = await runPhase(nodes, heavy, { rate: heavyRate, leadSeconds: LEAD, seconds: SECONDS });
+  const p2 = await runPhase(nodes, heavy, {
+    pace: { kind: "rate", rate: heavyRate },
+    leadSeconds: LEAD,
+    seconds: SECONDS,
+  });
   printPhase(
     `phase 2: ~${heavyRate} tx/s of swapRounds(${HEAVY_ROUNDS}) (~${gasOf.swapRounds} gas each, ${HEAVY_MGAS} Mgas/s offered) from ${HEAVY_SENDERS} senders`,
     p2,

@@ -54,6 +54,29 @@ for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(va
       `  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`,
     );
 
+// Self time by where the code lives: a package under node_modules, a directory of src/, or a
+// V8/Node category (the garbage collector, native code).
+const where = (url: string, fn: string): string => {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg !== null) return pkg[1]!;
+  const src = /\/src\/([^/]+)\//.exec(url);
+  if (src !== null) return `src/${src[1]}`;
+  if (url.startsWith("node:")) return "node internals";
+  return url === "" ? fn || "(native)" : "other";
+};
+const groups = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const n = byId.get(id)!;
+  if (n.callFrame.functionName === "(idle)") continue;
+  const key = where(n.callFrame.url, n.callFrame.functionName);
+  groups.set(key, (groups.get(key) ?? 0) + us);
+}
+console.log("self time by package or source directory (share of busy time):");
+for (const [key, us] of [...groups].sort((a, b) => b[1] - a[1]).slice(0, 15))
+  console.log(
+    `  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`,
+  );
+
 // Inclusive time under functions matching each pattern (a sample counts once per pattern).
 for (const pattern of values.under.split(",").filter((p) => p !== "")) {
   let us = 0;

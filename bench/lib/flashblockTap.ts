@@ -9,6 +9,8 @@ export type Arrival = { readonly at: number; readonly transactions: number };
 export type FlashblockTap = {
   /** First arrival of each flashblock, keyed `block/index` (later copies are ignored). */
   readonly arrivals: Map<string, Arrival>;
+  /** Calls `fn` with the arrival time of each new flashblock; returns the unsubscribe. */
+  onArrival(fn: (at: number) => void): () => void;
   close(): void;
 };
 
@@ -22,6 +24,7 @@ export const flashblockKey = (block: number, index: number) => `${block}/${index
 
 export function tapFlashblocks(url: string): Promise<FlashblockTap> {
   const arrivals = new Map<string, Arrival>();
+  const listeners = new Set<(at: number) => void>();
   const ws = new WebSocket(url);
   ws.on("message", (data: Buffer) => {
     // The time first: parsing is the same work for both taps, but it should not count.
@@ -29,11 +32,21 @@ export function tapFlashblocks(url: string): Promise<FlashblockTap> {
     const m = JSON.parse(data.toString("utf8")) as WireMessage;
     if (m.index === undefined || m.metadata?.block_number === undefined) return;
     const key = flashblockKey(m.metadata.block_number, m.index);
-    if (!arrivals.has(key))
-      arrivals.set(key, { at, transactions: m.diff?.transactions?.length ?? 0 });
+    if (arrivals.has(key)) return;
+    arrivals.set(key, { at, transactions: m.diff?.transactions?.length ?? 0 });
+    for (const fn of listeners) fn(at);
   });
   return new Promise((ok, fail) => {
-    ws.once("open", () => ok({ arrivals, close: () => ws.terminate() }));
+    ws.once("open", () =>
+      ok({
+        arrivals,
+        onArrival(fn) {
+          listeners.add(fn);
+          return () => listeners.delete(fn);
+        },
+        close: () => ws.terminate(),
+      }),
+    );
     ws.once("error", fail);
   });
 }

@@ -2,7 +2,7 @@
 // sequencer at a fixed rate, and, over a window once the load runs, what the follower did:
 // how much later than the sequencer's each flashblock reached the bench from the follower's
 // /flashblocks, its own metrics, both heads every 100 ms, and the upstream requests it made.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { processTree, runQueueWaitMs } from "../compare/peers.ts";
 import { stealMs } from "../compare/wrk.ts";
 import type { CountingProxy, ProxyCounts } from "./countingProxy.ts";
@@ -45,6 +45,11 @@ export type PhaseResult = {
   readonly sequencerBlocks: readonly { gas: number; transactions: number }[];
   /** CPU used, in cores (1 = one core busy the whole window). */
   readonly cpu: { follower: number; sequencer: number };
+  /**
+   * The follower's main thread (RPC, its reader) and its busiest other thread (the follower
+   * thread: imports and flashblock replay), in cores.
+   */
+  readonly followerThreads: { main: number; busiest: number };
   /** Time runnable but waiting for a CPU, ms per second of the window (all threads). */
   readonly waiting: { follower: number; sequencer: number };
   readonly stealMs: number;
@@ -77,15 +82,40 @@ export function treeCpuSeconds(pid: number): number {
   return ticks / 100;
 }
 
+/** CPU seconds used so far by each thread of a process, by thread id. */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // gone
+  }
+  for (const t of tasks) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8").split(") ")[1]!.split(" ");
+      out.set(Number(t), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
 /**
- * Sends `load` to the sequencer at `rate` a second in 20-ms batches (a few transactions at a
- * time, so every 200-ms flashblock gathers about the same number) until stopped or spent.
+ * How a load is sent: `rate` a second in 20-ms batches (a few transactions at a time, so every
+ * 200-ms flashblock gathers about the same number), or `size` at once right after one of the
+ * sequencer's flashblocks arrives, at most every `everyMs` (so they can land in one flashblock
+ * and the follower has time to finish the last one first).
  */
-function drive(url: string, load: readonly string[], rate: number) {
+export type Pace =
+  | { readonly kind: "rate"; readonly rate: number }
+  | { readonly kind: "bursts"; readonly size: number; readonly everyMs: number };
+
+function drive(nodes: FollowNodes, load: readonly string[], pace: Pace) {
   const state = { sent: 0, errors: 0 };
-  const started = performance.now();
-  const timer = setInterval(() => {
-    const due = Math.min(load.length, Math.floor(((performance.now() - started) * rate) / 1000));
+  const send = (upTo: number) => {
+    const due = Math.min(load.length, upTo);
     if (due <= state.sent) return;
     const batch = load.slice(state.sent, due).map((raw, i) => ({
       jsonrpc: "2.0",
@@ -94,7 +124,7 @@ function drive(url: string, load: readonly string[], rate: number) {
       params: [raw],
     }));
     state.sent = due;
-    postJson(url, JSON.stringify(batch)).then(
+    postJson(nodes.devUrl, JSON.stringify(batch)).then(
       (text) => {
         const answers = JSON.parse(text) as { error?: unknown }[];
         state.errors += Array.isArray(answers)
@@ -105,16 +135,45 @@ function drive(url: string, load: readonly string[], rate: number) {
         state.errors += batch.length;
       },
     );
-  }, 20);
-  return { state, stop: () => clearInterval(timer) };
+  };
+  const started = performance.now();
+  if (pace.kind === "rate") {
+    const timer = setInterval(
+      () => send(Math.floor(((performance.now() - started) * pace.rate) / 1000)),
+      20,
+    );
+    return { state, stop: () => clearInterval(timer) };
+  }
+  // Every everyMs a burst is due; it leaves with the next flashblock from the sequencer, or
+  // after 250 ms if none comes (an idle dev chain streams only its blocks' index 0).
+  let fallback: NodeJS.Timeout | undefined;
+  const fire = () => {
+    clearTimeout(fallback);
+    fallback = undefined;
+    send(state.sent + pace.size);
+  };
+  const timer = setInterval(() => {
+    fallback ??= setTimeout(fire, 250);
+  }, pace.everyMs);
+  const off = nodes.sequencerTap.onArrival(() => {
+    if (fallback !== undefined) fire();
+  });
+  return {
+    state,
+    stop: () => {
+      clearInterval(timer);
+      clearTimeout(fallback);
+      off();
+    },
+  };
 }
 
 export async function runPhase(
   nodes: FollowNodes,
   load: readonly string[],
-  opts: { rate: number; leadSeconds: number; seconds: number },
+  opts: { pace: Pace; leadSeconds: number; seconds: number },
 ): Promise<PhaseResult> {
-  const driver = drive(nodes.devUrl, load, opts.rate);
+  const driver = drive(nodes, load, opts.pace);
   try {
     await sleep(opts.leadSeconds * 1000);
     const before = await scrape(nodes.followerMetrics);
@@ -124,6 +183,7 @@ export async function runPhase(
       blockNumber(nodes.followerUrl),
     ]);
     const cpu0 = [treeCpuSeconds(nodes.followerPid), treeCpuSeconds(nodes.devPid)];
+    const threads0 = threadCpuSeconds(nodes.followerPid);
     const wait0 = [runQueueWaitMs(nodes.followerPid), runQueueWaitMs(nodes.devPid)];
     const steal0 = stealMs();
     const sent0 = driver.state.sent;
@@ -147,6 +207,7 @@ export async function runPhase(
     const upstream = nodes.proxy.counts();
     nodes.proxy.reset();
     const cpu1 = [treeCpuSeconds(nodes.followerPid), treeCpuSeconds(nodes.devPid)];
+    const threads1 = threadCpuSeconds(nodes.followerPid);
     const wait1 = [runQueueWaitMs(nodes.followerPid), runQueueWaitMs(nodes.devPid)];
     const steal = stealMs() - steal0;
     const [seq1, fol1] = await Promise.all([
@@ -193,6 +254,7 @@ export async function runPhase(
         follower: (cpu1[0]! - cpu0[0]!) / seconds,
         sequencer: (cpu1[1]! - cpu0[1]!) / seconds,
       },
+      followerThreads: threadShares(threads0, threads1, nodes.followerPid, seconds),
       waiting: {
         follower: (wait1[0]! - wait0[0]!) / seconds,
         sequencer: (wait1[1]! - wait0[1]!) / seconds,
@@ -202,4 +264,20 @@ export async function runPhase(
   } finally {
     driver.stop();
   }
+}
+
+function threadShares(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  mainTid: number,
+  seconds: number,
+): { main: number; busiest: number } {
+  let main = 0;
+  let busiest = 0;
+  for (const [tid, cpu] of after) {
+    const used = (cpu - (before.get(tid) ?? 0)) / seconds;
+    if (tid === mainTid) main = used;
+    else busiest = Math.max(busiest, used);
+  }
+  return { main, busiest };
 }

@@ -54,6 +54,14 @@ export function printPhase(label: string, r: PhaseResult, minTransactions: numbe
   );
   say(`   of them index 0: ${spread(lag(big.filter((x) => x.index === 0)))}`);
   say(`   of them index ≥ 1: ${spread(lag(big.filter((x) => x.index > 0)))}`);
+  const perTx = all
+    .filter((x) => x.transactions >= 10 && x.lagMs !== undefined)
+    .map((x) => x.lagMs! / x.transactions)
+    .sort((a, b) => a - b);
+  if (perTx.length > 0)
+    say(
+      `lag per transaction, flashblocks of ≥ 10: median ${f(pct(perTx, 0.5))} ms (${perTx.length} flashblocks)`,
+    );
   const some = all.filter((x) => x.transactions > 0);
   const unseen = some.filter((x) => x.lagMs === undefined).length;
   say(
@@ -92,7 +100,7 @@ export function printPhase(label: string, r: PhaseResult, minTransactions: numbe
     `heads every 100 ms (${r.lags.length} samples): follower at the sequencer's ${f(lagged(0) * 100)}%, within 1 block ${f(lagged(1) * 100)}%, max ${Math.max(0, ...r.lags)} behind; follower ${r.heads.follower.join(" → ")}`,
   );
   say(
-    `CPU: follower ${f(r.cpu.follower * 100)}% of a core, sequencer (dev node) ${f(r.cpu.sequencer * 100)}%; waiting for a CPU (run queue, all threads): follower ${f(r.waiting.follower)} ms/s, sequencer ${f(r.waiting.sequencer)} ms/s`,
+    `CPU: follower ${f(r.cpu.follower * 100)}% of a core (main thread ${f(r.followerThreads.main * 100)}%, follower thread ${f(r.followerThreads.busiest * 100)}%: ${f((r.followerThreads.busiest * r.seconds * 1000) / Math.max(1, seqTxs))} ms per transaction sealed), sequencer (dev node) ${f(r.cpu.sequencer * 100)}%; waiting for a CPU (run queue, all threads): follower ${f(r.waiting.follower)} ms/s, sequencer ${f(r.waiting.sequencer)} ms/s`,
   );
   // 3. Upstream requests per block.
   const per = Math.max(1, blocks);
