@@ -212,8 +212,11 @@ try {
   /** Until the sequencer's pool is empty and the follower has its head (bounded). */
   const settle = async () => {
     let left = 0;
+    let queued = 0;
     for (let t = 0; t < 450; t++) {
-      left = Number((await rpc<{ pending: string }>(devUrl, "txpool_status")).pending);
+      const pool = await rpc<{ pending: string; queued: string }>(devUrl, "txpool_status");
+      left = Number(pool.pending);
+      queued = Number(pool.queued);
       if (left === 0) break;
       await sleep(200);
     }
@@ -225,8 +228,17 @@ try {
       if (behind <= 0) break;
       await sleep(200);
     }
+    // A phase signs more than it sends (it stops at the window's end): the next phase's nonces
+    // continue from what the sequencer holds, or its transactions would wait behind a gap.
+    for (let i = 0; i < HEAVY_SENDERS; i++)
+      signer.nonces[i] = Number(
+        await rpc<string>(devUrl, "eth_getTransactionCount", [
+          signer.accounts[i]!.address,
+          "pending",
+        ]),
+      );
     console.log(
-      `\nsettled: ${left} transactions left in the sequencer's pool, follower ${behind} blocks behind`,
+      `\nsettled: ${left} transactions left in the sequencer's pool (${queued} queued), follower ${behind} blocks behind`,
     );
   };
   await settle();
