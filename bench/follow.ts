@@ -41,6 +41,7 @@ const { values } = parseArgs({
     "heavy-mgas": { type: "string", default: "40" },
     "no-pin": { type: "boolean", default: false },
     "cpu-prof": { type: "string" },
+    phases: { type: "string", default: "1a,1b,2" },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -51,6 +52,8 @@ const HEAVY_SENDERS = Math.max(SENDERS, Number(values["heavy-senders"]));
 const HEAVY_ROUNDS = Number(values["heavy-rounds"]);
 const HEAVY_MGAS = Number(values["heavy-mgas"]);
 const PIN = !values["no-pin"];
+/** Which phases run (a profile of one phase: --phases 1b --cpu-prof DIR). */
+const PHASES = new Set(values.phases.split(","));
 const KEY = "bench-follow-0001";
 /** Flashblocks of at least this many transactions are the "flashblock of 50" of the goal. */
 const MIN_TXS = 40;
@@ -260,46 +263,52 @@ try {
   const span = SECONDS + LEAD + 2;
 
   // ---- 1a: ~RATE tx/s, 1-3 ------------------------------------------------------------------
-  const p1 = await runPhase(nodes, await signLight(Math.ceil(RATE * span)), {
-    pace: { kind: "rate", rate: RATE },
-    leadSeconds: LEAD,
-    seconds: SECONDS,
-  });
-  printPhase(
-    `phase 1a: ~${RATE} tx/s, ERC-20 transfers and swaps from ${SENDERS} senders`,
-    p1,
-    MIN_TXS,
-  );
-  await settle();
+  if (PHASES.has("1a")) {
+    const p1 = await runPhase(nodes, await signLight(Math.ceil(RATE * span)), {
+      pace: { kind: "rate", rate: RATE },
+      leadSeconds: LEAD,
+      seconds: SECONDS,
+    });
+    printPhase(
+      `phase 1a: ~${RATE} tx/s, ERC-20 transfers and swaps from ${SENDERS} senders`,
+      p1,
+      MIN_TXS,
+    );
+    await settle();
+  }
 
   // ---- 1b: one burst of BURST a second, so each flashblock of them meets an idle follower -------
-  const p1b = await runPhase(nodes, await signLight(BURST * span), {
-    pace: { kind: "bursts", size: BURST, everyMs: 1000 },
-    leadSeconds: LEAD,
-    seconds: SECONDS,
-  });
-  printPhase(
-    `phase 1b: ${BURST} transfers and swaps at once, once a second, right after a sequencer flashblock`,
-    p1b,
-    MIN_TXS,
-  );
-  await settle();
+  if (PHASES.has("1b")) {
+    const p1b = await runPhase(nodes, await signLight(BURST * span), {
+      pace: { kind: "bursts", size: BURST, everyMs: 1000 },
+      leadSeconds: LEAD,
+      seconds: SECONDS,
+    });
+    printPhase(
+      `phase 1b: ${BURST} transfers and swaps at once, once a second, right after a sequencer flashblock`,
+      p1b,
+      MIN_TXS,
+    );
+    await settle();
+  }
 
   // ---- 2 again, heavier: every sender, swaps of HEAVY_ROUNDS rounds, HEAVY_MGAS offered --------
-  const heavyRate = Math.ceil((HEAVY_MGAS * 1e6) / gasOf.swapRounds);
-  const heavy: string[] = [];
-  for (let i = 0; i < Math.ceil(heavyRate * span); i++)
-    heavy.push(await signer.swapRounds(i % HEAVY_SENDERS, HEAVY_ROUNDS, limits.swapRounds));
-  const p2 = await runPhase(nodes, heavy, {
-    pace: { kind: "rate", rate: heavyRate },
-    leadSeconds: LEAD,
-    seconds: SECONDS,
-  });
-  printPhase(
-    `phase 2: ~${heavyRate} tx/s of swapRounds(${HEAVY_ROUNDS}) (~${gasOf.swapRounds} gas each, ${HEAVY_MGAS} Mgas/s offered) from ${HEAVY_SENDERS} senders`,
-    p2,
-    MIN_TXS,
-  );
+  if (PHASES.has("2")) {
+    const heavyRate = Math.ceil((HEAVY_MGAS * 1e6) / gasOf.swapRounds);
+    const heavy: string[] = [];
+    for (let i = 0; i < Math.ceil(heavyRate * span); i++)
+      heavy.push(await signer.swapRounds(i % HEAVY_SENDERS, HEAVY_ROUNDS, limits.swapRounds));
+    const p2 = await runPhase(nodes, heavy, {
+      pace: { kind: "rate", rate: heavyRate },
+      leadSeconds: LEAD,
+      seconds: SECONDS,
+    });
+    printPhase(
+      `phase 2: ~${heavyRate} tx/s of swapRounds(${HEAVY_ROUNDS}) (~${gasOf.swapRounds} gas each, ${HEAVY_MGAS} Mgas/s offered) from ${HEAVY_SENDERS} senders`,
+      p2,
+      MIN_TXS,
+    );
+  }
 } finally {
   for (const close of closers) await close();
   await stop(follower);
