@@ -1,0 +1,52 @@
+// A subscriber to a node's /flashblocks stream (Base's JSON wire format) that notes when each
+// flashblock arrived here, by block and index, and how many transactions it carried. Two taps
+// in one process (the sequencer's stream and a follower's) share one clock, so the difference of
+// their arrival times is how much later the follower showed a flashblock.
+import WebSocket from "ws";
+
+export type Arrival = { readonly at: number; readonly transactions: number };
+
+export type FlashblockTap = {
+  /** First arrival of each flashblock, keyed `block/index` (later copies are ignored). */
+  readonly arrivals: Map<string, Arrival>;
+  /** Calls `fn` with the arrival time of each new flashblock; returns the unsubscribe. */
+  onArrival(fn: (at: number) => void): () => void;
+  close(): void;
+};
+
+type WireMessage = {
+  index?: number;
+  diff?: { transactions?: unknown[] };
+  metadata?: { block_number?: number };
+};
+
+export const flashblockKey = (block: number, index: number) => `${block}/${index}`;
+
+export function tapFlashblocks(url: string): Promise<FlashblockTap> {
+  const arrivals = new Map<string, Arrival>();
+  const listeners = new Set<(at: number) => void>();
+  const ws = new WebSocket(url);
+  ws.on("message", (data: Buffer) => {
+    // The time first: parsing is the same work for both taps, but it should not count.
+    const at = performance.now();
+    const m = JSON.parse(data.toString("utf8")) as WireMessage;
+    if (m.index === undefined || m.metadata?.block_number === undefined) return;
+    const key = flashblockKey(m.metadata.block_number, m.index);
+    if (arrivals.has(key)) return;
+    arrivals.set(key, { at, transactions: m.diff?.transactions?.length ?? 0 });
+    for (const fn of listeners) fn(at);
+  });
+  return new Promise((ok, fail) => {
+    ws.once("open", () =>
+      ok({
+        arrivals,
+        onArrival(fn) {
+          listeners.add(fn);
+          return () => listeners.delete(fn);
+        },
+        close: () => ws.terminate(),
+      }),
+    );
+    ws.once("error", fail);
+  });
+}
