@@ -128,7 +128,7 @@ export class BlockExecutor extends ExecutorCore {
         clearCache: false,
       });
     } catch (e) {
-      await this.resetState(parent.stateRoot);
+      await this.resetToHead();
       return reject(`execution failed: ${(e as Error).message}`);
     }
     const h = block.header;
@@ -149,7 +149,7 @@ export class BlockExecutor extends ExecutorCore {
     )
       problem = mismatch("requests hash", h.requestsHash, result.requestsHash);
     if (problem !== undefined) {
-      await this.resetState(parent.stateRoot);
+      await this.resetToHead();
       return reject(problem);
     }
     const common = commonAt(this.spec, block.header.number, block.header.timestamp);
@@ -173,7 +173,7 @@ export class BlockExecutor extends ExecutorCore {
     try {
       run = await runOpBlock(block, (hd) => this.openBuilder(hd), op, common);
     } catch (e) {
-      await this.resetState(parent.stateRoot);
+      await this.resetToHead();
       return reject(`execution failed: ${(e as Error).message}`);
     }
     const h = block.header;
@@ -191,7 +191,7 @@ export class BlockExecutor extends ExecutorCore {
       if (ownStateRoot && what === "state root") continue;
       const same = typeof want === "bigint" ? want === got : equalBytes(want, got as Uint8Array);
       if (same) continue;
-      await this.resetState(parent.stateRoot);
+      await this.resetToHead();
       const show = (v: Uint8Array | bigint) => (typeof v === "bigint" ? String(v) : bytesToHex(v));
       return reject(`${what} mismatch: header has ${show(want)}, execution gives ${show(got)}`);
     }

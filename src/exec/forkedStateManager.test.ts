@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { Caches, CacheType } from "@ethereumjs/statemanager";
 import { Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import type { AccountRecord } from "../chain/types.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
@@ -44,9 +45,15 @@ function upstream(reads: string[]): UpstreamState {
   };
 }
 
-function manager(reads: string[], known: { accounts: Set<string>; slots: Set<string> }) {
+function manager(
+  reads: string[],
+  known: { accounts: Set<string>; slots: Set<string> },
+  up: UpstreamState = upstream(reads),
+) {
   const trie = new MerklePatriciaTrie({ useKeyHashing: true });
-  return new ForkedStateManager({ trie }, keccak256, upstream(reads), {
+  // Caches as the executor has them: code reaches the trie's database only when flushed.
+  const caches = new Caches({ code: { type: CacheType.LRU, size: 100 } });
+  return new ForkedStateManager({ trie, caches }, keccak256, up, {
     accountKnown: (a) => known.accounts.has(bytesToUnprefixedHex(a)),
     slotKnown: (a, s) => known.slots.has(bytesToUnprefixedHex(a) + bytesToUnprefixedHex(s)),
   });
@@ -111,4 +118,24 @@ test("an account the chain deleted stays deleted; one it created never asks for 
     [],
     "no upstream read of a slot of an account without code at F",
   );
+});
+
+test("code the chain deployed is read back from its own database once the caches are dropped", async () => {
+  const reads: string[] = [];
+  const known = { accounts: new Set<string>(), slots: new Set<string>() };
+  // An upstream with no code anywhere: what the chain deploys is its own alone.
+  const sm = manager(reads, known, { ...upstream(reads), code: async () => new Uint8Array(0) });
+  const deployed = new Address(new Uint8Array(20).fill(0x22));
+  const runtime = Uint8Array.of(0x60, 0x2a, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3);
+  await sm.checkpoint();
+  await sm.putAccount(deployed, new Account(1n, 0n));
+  await sm.putCode(deployed, runtime);
+  await sm.commit();
+  await sm.flush();
+  const root = await sm.getStateRoot();
+  known.accounts.add(bytesToUnprefixedHex(deployed.bytes));
+  // A reset to the head (the follower does it before each block): the code cache is emptied.
+  await sm.setStateRoot(root, true);
+  assert.deepEqual(await sm.getCode(deployed), runtime);
+  assert.equal(await sm.getCodeSize(deployed), runtime.length);
 });

@@ -6,8 +6,14 @@
 //
 // "Written" is tracked per checkpoint (a reverted transaction's writes are forgotten with it), and
 // below that by the archive: an account or slot the archive has a row or history of was written.
-import type { MerkleStateManagerOpts } from "@ethereumjs/statemanager";
-import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
+import { CODEHASH_PREFIX, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import {
+  Account,
+  type Address,
+  concatBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+} from "@ethereumjs/util";
 import type { AccountRecord } from "../chain/types.ts";
 import type { LocalStateKnowledge, UpstreamState } from "../services/upstreamState.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
@@ -146,7 +152,12 @@ export class ForkedStateManager extends RecordingStateManager {
     if (cached !== undefined) return cached.code ?? EMPTY;
     const account = await this.getAccount(address);
     if (account === undefined || !account.isContract()) return EMPTY;
-    const local = await this._getCodeDB().get(account.codeHash);
+    // Code the chain deployed: where the state manager flushed it (its key prefixed, as
+    // MerkleStateManager writes it).
+    const key = this._prefixCodeHashes
+      ? concatBytes(CODEHASH_PREFIX, account.codeHash)
+      : account.codeHash;
+    const local = await this._getCodeDB().get(key);
     if (local !== undefined) return local;
     // Code the chain did not deploy: the upstream's (never put in the code cache, whose entries
     // are written back to the account at flush).

@@ -207,3 +207,51 @@ test("eth_sendRawTransactionSync on the follower answers once the receipt is pre
     receipt,
   );
 });
+
+// The follower resets its state to the head before each block; code the followed chain deployed
+// after the fork block must come back from its own database then (it once came back empty: the
+// calls of later blocks ran against no code, their gas disagreed with the stream's, and the
+// block's import failed to reset, for ever).
+test("a contract deployed after the follower started runs in the follower's later blocks", async () => {
+  // Another topic: code the upstream never had (the follower cannot find it by hash there).
+  const deploy = await send(sequencer.url, {
+    data: storageContractBytecode(`0x${"cd".repeat(32)}`),
+    gas: 300_000n,
+  });
+  await bothPending(deploy);
+  await call(sequencer.url, "evm_mine");
+  const fresh = (
+    (await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as {
+      contractAddress: `0x${string}`;
+    }
+  ).contractAddress;
+  // Two more blocks, each writing through the new contract: the follower's pending replays them
+  // on a head it reset to.
+  for (const value of [31n, 32n]) {
+    const hash = await send(sequencer.url, { to: fresh, data: setCalldata(value) });
+    await bothPending(hash);
+    assert.equal(
+      BigInt(String(await call(follower.url, "eth_getStorageAt", [fresh, "0x0", "pending"]))),
+      value,
+    );
+    assert.deepEqual(
+      await call(follower.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
+      await call(sequencer.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
+    );
+    await call(sequencer.url, "evm_mine");
+  }
+  const head = Number(await call(sequencer.url, "eth_blockNumber"));
+  await pollUntil(
+    async () => Number(await call(follower.url, "eth_blockNumber")),
+    (n) => n >= head,
+    30_000,
+  );
+  assert.equal(
+    await call(follower.url, "eth_getCode", [fresh, "latest"]),
+    await call(sequencer.url, "eth_getCode", [fresh, "latest"]),
+  );
+  assert.equal(
+    BigInt(String(await call(follower.url, "eth_getStorageAt", [fresh, "0x0", "latest"]))),
+    32n,
+  );
+});
