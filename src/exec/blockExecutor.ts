@@ -117,7 +117,7 @@ export class BlockExecutor extends ExecutorCore {
     const headerProblem = validateHeader(block, parent, own);
     if (headerProblem !== undefined) return reject(headerProblem);
 
-    if (this.op !== undefined) return this.executeOp(block, parent, reject, own);
+    if (this.op !== undefined) return this.executeOp(block, reject, own);
     this.state.resetRecording();
     let result: RunBlockResult;
     try {
@@ -163,7 +163,6 @@ export class BlockExecutor extends ExecutorCore {
    */
   private async executeOp(
     block: Block,
-    parent: BlockHeader,
     reject: (reason: string) => never,
     ownStateRoot: boolean,
   ): Promise<BlockWrite> {
