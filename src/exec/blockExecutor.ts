@@ -4,7 +4,6 @@
 // ExecutorCore's (executorCore.ts).
 import {
   type Block,
-  type BlockHeader,
   createBlock,
   createBlockHeaderFromRLP,
 } from "@ethereumjs/block";
