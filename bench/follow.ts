@@ -171,7 +171,10 @@ try {
   follower.stderr?.on("data", (c: Buffer) => process.stderr.write(`[follower] ${c}`));
   if (PIN) {
     pin(seq.child.pid!, "0");
+    // The bench's tree holds the follower too: it goes back to CPU 1 after (pinning the tree
+    // alone once put every process of the bench on CPU 0).
     pin(process.pid, "0");
+    pin(follower.pid!, "1");
   }
   const followerUrl = `${followerBase}rpc/${KEY}`;
   const nodes: FollowNodes = {

@@ -222,10 +222,12 @@ try {
   await sleep(3_000);
 
   // 4. The replica's core to itself: reads idle and while following the load.
-  pin(replica.pid!, "1");
+  // The bench's own tree first (it holds the replica, dev and nats-server too), then the
+  // replica back on CPU 1: the other order once left every process on CPU 0.
+  pin(process.pid, "0");
   pin(dev.pid!, "0");
   if (nats.pid !== undefined) pin(nats.pid, "0");
-  pin(process.pid, "0");
+  pin(replica.pid!, "1");
   await sleep(1_000);
   const script = luaScript(
     `/rpc/${KEY}`,
