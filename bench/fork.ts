@@ -92,11 +92,16 @@ async function startUpstream(): Promise<{
   const hash = await rpc<string>(url, "eth_sendTransaction", [
     { from: SENDER, data: deployCode(summingContract(SLOTS)) },
   ]);
-  const { contractAddress } = await rpc<{ contractAddress: string }>(
-    url,
-    "eth_getTransactionReceipt",
-    [hash],
-  );
+  // anvil answers eth_sendTransaction before its automined block is in (a moment later).
+  let receipt: { contractAddress: string } | null = null;
+  for (let i = 0; receipt === null && i < 200; i++) {
+    receipt = await rpc<{ contractAddress: string } | null>(url, "eth_getTransactionReceipt", [
+      hash,
+    ]);
+    if (receipt === null) await new Promise((r) => setTimeout(r, 25));
+  }
+  if (receipt === null) throw new Error(`the upstream never mined ${hash}`);
+  const { contractAddress } = receipt;
   for (let i = 0; i < SLOTS; i++)
     await rpc(url, "anvil_setStorageAt", [
       contractAddress,
