@@ -2,11 +2,7 @@
 // header, body, receipts and the exact state diff, verified against the block's own roots; and
 // a chain's first block (its genesis, or a fork's base block F). The state it runs on is
 // ExecutorCore's (executorCore.ts).
-import {
-  type Block,
-  createBlock,
-  createBlockHeaderFromRLP,
-} from "@ethereumjs/block";
+import { type Block, createBlock, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { Account, Address } from "@ethereumjs/util";
 import { type RunBlockResult, runBlock } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";

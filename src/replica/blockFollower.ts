@@ -13,6 +13,7 @@ import { blockWriteOf, chainOrigin } from "./blockMessage.ts";
 import { forkPoint, hashOfMessageId, REVERT_HEADER } from "./chainFork.ts";
 import { type BlockMessage, decodeBlockMessage, FORMAT } from "./codec.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
+import { PART_HEADER, PartJoiner, parsePart } from "./parts.ts";
 import { watchForStall } from "./stallWatchdog.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 import { BlockVerificationError, type BlockVerifier } from "./verifier.ts";
@@ -96,7 +97,15 @@ export async function forkFirstBlock(
   const m = await c.jsm.streams.getMessage(names.blocks, { seq: info.state.first_seq });
   // A revert marker, or a block of a format this node does not read: not a fork's first block.
   if (m === null || m === undefined || m.header.get(HEADER.format) !== FORMAT) return undefined;
-  return decodeBlockMessage(m.data, FORMAT).forkBase?.number;
+  // A message in parts: the rest follow it (parts.ts).
+  const joiner = new PartJoiner();
+  let whole = joiner.add(m.header.get(PART_HEADER), m.data);
+  for (let seq = m.seq + 1; whole === undefined && joiner.pending; seq++) {
+    const next = await c.jsm.streams.getMessage(names.blocks, { seq });
+    if (next === null || next === undefined) return undefined;
+    whole = joiner.add(next.header.get(PART_HEADER), next.data);
+  }
+  return whole === undefined ? undefined : decodeBlockMessage(whole, FORMAT).forkBase?.number;
 }
 
 /** The stream sequence to start from for block `want`. */
@@ -104,7 +113,9 @@ async function startSequence(c: NatsContext, names: StreamNames, want: number): 
   const m = await c.jsm.streams
     .getMessage(names.blocks, { last_by_subj: names.blockSubject(want) })
     .catch(() => null);
-  if (m !== null && m !== undefined) return m.seq;
+  // The newest message of a block sent in parts is its last part: the block starts at its first.
+  if (m !== null && m !== undefined)
+    return m.seq - (parsePart(m.header.get(PART_HEADER))?.index ?? 0);
   const first = await c.firstBlock(names);
   if (first !== undefined && first > want)
     throw new StreamRetentionError(
@@ -165,8 +176,12 @@ export function followBlocks(opts: {
         const messages = await consumer.consume();
         stop = () => messages.stop();
         if (closed) break;
+        const joiner = new PartJoiner();
         for await (const m of messages) {
           watchdog.seen();
+          // A block sent in parts is handled once its last part is in (parts.ts).
+          const payload = joiner.add(m.headers?.get(PART_HEADER), m.data);
+          if (payload === undefined) continue;
           const number = Number(m.headers?.get(HEADER.block));
           checkSameChain(store, m.headers?.get(HEADER.genesis));
           streamHead = Math.max(streamHead ?? 0, number + m.info.pending);
@@ -188,7 +203,7 @@ export function followBlocks(opts: {
           }
           if (number !== expected)
             throw new Error(`block stream gap: block ${number} arrived, ${expected} expected`);
-          const block = decodeBlockMessage(m.data, m.headers?.get(HEADER.format));
+          const block = decodeBlockMessage(payload, m.headers?.get(HEADER.format));
           const parent = at === undefined ? undefined : store.canonicalHash(at);
           if (parent !== undefined && !equalBytes(parentHashOf(block.headerRlp), parent))
             throw new ChainMismatchError(`block ${number} does not extend this archive's chain`);

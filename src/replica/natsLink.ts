@@ -18,6 +18,7 @@ import {
 } from "@nats-io/transport-node";
 import type { Logger } from "../log/logger.ts";
 import { watchDown } from "./downWatch.ts";
+import { completesMessage, PART_HEADER } from "./parts.ts";
 import { HEADER, type StreamNames, type StreamOptions } from "./streams.ts";
 
 export type NatsContext = {
@@ -94,7 +95,13 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
     },
     async lastBlock(names) {
       const info = await jsm.streams.info(names.blocks);
-      return info.state.messages === 0 ? undefined : blockAt(names.blocks, info.state.last_seq);
+      if (info.state.messages === 0) return undefined;
+      const m = await jsm.streams.getMessage(names.blocks, { seq: info.state.last_seq });
+      const n = m?.header.get(HEADER.block);
+      if (n === undefined || n === "") return undefined;
+      // The parts of a block cut short (its publisher stopped between them): not published yet.
+      if (completesMessage(m?.header.get(PART_HEADER))) return Number(n);
+      return Number(n) > 0 ? Number(n) - 1 : undefined;
     },
     async firstBlock(names) {
       const info = await jsm.streams.info(names.blocks);

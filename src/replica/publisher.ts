@@ -13,6 +13,7 @@ import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
+import { PART_HEADER, splitPayload } from "./parts.ts";
 import { startSnapshotter } from "./snapshots.ts";
 import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
 import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
@@ -39,6 +40,9 @@ export type Publisher = {
   unreachable(): string | undefined;
   close(): Promise<void>;
 };
+
+/** NATS's default max_payload, when the server did not say. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export function startPublisher(opts: {
   readonly servers: readonly string[];
@@ -91,14 +95,8 @@ export function startPublisher(opts: {
   async function publishRevert(c: NatsContext, number: number, id: string): Promise<void> {
     const m = blockMessageFromStore(opts.store, number);
     if (m === undefined) throw new Error(`block ${number} is the head but not stored`);
-    await c.js.publish(names.blockSubject(number), encodeMessage(m), {
-      msgID: blockMessageId(number, m.hash, id),
-      headers: c.headers({
-        [HEADER.format]: FORMAT,
-        [HEADER.block]: String(number),
-        [HEADER.genesis]: genesisHex(),
-        [REVERT_HEADER]: "1",
-      }),
+    await publishBlockMessage(c, number, encodeMessage(m), blockMessageId(number, m.hash, id), {
+      [REVERT_HEADER]: "1",
     });
     next = number + 1;
     published = number;
@@ -108,6 +106,34 @@ export function startPublisher(opts: {
     genesis ??= bytesToUnprefixedHex(chainOrigin(opts.store) ?? new Uint8Array(32));
     return genesis;
   };
+  /**
+   * One block message, in parts when it is larger than the server takes (parts.ts): each part
+   * acknowledged before the next, so they are consecutive in the stream; the last one carries
+   * the message's id (what readers look a block up by), the others that id and their index.
+   */
+  async function publishBlockMessage(
+    c: NatsContext,
+    number: number,
+    payload: Uint8Array,
+    msgID: string,
+    extra: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    const parts = splitPayload(payload, c.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
+    for (let i = 0; i < parts.length; i++) {
+      const last = i === parts.length - 1;
+      await c.js.publish(names.blockSubject(number), parts[i], {
+        msgID: last ? msgID : `${msgID}:part:${i}`,
+        headers: c.headers({
+          [HEADER.format]: FORMAT,
+          [HEADER.block]: String(number),
+          [HEADER.genesis]: genesisHex(),
+          ...extra,
+          ...(parts.length === 1 ? {} : { [PART_HEADER]: `${i}/${parts.length}` }),
+        }),
+      });
+    }
+  }
+
   async function publishBlocks(): Promise<void> {
     const c = await link.ready();
     if (ensuredOn !== c) {
@@ -144,14 +170,7 @@ export function startPublisher(opts: {
     for (let head = opts.store.headNumber(); head !== undefined && next <= head && !closed; ) {
       const m = blockMessageFromStore(opts.store, next);
       if (m === undefined) throw new Error(`block ${next} is below the head but not stored`);
-      await c.js.publish(names.blockSubject(next), encodeMessage(m), {
-        msgID: blockMessageId(next, m.hash),
-        headers: c.headers({
-          [HEADER.format]: FORMAT,
-          [HEADER.block]: String(next),
-          [HEADER.genesis]: genesisHex(),
-        }),
-      });
+      await publishBlockMessage(c, next, encodeMessage(m), blockMessageId(next, m.hash), {});
       published = next;
       next++;
     }
@@ -193,17 +212,22 @@ export function startPublisher(opts: {
         flashblocksDropped++;
         return;
       }
-      c.js
-        .publish(names.flashblockSubject, encodeMessage(u), {
+      // Parts are sent in order on the one connection without waiting (NATS keeps a
+      // connection's order); a sealed block's update can exceed the server's max_payload too.
+      const parts = splitPayload(encodeMessage(u), c.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
+      const sent = parts.map((part, i) =>
+        c.js.publish(names.flashblockSubject, part, {
           headers: c.headers({
             [HEADER.format]: FORMAT,
             "Flashnode-Position": String(updatePosition(u)),
+            ...(parts.length === 1 ? {} : { [PART_HEADER]: `${i}/${parts.length}` }),
           }),
-        })
-        .then(
-          () => flashblocksPublished++,
-          () => flashblocksDropped++,
-        );
+        }),
+      );
+      Promise.all(sent).then(
+        () => flashblocksPublished++,
+        () => flashblocksDropped++,
+      );
     },
     blockCommitted: () => wake(),
     unreachable: () => link.unreachable(),

@@ -10,6 +10,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
 import { decodeChainUpdate } from "./codec.ts";
 import type { NatsLink } from "./natsLink.ts";
+import { PART_HEADER, PartJoiner } from "./parts.ts";
 import { watchForStall } from "./stallWatchdog.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 
@@ -94,10 +95,14 @@ export function followUpdates(opts: {
         const messages = await consumer.consume();
         stop = () => messages.stop();
         if (closed) break;
+        const joiner = new PartJoiner();
         for await (const m of messages) {
           watchdog.seen();
           lastSequence = m.seq;
-          waiting.push(decodeChainUpdate(m.data, m.headers?.get(HEADER.format)));
+          // An update sent in parts (a large seal) is decoded once its last part is in.
+          const payload = joiner.add(m.headers?.get(PART_HEADER), m.data);
+          if (payload === undefined) continue;
+          waiting.push(decodeChainUpdate(payload, m.headers?.get(HEADER.format)));
           // Bounded: a block stream that stalls must not make this queue grow for ever.
           if (waiting.length > MAX_WAITING) waiting.splice(0, waiting.length - MAX_WAITING);
           drain();

@@ -1,7 +1,7 @@
 // A throwaway nats-server with JetStream for replication tests. The server comes from Debian's
 // `nats-server` package (.ci/run installs it); a machine without it fails with how to get it.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../bench/compare/peers.ts";
 import { tempDatadir } from "./fixtures.ts";
@@ -67,9 +67,20 @@ function launch(port: number, dir: string, extra: string[] = []): Promise<Launch
   });
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+/**
+ * One nats-server with JetStream. `maxPayload`: the largest message it takes (its config's
+ * max_payload; 1 MiB by default).
+ */
+export async function startNatsServer(o: { maxPayload?: number } = {}): Promise<NatsServer> {
   const dir = tempDatadir("nats");
-  const first = await launch(-1, dir);
+  const extra: string[] = [];
+  if (o.maxPayload !== undefined) {
+    const config = join(dir, "nats.conf");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(config, `max_payload: ${o.maxPayload}\n`);
+    extra.push("-c", config);
+  }
+  const first = await launch(-1, dir, extra);
   const port = first.port;
   let child: ChildProcess | undefined = first.child;
   return {
@@ -87,7 +98,7 @@ export async function startNatsServer(): Promise<NatsServer> {
     },
     async restart() {
       // The same port, so that clients reconnect to the URL they know.
-      child = (await launch(port, dir)).child;
+      child = (await launch(port, dir, extra)).child;
     },
   };
 }
