@@ -52,7 +52,10 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
     ...(node.fork === undefined
       ? []
       : [
-          `Forked from ${node.fork.name ?? `chain ${node.fork.chainId}`} at block ${node.fork.number} (upstream ${node.fork.host})`,
+          // A follower starts from its upstream's block too, but it follows that chain.
+          plan.source.kind === "follow"
+            ? `Following ${node.fork.name ?? `chain ${node.fork.chainId}`} from block ${node.fork.number} (upstream ${node.fork.host})`
+            : `Forked from ${node.fork.name ?? `chain ${node.fork.chainId}`} at block ${node.fork.number} (upstream ${node.fork.host})`,
         ]),
     ...(node.resumedAt === undefined
       ? []

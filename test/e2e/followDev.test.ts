@@ -4,6 +4,7 @@
 // eth_getTransactionCount, eth_getCode and eth_call equal the sequencer's; its sealed blocks
 // equal the sequencer's; transactions sent to the follower reach the sequencer.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
@@ -14,7 +15,7 @@ import {
   startTestDevNode,
   storageContractBytecode,
 } from "../utils/devChain.ts";
-import { call, tempDatadir } from "../utils/fixtures.ts";
+import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { startFollowNode } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
@@ -254,4 +255,55 @@ test("a contract deployed after the follower started runs in the follower's late
     BigInt(String(await call(follower.url, "eth_getStorageAt", [fresh, "0x0", "latest"]))),
     32n,
   );
+});
+
+// The command as an operator runs it: `flashnode follow --rpc URL --flashblocks WS_URL` says
+// what it follows in its banner and serves the followed chain's head.
+test("flashnode follow from the command line: its banner and its head", async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "follow",
+      "--rpc",
+      sequencer.url,
+      "--flashblocks",
+      `${sequencer.wsUrl}flashblocks`,
+      "--datadir",
+      tempDatadir("follow-cli"),
+      "--port",
+      "0",
+      "--rpc-workers",
+      "1",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  try {
+    const url = await pollUntil(
+      async () =>
+        /JSON-RPC \(public\):\s+(\S+)/.exec(out)?.[1] ?? (child.exitCode === null ? "" : "exited"),
+      (u) => u !== "",
+      60_000,
+    );
+    assert.notEqual(url, "exited", out);
+    assert.match(out, /flashnode follow/);
+    assert.match(out, /Following chain 31337 from block \d+ \(upstream 127\.0\.0\.1:\d+\)/);
+    const head = Number(await call(sequencer.url, "eth_blockNumber"));
+    await pollUntil(
+      async () => Number(await call(url, "eth_blockNumber")),
+      (n) => n >= head,
+      30_000,
+    );
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGINT");
+    await exited;
+  }
 });
