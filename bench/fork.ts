@@ -5,7 +5,7 @@
 // each fork starts afresh (a new datadir; anvil with --no-storage-caching) and is measured for:
 //   - time to first answer after start (spawn → first eth_chainId answer);
 //   - the cold first eth_call of the contract: its latency and the upstream requests it made;
-//   - the same call again (warm).
+//   - the same call again (warm), and the median of the 30 calls after it (its code paths warm).
 // Rounds alternate the two. Run: npm run bench:fork [-- --rounds 5 --delay-ms 5 --slots 200]
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -147,6 +147,8 @@ type Round = {
   coldCalls: number;
   warmMs: number;
   warmRequests: number;
+  /** Median of the next 30 calls: the call once its code paths are warm too. */
+  steadyMs: number;
 };
 
 async function firstAnswer(url: string, child: ChildProcess, started: number): Promise<number> {
@@ -219,6 +221,8 @@ async function round(
     };
     const cold = await call();
     const warm = await call();
+    const steady: number[] = [];
+    for (let i = 0; i < 30; i++) steady.push((await call()).ms);
     return {
       startMs,
       coldMs: cold.ms,
@@ -226,6 +230,7 @@ async function round(
       coldCalls: cold.calls,
       warmMs: warm.ms,
       warmRequests: warm.requests,
+      steadyMs: median(steady),
     };
   } finally {
     const exited = new Promise((r) => child.once("exit", r));
@@ -249,7 +254,7 @@ try {
       const x = await round(peer, proxy, upstream);
       results[peer].push(x);
       console.log(
-        `round ${r + 1} ${peer.padEnd(9)} start ${x.startMs.toFixed(0)} ms, cold call ${x.coldMs.toFixed(1)} ms (${x.coldRequests} requests, ${x.coldCalls} calls), warm ${x.warmMs.toFixed(1)} ms (${x.warmRequests} requests)`,
+        `round ${r + 1} ${peer.padEnd(9)} start ${x.startMs.toFixed(0)} ms, cold call ${x.coldMs.toFixed(1)} ms (${x.coldRequests} requests, ${x.coldCalls} calls), warm ${x.warmMs.toFixed(1)} ms (${x.warmRequests} requests), next 30: median ${x.steadyMs.toFixed(1)} ms`,
       );
     }
   }
@@ -259,12 +264,12 @@ try {
 }
 console.log(`\nmedians of ${ROUNDS} rounds, ${SLOTS} slots, +${DELAY_MS} ms per upstream request:`);
 console.log(
-  "| | time to first answer | cold first eth_call | upstream requests (calls) | warm eth_call | warm requests |",
+  "| | time to first answer | cold first eth_call | upstream requests (calls) | warm eth_call | warm requests | next 30 calls, median |",
 );
-console.log("|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|");
 for (const peer of ["flashnode", "anvil"] as Peer[]) {
   const rs = results[peer];
   console.log(
-    `| ${peer} | ${median(rs.map((x) => x.startMs)).toFixed(0)} ms | ${median(rs.map((x) => x.coldMs)).toFixed(1)} ms | ${median(rs.map((x) => x.coldRequests))} (${median(rs.map((x) => x.coldCalls))}) | ${median(rs.map((x) => x.warmMs)).toFixed(1)} ms | ${median(rs.map((x) => x.warmRequests))} |`,
+    `| ${peer} | ${median(rs.map((x) => x.startMs)).toFixed(0)} ms | ${median(rs.map((x) => x.coldMs)).toFixed(1)} ms | ${median(rs.map((x) => x.coldRequests))} (${median(rs.map((x) => x.coldCalls))}) | ${median(rs.map((x) => x.warmMs)).toFixed(1)} ms | ${median(rs.map((x) => x.warmRequests))} | ${median(rs.map((x) => x.steadyMs)).toFixed(1)} ms |`,
   );
 }
