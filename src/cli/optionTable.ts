@@ -1,32 +1,15 @@
-// Every option of every command, in one table: its flag, its FLASHNODE_* variable, its config
-// file key, its default and its help line. options.ts resolves them (flag > environment > config
+// Every option of every command, in one table (the HTTP edge's and the upstream's options in
+// tables of their own, gathered here in their places): its flag, its FLASHNODE_* variable, its
+// config file key, its default and its help line. options.ts resolves them (flag > environment > config
 // file > default) and writes `--help` from them; docs/config.md is kept in step with this table.
 import { availableParallelism } from "node:os";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
-import { DEFAULT_FORK_DEPTH } from "../upstream/forkPoint.ts";
 
-export type Command = "dev" | "serve" | "import" | "replica" | "follow";
-type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
+import { EDGE_OPTIONS } from "./edgeOptionTable.ts";
+import { NODE, type OptionDef } from "./optionTypes.ts";
+import { UPSTREAM_OPTIONS } from "./upstreamOptionTable.ts";
 
-export type OptionDef = {
-  readonly name: string;
-  readonly kind: Kind;
-  readonly commands: readonly Command[];
-  readonly help: string;
-  readonly default?: string | number | boolean | readonly string[];
-  /** A command's own default where it differs (dev is a local node: any origin, say). */
-  readonly commandDefaults?: Partial<
-    Record<Command, string | number | boolean | readonly string[]>
-  >;
-  /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
-  readonly env?: string;
-  /** Smallest value of an int option (default 0). */
-  readonly min?: number;
-  /** Largest value of an int option. */
-  readonly max?: number;
-};
-
-const NODE: readonly Command[] = ["dev", "serve", "replica", "follow"];
+export type { Command, OptionDef } from "./optionTypes.ts";
 
 /** One RPC process per core, up to 4 (the default of --rpc-workers). */
 export function defaultRpcWorkers(): number {
@@ -53,140 +36,7 @@ export const OPTIONS: readonly OptionDef[] = [
     default: "info",
     help: "trace, debug, info, warn, error, silent",
   },
-  {
-    name: "host",
-    kind: "host",
-    commands: NODE,
-    default: "127.0.0.1",
-    help: "listen address: an IP address or a host name (0.0.0.0: every interface)",
-  },
-  {
-    name: "port",
-    kind: "int",
-    commands: NODE,
-    default: 8545,
-    max: 65535,
-    help: "listen port, 0 to 65535 (0 = any free port)",
-  },
-  {
-    name: "api-key",
-    kind: "list",
-    commands: NODE,
-    env: "FLASHNODE_API_KEYS",
-    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: dev on a loopback --host serves local-dev-key, otherwise one is generated; printed at start",
-  },
-  {
-    name: "rate-limit",
-    kind: "int",
-    commands: NODE,
-    default: 200,
-    help: "public endpoint: calls per second per client address (0 = unlimited); a batch counts its calls",
-  },
-  {
-    name: "rate-burst",
-    kind: "int",
-    commands: NODE,
-    default: 400,
-    help: "public endpoint: token bucket size per client address",
-  },
-  {
-    name: "rate-limit-loopback",
-    kind: "boolean",
-    commands: NODE,
-    default: true,
-    commandDefaults: { dev: false },
-    help: "the public rate limit applies to clients on this machine (127.0.0.0/8, ::1) too; dev leaves them unlimited unless this is given (a local node), serve and replica limit them (a proxy in front makes every client local)",
-  },
-  {
-    name: "key-rate-limit",
-    kind: "int",
-    commands: NODE,
-    default: 0,
-    help: "dedicated endpoints: calls per second per key (0 = unlimited); per-key limits in --key-limits",
-  },
-  {
-    name: "key-limits",
-    kind: "json",
-    commands: NODE,
-    help: 'per-key limits {"<key>":{"rate":N,"burst":N}} for keys given with --api-key (overrides --key-rate-limit for those keys)',
-  },
-  {
-    name: "policy",
-    kind: "json",
-    commands: NODE,
-    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?} (a method not served is refused at start); default denies eth_getBlockReceipts on public',
-  },
-  {
-    name: "cors",
-    kind: "list",
-    commands: NODE,
-    commandDefaults: { dev: ["*"] },
-    help: 'allowed CORS origins ("*" for any); serve and replica unset: no CORS headers; dev: any origin, as anvil (--cors narrows it)',
-  },
-  {
-    name: "body-limit",
-    kind: "int",
-    commands: NODE,
-    default: 5 * 1024 * 1024,
-    help: "max request body bytes (HTTP 413 above)",
-  },
-  { name: "batch-limit", kind: "int", commands: NODE, default: 1000, help: "max calls in a batch" },
-  {
-    name: "response-limit",
-    kind: "int",
-    commands: NODE,
-    default: 25_000_000,
-    help: "max bytes of a batch's results; later calls get -32003",
-  },
-  {
-    name: "request-timeout",
-    kind: "duration",
-    commands: NODE,
-    default: "30s",
-    help: "per request; past it the answer is -32002 request timed out",
-  },
-  {
-    name: "header-timeout",
-    kind: "duration",
-    commands: NODE,
-    default: "10s",
-    help: "time a client has to send its request headers",
-  },
-  {
-    name: "read-timeout",
-    kind: "duration",
-    commands: NODE,
-    default: "30s",
-    help: "time a client has to send a whole request",
-  },
-  {
-    name: "idle-timeout",
-    kind: "duration",
-    commands: NODE,
-    default: "120s",
-    help: "keep-alive connections idle longer are closed",
-  },
-  {
-    name: "max-connections",
-    kind: "int",
-    commands: NODE,
-    default: 1024,
-    help: "connections beyond this are refused",
-  },
-  {
-    name: "rpc-gascap",
-    kind: "int",
-    commands: NODE,
-    default: 50_000_000,
-    help: "most gas eth_call, eth_estimateGas and eth_createAccessList may use; a request's gas above it is lowered to it (0 = no cap; geth's --rpc.gascap)",
-  },
-  {
-    name: "rpc-evmtimeout",
-    kind: "duration",
-    commands: NODE,
-    default: "5s",
-    help: "eth_call is aborted past this (-32000 execution aborted (timeout = 5s)); 0 = no limit (geth's --rpc.evmtimeout; bare number: seconds)",
-  },
+  ...EDGE_OPTIONS,
   {
     name: "rpc-workers",
     kind: "int",
@@ -218,91 +68,7 @@ export const OPTIONS: readonly OptionDef[] = [
     default: "osaka",
     help: "cancun | prague | osaka (anvil's --hardfork): dev, a new chain's EVM from block 0; follow, the followed blocks' rules (at least the upstream's at the first one)",
   },
-  {
-    name: "fork-url",
-    kind: "string",
-    commands: ["dev", "replica"],
-    help: "dev: start from a live chain's state: its JSON-RPC URL (http or https; an archive node for blocks outside its state window). What the chain never wrote is read from it at the fork block, once, and kept in the datadir. replica: the upstream of the forked chain it follows (dev --fork-url's)",
-  },
-  {
-    name: "fork-block-number",
-    kind: "string",
-    commands: ["dev"],
-    help: `the fork block: a number, or negative (--fork-block-number=-N) for that many below the upstream's head (default: the head less ${DEFAULT_FORK_DEPTH}, past the reorgs that happen; an upstream on 127.0.0.1 or localhost: its head)`,
-  },
-  {
-    name: "fork-header",
-    kind: "list",
-    commands: ["dev", "replica", "follow"],
-    help: 'a header sent with every upstream request, "Name: value" (repeatable; an API key, say)',
-  },
-  {
-    name: "fork-retries",
-    kind: "int",
-    commands: ["dev", "replica", "follow"],
-    default: 5,
-    help: "upstream requests retried this many times on a rate limit or a failure (with backoff; Retry-After honoured)",
-  },
-  {
-    name: "fork-retry-backoff",
-    kind: "duration",
-    commands: ["dev", "replica", "follow"],
-    default: "1s",
-    help: "the first wait before an upstream retry, doubled each time (bare number: ms)",
-  },
-  {
-    name: "fork-timeout",
-    kind: "duration",
-    commands: ["dev", "replica", "follow"],
-    default: "45s",
-    help: "one upstream request's time limit (bare number: ms)",
-  },
-  {
-    name: "fork-chain-id",
-    kind: "int",
-    commands: ["dev"],
-    min: 1,
-    help: "the upstream's chain id, not asked of it: with --fork-block-number, a fork already in the datadir's cache starts offline",
-  },
-  {
-    name: "rpc",
-    kind: "string",
-    commands: ["follow"],
-    help: "the followed chain's JSON-RPC URL (http or https): its blocks, and the state the node never wrote (it must answer state at recent blocks)",
-  },
-  {
-    name: "flashblocks",
-    kind: "string",
-    commands: ["follow"],
-    help: "its Base-format flashblocks stream (ws:// or wss://; Base: wss://mainnet.flashblocks.base.org/ws)",
-  },
-  {
-    name: "tx-forward",
-    kind: "string",
-    commands: ["follow"],
-    help: "where eth_sendRawTransaction goes (a sequencer's endpoint; default --rpc)",
-  },
-  {
-    name: "max-pending-depth",
-    kind: "int",
-    commands: ["follow"],
-    default: 3,
-    help: "a pending block more than this many blocks behind the chain's tip is dropped",
-  },
-  {
-    name: "poll-interval",
-    kind: "duration",
-    commands: ["follow"],
-    default: "250ms",
-    help: "how often the upstream's newest block is asked (a flashblock of a newer block asks at once; bare number: ms)",
-  },
-  {
-    name: "flashblocks-read-timeout",
-    kind: "duration",
-    commands: ["follow"],
-    default: "5s",
-    help: "a stream that sends nothing this long is closed and dialled again (bare number: ms)",
-  },
+  ...UPSTREAM_OPTIONS,
   {
     name: "ethereum",
     kind: "boolean",

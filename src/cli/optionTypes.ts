@@ -1,0 +1,25 @@
+// The shape of the option table (optionTable.ts and the tables it gathers).
+
+export type Command = "dev" | "serve" | "import" | "replica" | "follow";
+type Kind = "string" | "boolean" | "int" | "duration" | "list" | "json" | "host";
+
+export type OptionDef = {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly commands: readonly Command[];
+  readonly help: string;
+  readonly default?: string | number | boolean | readonly string[];
+  /** A command's own default where it differs (dev is a local node: any origin, say). */
+  readonly commandDefaults?: Partial<
+    Record<Command, string | number | boolean | readonly string[]>
+  >;
+  /** Environment variable, when not FLASHNODE_ + the upper-cased name. */
+  readonly env?: string;
+  /** Smallest value of an int option (default 0). */
+  readonly min?: number;
+  /** Largest value of an int option. */
+  readonly max?: number;
+};
+
+/** The commands that run a node. */
+export const NODE: readonly Command[] = ["dev", "serve", "replica", "follow"];
