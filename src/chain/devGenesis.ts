@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { addPrivateKeys, keccak256, publicKeyOf } from "../util/crypto.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { PACKAGE_ROOT } from "../util/packageRoot.ts";
+import type { Eip1559Params } from "./op/knownChains.ts";
 
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_FORKS = ["cancun", "prague", "osaka"] as const;
@@ -20,6 +21,59 @@ const SYSTEM_CONTRACTS = [
   "00000961ef480eb55e80d19ad83579a64c007002", // EIP-7002 withdrawal requests
   "0000bbddc7ce488642fb579f8b00f3a590007251", // EIP-7251 consolidations
 ];
+
+/** A dev chain's EIP-1559 parameters on an OP-stack chain (its headers do not carry them). */
+const DEV_OP_EIP1559: Eip1559Params = { elasticity: 2, denominator: 8 };
+
+/**
+ * A genesis `config`: every fork before Shanghai at block 0, `times` for Shanghai on, the blob
+ * schedule of each fork up to `hardfork`, and on an OP-stack chain (`op`) op-geth's keys: the OP
+ * forks whose execution rules are implemented, and the chain's EIP-1559 parameters.
+ */
+export function genesisConfig(o: {
+  readonly chainId: bigint;
+  readonly times: Readonly<Record<string, number>>;
+  readonly hardfork: DevFork;
+  readonly blobSchedule: Readonly<Record<string, unknown>>;
+  readonly op?: Eip1559Params;
+}): Record<string, unknown> {
+  const blobSchedule: Record<string, unknown> = {};
+  for (const f of DEV_FORKS.slice(0, DEV_FORKS.indexOf(o.hardfork) + 1))
+    blobSchedule[f] = o.blobSchedule[f];
+  return {
+    chainId: Number(o.chainId),
+    homesteadBlock: 0,
+    eip150Block: 0,
+    eip155Block: 0,
+    eip158Block: 0,
+    byzantiumBlock: 0,
+    constantinopleBlock: 0,
+    petersburgBlock: 0,
+    istanbulBlock: 0,
+    berlinBlock: 0,
+    londonBlock: 0,
+    mergeNetsplitBlock: 0,
+    terminalTotalDifficulty: 0,
+    ...o.times,
+    depositContractAddress: "0x0000000000000000000000000000000000000000",
+    blobSchedule,
+    ...(o.op === undefined
+      ? {}
+      : {
+          bedrockBlock: 0,
+          regolithTime: 0,
+          canyonTime: 0,
+          deltaTime: 0,
+          ecotoneTime: 0,
+          fjordTime: 0,
+          optimism: {
+            eip1559Elasticity: o.op.elasticity,
+            eip1559Denominator: o.op.denominator,
+            eip1559DenominatorCanyon: o.op.denominator,
+          },
+        }),
+  };
+}
 
 /** The bundled sample genesis's blob schedule of each fork (their EIP-7840 defaults). */
 export function sampleBlobSchedule(): Readonly<Record<string, unknown>> {
@@ -117,43 +171,17 @@ export function devGenesis(opts: DevGenesisOptions): Record<string, unknown> {
   for (const account of opts.accounts)
     alloc[account.address.slice(2)] = { balance: `0x${opts.balanceWei.toString(16)}` };
   const forkIndex = DEV_FORKS.indexOf(opts.fork);
-  const timeForks: Record<string, number> = { shanghaiTime: 0, cancunTime: 0 };
-  if (forkIndex >= 1) timeForks.pragueTime = 0;
-  if (forkIndex >= 2) timeForks.osakaTime = 0;
-  const blobSchedule: Record<string, unknown> = {};
-  for (const f of DEV_FORKS.slice(0, forkIndex + 1))
-    blobSchedule[f] = sample.config.blobSchedule[f];
+  const times: Record<string, number> = { shanghaiTime: 0, cancunTime: 0 };
+  if (forkIndex >= 1) times.pragueTime = 0;
+  if (forkIndex >= 2) times.osakaTime = 0;
   return {
-    config: {
-      chainId: Number(opts.chainId),
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      mergeNetsplitBlock: 0,
-      terminalTotalDifficulty: 0,
-      ...timeForks,
-      depositContractAddress: "0x0000000000000000000000000000000000000000",
-      blobSchedule,
-      ...(opts.op === undefined
-        ? {}
-        : {
-            // op-geth's genesis keys: the OP forks whose execution rules are implemented.
-            bedrockBlock: 0,
-            regolithTime: 0,
-            canyonTime: 0,
-            deltaTime: 0,
-            ecotoneTime: 0,
-            fjordTime: 0,
-            optimism: { eip1559Elasticity: 2, eip1559Denominator: 8, eip1559DenominatorCanyon: 8 },
-          }),
-    },
+    config: genesisConfig({
+      chainId: opts.chainId,
+      times,
+      hardfork: opts.fork,
+      blobSchedule: sample.config.blobSchedule,
+      ...(opts.op === undefined ? {} : { op: DEV_OP_EIP1559 }),
+    }),
     nonce: "0x0",
     timestamp: `0x${opts.timestamp.toString(16)}`,
     extraData: "0x",

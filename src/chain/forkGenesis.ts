@@ -2,7 +2,7 @@
 // upstream's chain id; every fork up to what F's header shows active from the start, and the
 // later ones up to the asked hardfork from the block after F; on an OP-stack chain, op-geth's
 // keys with the chain's own EIP-1559 parameters. No allocations: the state is the upstream's.
-import { DEV_FORKS, type DevFork, sampleBlobSchedule } from "./devGenesis.ts";
+import { type DevFork, genesisConfig, sampleBlobSchedule } from "./devGenesis.ts";
 import type { HeaderEra } from "./headerJson.ts";
 import type { Eip1559Params } from "./op/knownChains.ts";
 
@@ -49,44 +49,14 @@ export function forkGenesis(o: ForkGenesisOptions): Record<string, unknown> {
   const times: Record<string, number> = { shanghaiTime: at(2), cancunTime: at(3) };
   if (wanted >= 4) times.pragueTime = at(4);
   if (wanted >= 5) times.osakaTime = at(5);
-  const schedule = sampleBlobSchedule();
-  const blobSchedule: Record<string, unknown> = {};
-  for (const f of DEV_FORKS.slice(0, DEV_FORKS.indexOf(o.hardfork) + 1))
-    blobSchedule[f] = schedule[f];
   return {
-    config: {
-      chainId: Number(o.chainId),
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      mergeNetsplitBlock: 0,
-      terminalTotalDifficulty: 0,
-      ...times,
-      depositContractAddress: "0x0000000000000000000000000000000000000000",
-      blobSchedule,
-      ...(o.op === undefined
-        ? {}
-        : {
-            bedrockBlock: 0,
-            regolithTime: 0,
-            canyonTime: 0,
-            deltaTime: 0,
-            ecotoneTime: 0,
-            fjordTime: 0,
-            optimism: {
-              eip1559Elasticity: o.op.elasticity,
-              eip1559Denominator: o.op.denominator,
-              eip1559DenominatorCanyon: o.op.denominator,
-            },
-          }),
-    },
+    config: genesisConfig({
+      chainId: o.chainId,
+      times,
+      hardfork: o.hardfork,
+      blobSchedule: sampleBlobSchedule(),
+      ...(o.op === undefined ? {} : { op: o.op }),
+    }),
     nonce: "0x0",
     timestamp: `0x${o.forkTimestamp.toString(16)}`,
     extraData: "0x",
