@@ -21,12 +21,18 @@ export type StateMiss =
   | { readonly kind: "account"; readonly address: Uint8Array }
   | { readonly kind: "slot"; readonly address: Uint8Array; readonly slot: Uint8Array };
 
-/** What a miss is, as a fetch: the account and slot reads that answer it, in one batch. */
+/**
+ * What a miss is, as a fetch: the account and slot reads that answer it, in one batch. A failed
+ * read rejects (prefetch() would settle): the reader that waits for it and reads again must not
+ * read again for ever while the upstream is down.
+ */
 export function fetchMiss(upstream: UpstreamState, miss: StateMiss): () => Promise<void> {
-  return () =>
-    miss.kind === "account"
-      ? upstream.prefetch([miss.address], [])
-      : upstream.prefetch([miss.address], [[miss.address, miss.slot]]);
+  return async () => {
+    await Promise.all([
+      upstream.account(miss.address),
+      ...(miss.kind === "slot" ? [upstream.storage(miss.address, miss.slot)] : []),
+    ]);
+  };
 }
 
 /** Throws UpstreamReadNeeded: what a reader does that can wait for the upstream. */
