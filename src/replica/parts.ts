@@ -20,6 +20,11 @@ export function splitPayload(bytes: Uint8Array, maxPayload: number): Uint8Array[
   return parts;
 }
 
+/** The headers of part `index` of `count`: none for a message sent whole. */
+export function partHeader(index: number, count: number): Record<string, string> {
+  return count === 1 ? {} : { [PART_HEADER]: `${index}/${count}` };
+}
+
 /** The part header's value, or undefined when the message is whole. */
 export function parsePart(value: string | undefined): { index: number; count: number } | undefined {
   if (value === undefined || value === "") return undefined;

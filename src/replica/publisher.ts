@@ -13,7 +13,7 @@ import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
-import { PART_HEADER, splitPayload } from "./parts.ts";
+import { partHeader, splitPayload } from "./parts.ts";
 import { startSnapshotter } from "./snapshots.ts";
 import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
 import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
@@ -41,8 +41,10 @@ export type Publisher = {
   close(): Promise<void>;
 };
 
-/** NATS's default max_payload, when the server did not say. */
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** The largest message the server takes (its max_payload; NATS's default when it did not say). */
+function maxPayload(c: NatsContext): number {
+  return c.nc.info?.max_payload ?? 1024 * 1024;
+}
 
 export function startPublisher(opts: {
   readonly servers: readonly string[];
@@ -118,7 +120,7 @@ export function startPublisher(opts: {
     msgID: string,
     extra: Readonly<Record<string, string>>,
   ): Promise<void> {
-    const parts = splitPayload(payload, c.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
+    const parts = splitPayload(payload, maxPayload(c));
     for (let i = 0; i < parts.length; i++) {
       const last = i === parts.length - 1;
       await c.js.publish(names.blockSubject(number), parts[i], {
@@ -128,7 +130,7 @@ export function startPublisher(opts: {
           [HEADER.block]: String(number),
           [HEADER.genesis]: genesisHex(),
           ...extra,
-          ...(parts.length === 1 ? {} : { [PART_HEADER]: `${i}/${parts.length}` }),
+          ...partHeader(i, parts.length),
         }),
       });
     }
@@ -214,13 +216,13 @@ export function startPublisher(opts: {
       }
       // Parts are sent in order on the one connection without waiting (NATS keeps a
       // connection's order); a sealed block's update can exceed the server's max_payload too.
-      const parts = splitPayload(encodeMessage(u), c.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
+      const parts = splitPayload(encodeMessage(u), maxPayload(c));
       const sent = parts.map((part, i) =>
         c.js.publish(names.flashblockSubject, part, {
           headers: c.headers({
             [HEADER.format]: FORMAT,
             "Flashnode-Position": String(updatePosition(u)),
-            ...(parts.length === 1 ? {} : { [PART_HEADER]: `${i}/${parts.length}` }),
+            ...partHeader(i, parts.length),
           }),
         }),
       );
