@@ -164,7 +164,7 @@ export class Follower {
     return this.serial(async () => {
       if (this.halted) return 0;
       const { client, store } = this.deps;
-      const tip = Number(await client.blockNumber());
+      let tip = Number(await client.blockNumber());
       this.upstreamHead = tip;
       await this.act(this.sequencing.tipSeen(tip));
       if (tip < this.head().number) {
@@ -177,10 +177,18 @@ export class Follower {
         return 0;
       }
       let imported = 0;
-      while (!this.halted && (store.headNumber() ?? 0) < tip) {
+      while (!this.halted) {
         const next = (store.headNumber() ?? 0) + 1;
+        // Past the tip only after an import: a block sealed meanwhile (a busy chain, one back
+        // from an outage) is taken now, not after another round trip for the tip.
+        if (next > tip && imported === 0) break;
         const json = await client.blockByNumber(BigInt(next), true);
         if (json === null) break;
+        if (next > tip) {
+          tip = next;
+          this.upstreamHead = tip;
+          await this.act(this.sequencing.tipSeen(tip));
+        }
         const head = this.head();
         if (!equalBytes(hexToBytes(json.parentHash), head.hash)) {
           // Nothing unwound: the upstream says its block at the head is ours and the next one
