@@ -1,10 +1,11 @@
-// Chaos for a follower (issue 30): a `flashnode follow` of a `flashnode dev` sequencer, both
-// processes as users run them, while transactions flow to the sequencer. The sequencer is paused
-// (SIGSTOP) for 20 s and resumed, then killed (SIGKILL) and restarted on its datadir, twice.
-// Each time: /readyz says the follower is not ready while its upstream is away, the follower has
-// the sequencer's new blocks within 2 s of the sequencer making them, /readyz is ready again
-// after; at the end nothing is lost or doubled: every block and its receipts are the
-// sequencer's, every transaction in one block, and pending catches up.
+// Chaos for a follower (issue 30): a `flashnode follow` of a `flashnode dev` sequencer (2-s
+// blocks of 200-ms flashblocks, as Base's), both processes as users run them, while transactions
+// flow to the sequencer. The sequencer is paused (SIGSTOP) for 20 s and resumed, then killed
+// (SIGKILL) and restarted on its datadir, twice. Each time: /readyz says the follower is not
+// ready while its upstream is away, the follower has the sequencer's new blocks within 2 s of
+// the sequencer making them, /readyz is ready again after; at the end nothing is lost or
+// doubled: every block and its receipts are the sequencer's, every transaction in one block,
+// and pending catches up.
 import assert from "node:assert/strict";
 import { after, before, type TestContext, test } from "node:test";
 import { freePort } from "../../bench/compare/peers.ts";
@@ -35,7 +36,7 @@ let flow: TxFlow;
 let base: number;
 
 before(async () => {
-  sequencer = await startSequencer({ datadir: sequencerDir, port });
+  sequencer = await startSequencer({ datadir: sequencerDir, port, blockTime: "2s" });
   // A few blocks first: the follower's base is the sequencer's head when it starts.
   await until(
     "the sequencer's third block",
@@ -156,7 +157,7 @@ for (const round of [1, 2])
     const before = await caughtUp();
     await stopChild(sequencer.child, "SIGKILL");
     await notReadyWhileAway(`sequencer killed, round ${round}`);
-    const restarted = startSequencer({ datadir: sequencerDir, port });
+    const restarted = startSequencer({ datadir: sequencerDir, port, blockTime: "2s" });
     await blocksResume(
       t,
       before,
