@@ -141,7 +141,13 @@ async function main(): Promise<void> {
       });
   };
   const poll = setInterval(catchUpSoon, data.pollMs);
-  const tick = setInterval(() => void follower.tick().catch(() => undefined), TICK_MS);
+  const tick = setInterval(
+    () =>
+      void follower.tick().catch((e: unknown) => {
+        if (!follower.closed) log("error", "flashblocks housekeeping failed", { err: String(e) });
+      }),
+    TICK_MS,
+  );
   // Following stopped for good: nothing more to ask the upstream or read from its stream.
   stopFollowing = () => {
     clearInterval(poll);
