@@ -53,7 +53,7 @@ function eventFields(e: SequencingEvent): Record<string, unknown> {
 }
 
 /** Why following stopped when the upstream no longer has the base block, and how to start over. */
-export function baseForgotten(
+function baseForgotten(
   number: number,
   ours: Uint8Array,
   theirs: string | undefined,
@@ -298,14 +298,8 @@ export class Follower {
       }
     }
     if (n === from) {
-      if (this.inconsistentAt !== from)
-        this.deps.log(
-          "warn",
-          "the upstream's next block does not build on its block at our head: asking again",
-          {
-            head: from,
-          },
-        );
+      const what = "the upstream has our head, but its next block has another parent: asked again";
+      if (this.inconsistentAt !== from) this.deps.log("warn", what, { head: from });
       this.inconsistentAt = from;
       return n;
     }
