@@ -56,7 +56,7 @@ export async function followCommand(argv: string[]): Promise<void> {
     {
       role: "follow",
       datadir,
-      fresh: false,
+      fresh: !isReader() && values.get("fresh") === true,
       logger,
       frontend,
       rpcWorkers: workers,

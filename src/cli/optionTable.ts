@@ -49,9 +49,9 @@ export const OPTIONS: readonly OptionDef[] = [
   {
     name: "fresh",
     kind: "boolean",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: false,
-    help: "delete the datadir first and start a new chain",
+    help: "delete the datadir first and start a new chain (follow: follow the upstream anew, from its head; what was fetched from it is kept)",
   },
   {
     name: "chain-id",

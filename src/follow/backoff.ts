@@ -1,6 +1,8 @@
 // Capped exponential backoff with jitter for re-dialling a stream: the first retry is quick (a
 // proxy restart or a cut connection heals at once), later ones spread out so that many
-// followers of one endpoint (Base allows 10 connections per IP) do not dial in lockstep.
+// followers of one endpoint (Base allows 10 connections per IP) do not dial in lockstep. The cap
+// is a second: a stream is back within a second of its endpoint's return, and a dead endpoint is
+// dialled once every half second to a second, never in a tight loop.
 
 export type BackoffOptions = {
   /** The first delay, before jitter. */
@@ -9,7 +11,7 @@ export type BackoffOptions = {
   readonly maxMs: number;
 };
 
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 100, maxMs: 10_000 };
+export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 100, maxMs: 1_000 };
 
 /**
  * The delay before attempt `attempt` (0 = the first retry): initial × 2^attempt capped at max,

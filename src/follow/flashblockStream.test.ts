@@ -236,6 +236,49 @@ describe("FlashblockStream", { timeout: 120_000 }, () => {
     assert.equal(stream.stats.reconnects, 6);
   });
 
+  // issue 30 item 9: the backoff grew to ~8 s, so /readyz said "stream down" for ~8 s after
+  // the endpoint was back.
+  it("by default, is dialled again within a second of an endpoint's return, however long it was away", async () => {
+    let accept = false;
+    const server = await startServer({ accept: () => accept });
+    const clock = new FakeClock();
+    const events = new Recorder();
+    // The worst jitter, and no backoff given: the default a follower runs with.
+    const stream = new FlashblockStream({
+      url: server.url,
+      clock,
+      random: () => 0.999_999,
+      readTimeoutMs: 60_000,
+      handlers: {
+        onFlashblock: () => {},
+        onConnect: () => events.push({ kind: "connect" }),
+        onDisconnect: (reason) => events.push({ kind: "disconnect", reason }),
+      },
+    });
+    clients.push(stream);
+    stream.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const { reason } = await events.nextOf("disconnect");
+      assert.equal(reason.kind, "connect-failed");
+      delays.push(reason.retryInMs);
+      if (i === 14) accept = true;
+      clock.advance(reason.retryInMs);
+    }
+    await server.connection();
+    await events.nextOf("connect");
+    assert.ok(
+      delays.every((d) => d <= 1_000),
+      `every wait within a second: ${delays.join(", ")}`,
+    );
+    // Not a tight loop on a dead endpoint either: once backed off, half a second at least.
+    assert.ok(
+      delays.slice(5).every((d) => d >= 500),
+      `backed off: ${delays.join(", ")}`,
+    );
+    assert.equal(stream.stats.disconnectsBy["connect-failed"], 15);
+  });
+
   it("closes a stream that sends nothing, although it answers pings, and dials again", async () => {
     const server = await startServer();
     const { stream, events } = startClient(server.url, {

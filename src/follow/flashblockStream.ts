@@ -98,10 +98,14 @@ export type FlashblockStreamStats = {
   /** Dials after the first. */
   reconnects: number;
   disconnects: number;
+  /** Of which, by why they ended. */
+  disconnectsBy: Partial<Record<DisconnectKind, number>>;
   readTimeouts: number;
   pingsMissed: number;
   /** Decoded JSON bytes. */
   bytes: number;
+  /** When the last data frame came (the clock's ms); undefined: none yet. */
+  lastFrameAt: number | undefined;
 };
 
 /** An unusable stream URL: an operator's error, said in one line. */
@@ -138,14 +142,20 @@ export class FlashblockStream {
     connects: 0,
     reconnects: 0,
     disconnects: 0,
+    disconnectsBy: {},
     readTimeouts: 0,
     pingsMissed: 0,
     bytes: 0,
+    lastFrameAt: undefined,
   };
   #state: State = "idle";
   #ws: WebSocket | undefined;
   #attempt = 0;
   #dials = 0;
+  /** Dials that failed since the last connection opened. */
+  #failedDials = 0;
+  /** The URL's host, for log lines: a provider may carry its key in the path or query. */
+  readonly #host: string;
   #openedAt = 0;
   #flashblocksThisConnection = 0;
   #lastFrameAt = 0;
@@ -166,6 +176,7 @@ export class FlashblockStream {
     if (protocol !== "ws:" && protocol !== "wss:")
       throw new StreamUrlError(`the flashblocks stream must be a ws:// or wss:// URL: ${opts.url}`);
     this.#opts = opts;
+    this.#host = new URL(opts.url).host;
     this.#clock = opts.clock ?? systemClock;
     this.#random = opts.random ?? Math.random;
     this.#readTimeoutMs = opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
@@ -176,7 +187,7 @@ export class FlashblockStream {
 
   /** A copy of the counters (metrics read them). */
   get stats(): Readonly<FlashblockStreamStats> {
-    return { ...this.#stats };
+    return { ...this.#stats, disconnectsBy: { ...this.#stats.disconnectsBy } };
   }
 
   get connected(): boolean {
@@ -253,13 +264,18 @@ export class FlashblockStream {
     this.#pingSentAt = undefined;
     this.#armRead(this.#readTimeoutMs);
     this.#armPing(this.#pingIntervalMs);
-    this.#log()?.info({ url: this.#opts.url, dials: this.#dials }, "flashblocks stream connected");
+    this.#log()?.info(
+      { host: this.#host, dials: this.#dials, failedDials: this.#failedDials },
+      "flashblocks stream connected",
+    );
+    this.#failedDials = 0;
     this.#call(() => this.#opts.handlers.onConnect?.());
   }
 
   #onFrame(data: string | Uint8Array): void {
     const receivedAt = this.#clock.now();
     this.#lastFrameAt = receivedAt;
+    this.#stats.lastFrameAt = receivedAt;
     this.#stats.frames++;
     let fb: Flashblock;
     let encoding: FrameEncoding;
@@ -368,8 +384,12 @@ export class FlashblockStream {
         this.#lastError ?? `closed by the server (${code}${reason === "" ? "" : ` ${reason}`})`,
     };
     const event: DisconnectReason = { ...failure, wasOpen, retryInMs: delay };
-    this.#log()?.warn(
-      { url: this.#opts.url, kind: event.kind, retryInMs: delay },
+    this.#stats.disconnectsBy[event.kind] = (this.#stats.disconnectsBy[event.kind] ?? 0) + 1;
+    // Once per outage at warn: the dials that fail after the first say nothing new.
+    const quiet = !wasOpen && this.#failedDials > 0;
+    if (!wasOpen) this.#failedDials++;
+    this.#log()?.[quiet ? "debug" : "warn"](
+      { host: this.#host, kind: event.kind, retryInMs: delay },
       `flashblocks stream disconnected: ${event.message}`,
     );
     this.#state = "waiting";

@@ -12,7 +12,7 @@ import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
 import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
-import { equalBytes, hexToBytes } from "../util/hex.ts";
+import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
@@ -35,8 +35,13 @@ export type FollowerDeps = {
   readonly log: FollowerLog;
   /** Told of every sequencing event (a metric each). */
   readonly onEvent: (e: SequencingEvent) => void;
-  /** Following stopped for good (a block that does not verify): why. */
+  /**
+   * Following stopped for good (a block that does not verify, an upstream that no longer has the
+   * base block): why. Told once; what was followed stays served.
+   */
   readonly onStopped: (reason: string) => void;
+  /** The datadir, for the way to start over that a stop names. */
+  readonly datadir?: string;
   readonly sequencing?: Partial<SequencingOptions>;
   readonly now?: () => number;
 };
@@ -45,6 +50,18 @@ export type FollowerDeps = {
 function eventFields(e: SequencingEvent): Record<string, unknown> {
   const { name: _, ...fields } = e;
   return fields;
+}
+
+/** Why following stopped when the upstream no longer has the base block, and how to start over. */
+function baseForgotten(
+  number: number,
+  ours: Uint8Array,
+  theirs: string | undefined,
+  datadir: string | undefined,
+): string {
+  const now = theirs === undefined ? "has no such block" : `has ${theirs} there`;
+  const where = datadir === undefined ? "this datadir" : datadir;
+  return `following stopped: the upstream no longer has this node's base block ${number} (${bytesToHex(ours)}; it ${now}): it was reset or reorged below it. The blocks followed so far are still served; to follow the upstream's chain, start again with --fresh (or another --datadir than ${where})`;
 }
 
 /** Events that are the normal course of following (debug); the rest say something went wrong. */
@@ -65,6 +82,10 @@ export class Follower {
   /** The upstream's newest block as last heard. */
   private upstreamHead: number | undefined;
   private stoppedFor: string | undefined;
+  /** Shutting down: queued work is skipped, failures are not reported. */
+  private closing = false;
+  /** The head whose next block was last found not to build on it (warned once per head). */
+  private inconsistentAt: number | undefined;
   private readonly now: () => number;
   /** Canonical blocks imported: how many, their gas, the time their import took (ms). */
   readonly imported = { blocks: 0, fromReplay: 0, gas: 0n, ms: 0 };
@@ -101,15 +122,38 @@ export class Follower {
     });
   }
 
+  /** Whether the node is shutting down (a failure then is the shutdown's, not news). */
+  get closed(): boolean {
+    return this.closing;
+  }
+
   /** A flashblock from the stream; `arrivedAt`: when it came (epoch ms). */
   flashblock(fb: Flashblock, arrivedAt = this.now()): Promise<void> {
+    if (this.halted) return Promise.resolve();
     this.arrivals.set(fb, arrivedAt);
-    return this.serial(() => this.act(this.sequencing.flashblock(fb, arrivedAt)));
+    return this.serial(async () => {
+      if (!this.halted) await this.act(this.sequencing.flashblock(fb, arrivedAt));
+    });
   }
 
   /** Time passes (stale pending, expired early flashblocks). */
   tick(): Promise<void> {
-    return this.serial(() => this.act(this.sequencing.tick(this.now())));
+    return this.serial(async () => {
+      if (!this.halted) await this.act(this.sequencing.tick(this.now()));
+    });
+  }
+
+  /**
+   * Shutting down: what is queued is skipped; resolves once the task running has ended (close
+   * the upstream client first, so that one waiting on it ends at once).
+   */
+  close(): Promise<void> {
+    this.closing = true;
+    return this.queue.then(() => undefined);
+  }
+
+  private get halted(): boolean {
+    return this.closing || this.stoppedFor !== undefined;
   }
 
   /**
@@ -118,18 +162,38 @@ export class Follower {
    */
   catchUp(): Promise<number> {
     return this.serial(async () => {
-      if (this.stoppedFor !== undefined) return 0;
-      const tip = Number(await this.deps.client.blockNumber());
+      if (this.halted) return 0;
+      const { client, store } = this.deps;
+      let tip = Number(await client.blockNumber());
       this.upstreamHead = tip;
       await this.act(this.sequencing.tipSeen(tip));
+      if (tip < this.head().number) {
+        // The upstream went back: a node of a pool lagging, or its chain replaced by a shorter
+        // one (a reset, a reorg): told apart by its block at its tip.
+        const theirs = await client.blockByNumber(BigInt(tip), false);
+        const ours = store.canonicalHash(tip);
+        if (theirs !== null && ours !== undefined && !equalBytes(hexToBytes(theirs.hash), ours))
+          await this.unwind(tip);
+        return 0;
+      }
       let imported = 0;
-      while (this.stoppedFor === undefined && (this.deps.store.headNumber() ?? 0) < tip) {
-        const next = (this.deps.store.headNumber() ?? 0) + 1;
-        const json = await this.deps.client.blockByNumber(BigInt(next), true);
+      while (!this.halted) {
+        const next = (store.headNumber() ?? 0) + 1;
+        // Past the tip only after an import: a block sealed meanwhile (a busy chain, one back
+        // from an outage) is taken now, not after another round trip for the tip.
+        if (next > tip && imported === 0) break;
+        const json = await client.blockByNumber(BigInt(next), true);
         if (json === null) break;
+        if (next > tip) {
+          tip = next;
+          this.upstreamHead = tip;
+          await this.act(this.sequencing.tipSeen(tip));
+        }
         const head = this.head();
         if (!equalBytes(hexToBytes(json.parentHash), head.hash)) {
-          await this.unwind(head.number);
+          // Nothing unwound: the upstream says its block at the head is ours and the next one
+          // builds on another; asked again at the next poll, never in a loop.
+          if ((await this.unwind(head.number)) === head.number) break;
           continue;
         }
         await this.importBlock(json);
@@ -209,27 +273,42 @@ export class Follower {
     for (const u of rest) this.publish(u);
   }
 
-  /** The upstream reorged below our head: back to the newest block both still share. */
-  private async unwind(from: number): Promise<void> {
+  /**
+   * The upstream reorged below `from`: back to the newest block both still share. Returns the
+   * block unwound to (`from`: none was; after a stop, the head as it was).
+   */
+  private async unwind(from: number): Promise<number> {
     const { store, client } = this.deps;
+    const head = this.head().number;
     const base = store.forkBase();
+    const bottom = base?.number ?? 0;
     let n = from;
-    for (; n > (base?.number ?? 0); n--) {
+    for (; n > bottom; n--) {
       const theirs = await client.blockByNumber(BigInt(n), false);
       const ours = store.canonicalHash(n);
       if (theirs !== null && ours !== undefined && equalBytes(hexToBytes(theirs.hash), ours)) break;
     }
-    if (base !== undefined && n <= base.number && !equalBytes(store.canonicalHash(n)!, base.hash)) {
-      this.stop(
-        `the upstream reorged below the fork block ${base.number}: follow again from a new datadir`,
-      );
-      return;
+    if (base !== undefined && n <= base.number) {
+      // Below the base the blocks are the upstream's, read through it: if it forgot the base,
+      // nothing here can be reconciled with it.
+      const theirs = await client.blockByNumber(BigInt(base.number), false);
+      if (theirs === null || !equalBytes(hexToBytes(theirs.hash), base.hash)) {
+        this.stop(baseForgotten(base.number, base.hash, theirs?.hash, this.deps.datadir));
+        return head;
+      }
     }
+    if (n === from) {
+      const what = "the upstream has our head, but its next block has another parent: asked again";
+      if (this.inconsistentAt !== from) this.deps.log("warn", what, { head: from });
+      this.inconsistentAt = from;
+      return n;
+    }
+    this.inconsistentAt = undefined;
     await this.replay.clear();
     const removed = store.revertTo(n, []);
     await this.deps.executor.resetToHead();
     this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
-      from,
+      from: head,
       to: n,
       removed: removed.length,
     });
@@ -247,12 +326,16 @@ export class Follower {
       next: emptyPending(store, this.deps.common, n),
       reverted: { blocks: removed, pending: undefined },
     });
+    return n;
   }
 
+  /** Following ends here, said once; the head stays, and nothing is pre-confirmed on it. */
   private stop(reason: string): void {
+    if (this.stoppedFor !== undefined) return;
     this.stoppedFor = reason;
     this.deps.log("error", reason, {});
     this.deps.onStopped(reason);
+    this.publish(emptyPending(this.deps.store, this.deps.common, this.head().number));
   }
 
   /** Logs and counts what the rules said (no actions). */
@@ -289,6 +372,7 @@ export class Follower {
           out.push(await this.replay.extend(a.flashblock, this.arrivals.get(a.flashblock)));
         }
       } catch (e) {
+        if (this.closing) throw e;
         // Whatever kept it from applying (a transaction that does not run, the upstream out of
         // reach for state it reads), pending is dropped until the next index 0: readers must never
         // be handed a later index on top of a block missing this one.

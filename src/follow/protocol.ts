@@ -51,12 +51,26 @@ export type FollowerHealth = {
     readonly gas: string;
     readonly ms: number;
   };
-  /** The stream's reconnects and missed deadlines so far. */
-  readonly stream: {
-    readonly reconnects: number;
-    readonly readTimeouts: number;
-    readonly pingsMissed: number;
-  };
+  /** The flashblocks stream: its state and its figures so far. */
+  readonly stream: FollowerStreamHealth;
+};
+
+export type FollowerStreamHealth = {
+  readonly connected: boolean;
+  readonly connects: number;
+  /** Dials after the first. */
+  readonly reconnects: number;
+  /** Connections (or dials) that ended, by why (the stream client's DisconnectKind). */
+  readonly disconnects: Readonly<Record<string, number>>;
+  readonly readTimeouts: number;
+  readonly pingsMissed: number;
+  /** Data frames received; of which flashblocks, and skipped as invalid; decoded bytes. */
+  readonly frames: number;
+  readonly flashblocks: number;
+  readonly invalid: number;
+  readonly bytes: number;
+  /** When the last data frame came (epoch ms); undefined: none yet. */
+  readonly lastFrameAt: number | undefined;
 };
 
 /** What the follower tells the main thread. */

@@ -7,6 +7,7 @@ import { forwardingLogger } from "../log/logger.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
+import type { UpstreamOptions } from "../upstream/options.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
@@ -32,6 +33,8 @@ const log = (
 const TICK_MS = 1_000;
 /** How often health is checked for a change worth telling. */
 const HEALTH_MS = 500;
+/** The longest wait before an upstream call is tried again. */
+const FOLLOW_MAX_BACKOFF_MS = 1_000;
 
 async function main(): Promise<void> {
   const env = openKvEnv(data.datadir);
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
     hash: hexToBytes(data.hash),
   };
   const logger = forwardingLogger("debug", log);
-  const reads = openForkReads(env, { upstream: data.upstream, point, logger });
+  const reads = openForkReads(env, { upstream: followerUpstream(data.upstream), point, logger });
   const executor = await ensureForkBase(
     spec,
     store,
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
   const events: Partial<Record<SequencingEventName, number>> = {};
   let stoppedFor: string | undefined;
   let upstreamProblem: string | undefined;
+  let stopFollowing = () => {};
   const follower = new Follower({
     store,
     executor,
@@ -81,8 +85,10 @@ async function main(): Promise<void> {
     },
     onStopped: (reason) => {
       stoppedFor = reason;
+      stopFollowing();
     },
     sequencing: { maxPendingDepth: data.maxPendingDepth },
+    datadir: data.datadir,
   });
   let streamDown: string | undefined = "the flashblocks stream is not connected yet";
   const stream = new FlashblockStream({
@@ -91,23 +97,19 @@ async function main(): Promise<void> {
     logger,
     handlers: {
       onFlashblock(fb) {
-        void follower
-          .flashblock(fb)
-          .catch((e: unknown) => log("error", "flashblock failed", { err: String(e) }));
+        void follower.flashblock(fb).catch((e: unknown) => {
+          if (!follower.closed) log("error", "flashblock failed", { err: String(e) });
+        });
         // A flashblock of a block past the next: the upstream sealed one we have not imported.
         const head = store.headNumber() ?? 0;
         if (fb.blockNumber > head + 1) catchUpSoon();
       },
+      // The stream logs its own connects, disconnects and invalid frames.
       onConnect() {
         streamDown = undefined;
-        log("info", "flashblocks stream connected", { url: redact(data.flashblocksUrl) });
       },
       onDisconnect(reason) {
         streamDown = `the flashblocks stream is down (${reason.kind}: ${reason.message}); dialling again in ${reason.retryInMs} ms`;
-        log("warn", "flashblocks stream disconnected", { ...reason });
-      },
-      onInvalid(frame) {
-        log("warn", "flashblocks stream sent an invalid frame", { ...frame });
       },
     },
   });
@@ -125,6 +127,7 @@ async function main(): Promise<void> {
           upstreamProblem = undefined;
         },
         (e: unknown) => {
+          if (follower.closed) return;
           upstreamProblem = `the upstream cannot be followed: ${(e as Error).message}`;
           log("warn", "following the upstream failed; trying again", { err: (e as Error).message });
         },
@@ -138,7 +141,20 @@ async function main(): Promise<void> {
       });
   };
   const poll = setInterval(catchUpSoon, data.pollMs);
-  const tick = setInterval(() => void follower.tick(), TICK_MS);
+  const tick = setInterval(
+    () =>
+      void follower.tick().catch((e: unknown) => {
+        if (!follower.closed) log("error", "flashblocks housekeeping failed", { err: String(e) });
+      }),
+    TICK_MS,
+  );
+  // Following stopped for good: nothing more to ask the upstream or read from its stream.
+  stopFollowing = () => {
+    clearInterval(poll);
+    clearInterval(tick);
+    void stream.close();
+    streamDown = undefined;
+  };
   let said = "";
   const health = setInterval(() => {
     const reasons = [stoppedFor, upstreamProblem, streamDown].filter((r) => r !== undefined);
@@ -149,9 +165,17 @@ async function main(): Promise<void> {
       events: { ...events },
       imported: { ...follower.imported, gas: follower.imported.gas.toString() },
       stream: {
+        connected: stream.connected,
+        connects: s.connects,
         reconnects: s.reconnects,
+        disconnects: s.disconnectsBy,
         readTimeouts: s.readTimeouts,
         pingsMissed: s.pingsMissed,
+        frames: s.frames,
+        flashblocks: s.flashblocks,
+        invalid: s.invalid,
+        bytes: s.bytes,
+        lastFrameAt: s.lastFrameAt,
       },
     };
     const text = JSON.stringify(h);
@@ -163,9 +187,11 @@ async function main(): Promise<void> {
     clearInterval(poll);
     clearInterval(tick);
     clearInterval(health);
-    await stream.close();
-    await catchingUp;
+    const streamClosed = stream.close();
+    // Whatever waits on the upstream (a dead or paused one) fails now, not after its retries.
     reads.close();
+    await follower.close();
+    await streamClosed;
     await env.close();
     return null;
   });
@@ -175,13 +201,17 @@ async function main(): Promise<void> {
   catchUpSoon();
 }
 
-/** A stream URL for logs: a provider may carry its key in the path or query. */
-function redact(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid URL)";
-  }
+/**
+ * The follower's upstream client: its retries wait at most a second (or the first wait, if longer),
+ * not the doubling to 30 s a fork's reads use, so that an upstream back from a restart is heard
+ * from within a second. Each poll is a new call anyway: a dead upstream is asked about once a
+ * second, not in a tight loop.
+ */
+function followerUpstream(o: UpstreamOptions): UpstreamOptions {
+  return {
+    ...o,
+    maxBackoffMs: Math.min(o.maxBackoffMs, Math.max(o.retryBackoffMs, FOLLOW_MAX_BACKOFF_MS)),
+  };
 }
 
 main().catch((e: unknown) =>

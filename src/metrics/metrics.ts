@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { RequestContext } from "../rpc/method.ts";
 import { CallMetrics, registerCallMetrics } from "./callMetrics.ts";
+import { type FollowStreamFigures, registerFollowStreamMetrics } from "./followStreamMetrics.ts";
 
 export type MetricsSources = {
   readonly head: () => number | undefined;
@@ -23,6 +24,8 @@ export type MetricsSources = {
   readonly replicaLag?: () => { readonly blocks: number; readonly seconds: number };
   /** A follower's events so far, by name (sequencing rules, stream reconnects). */
   readonly sourceCounters?: () => Readonly<Record<string, number>>;
+  /** A follower's flashblocks stream (undefined: this node has none). */
+  readonly followStream?: () => FollowStreamFigures | undefined;
 };
 
 export type Metrics = {
@@ -187,6 +190,8 @@ export function createMetrics(
       help: "What happened following a live chain, by event: flashblocks applied, duplicates, gaps, early ones cached, canonical blocks matching or not, reorgs, depth and age limits, stream reconnects and missed deadlines",
       labelNames: ["event"],
       registers: [registry],
+      // Every RPC process reports the follower's one set of figures.
+      aggregator: "max",
       collect() {
         for (const [event, total] of Object.entries(read())) {
           const before = seen.get(event) ?? 0;
@@ -195,6 +200,11 @@ export function createMetrics(
         }
       },
     });
+  }
+  if (sources.followStream !== undefined) {
+    const read = sources.followStream;
+    // Only a follower has a stream: other roles show no such series.
+    if (read() !== undefined) registerFollowStreamMetrics(registry, read);
   }
   new Gauge({
     name: "flashnode_store_size_bytes",

@@ -121,6 +121,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       reasons: source.readiness(),
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
       ...(source.counters === undefined ? {} : { counters: source.counters() }),
+      ...(source.followStream === undefined ? {} : { followStream: source.followStream() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
     // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.

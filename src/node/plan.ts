@@ -6,6 +6,7 @@ import type { DevAccount, DevFork } from "../chain/devGenesis.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import type { Logger } from "../log/logger.ts";
+import type { FollowStreamFigures } from "../metrics/followStreamMetrics.ts";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { StreamOptions } from "../replica/streams.ts";
@@ -169,6 +170,8 @@ export type ChainSource = {
   lag?(): { readonly blocks: number; readonly seconds: number };
   /** What happened to the source so far, by event (flashnode_follow_events_total). */
   counters?(): Readonly<Record<string, number>>;
+  /** A follower's flashblocks stream (flashnode_follow_stream_*). */
+  followStream?(): FollowStreamFigures;
   close(): Promise<void>;
 };
 

@@ -277,6 +277,7 @@ function metricsSources(deps: ReaderDeps, follower: ChainFollower | undefined): 
     ...(deps.onRelay === undefined ? {} : { onRelay: deps.onRelay }),
     ...(deps.view.maxLagBlocks === undefined ? {} : { replicaLag: lag }),
     sourceCounters: () => deps.sourceHealth().counters ?? {},
+    followStream: () => deps.sourceHealth().followStream,
   };
 }
 

@@ -2,6 +2,7 @@
 // the one channel (src/util/channel.ts, cluster IPC with "advanced" serialization: bigint and
 // Uint8Array cross as they are).
 import type { MetricObjectWithValues, MetricValue } from "prom-client";
+import type { FollowStreamFigures } from "../metrics/followStreamMetrics.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 
@@ -19,6 +20,8 @@ export type SourceHealth = {
   readonly lag?: { readonly blocks: number; readonly seconds: number };
   /** What happened to the source so far, by event (a follower's sequencing rules, its stream). */
   readonly counters?: Readonly<Record<string, number>>;
+  /** A follower's flashblocks stream. */
+  readonly followStream?: FollowStreamFigures;
 };
 
 /** A reader's metrics, for the primary to sum into the node's. */

@@ -331,7 +331,8 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
         const head = headNumber() ?? 0;
         if (target > head)
           throw new Error(`cannot revert to block ${target} above the head ${head}`);
-        const removed = unwindBlocks(t, head, target);
+        const forked = metaGet(t.meta, "forkBase") !== undefined;
+        const removed = unwindBlocks(t, head, target, forked);
         const records = [
           ...t.preconfirmations.range(flashblockKey(target + 1, 0), UNSEALED_END),
         ].map((e) => copyBytes(e.key));

@@ -179,3 +179,43 @@ test("revertTo is one write: a failure inside it leaves the archive untouched", 
   assert.equal(store.headNumber(), 12);
   await env.close();
 });
+
+// A forked chain records an account's first write with the upstream's value as its before (issue
+// 30: a follower unwound to its base block then read the L1-info depositor's nonce as 0 from its
+// own trie, which never held it, and refused the next block: receipts root mismatch).
+test("on a forked chain, unwinding an account's first write forgets the account: reads go back to the upstream", async () => {
+  const sub = mkdtempSync(join(dir, "forked-"));
+  const env = openKvEnv(sub, { noSync: true });
+  const store = createChainStore(env);
+  const F = 10;
+  const upstream: AccountRecord = { nonce: 3n, balance: 7n, codeHash: undefined };
+  const written = (n: number): AccountRecord => ({
+    nonce: BigInt(n),
+    balance: 1n,
+    codeHash: undefined,
+  });
+  const at = (n: number, accountChanges: AccountChange[]): BlockWrite => ({
+    ...block(n, {}),
+    accountChanges,
+    storageChanges: [],
+  });
+  store.setForkBase({
+    chainId: 1n,
+    number: F,
+    hash: new Uint8Array(32),
+    stateRoot: new Uint8Array(32),
+  });
+  // F's own writes (an account funded at the fork), then A's first write at F+1 and another.
+  store.writeBlock(at(F, [{ address: B, before: undefined, after: written(0) }]));
+  store.writeBlock(at(F + 1, [{ address: A, before: upstream, after: written(4) }]));
+  store.writeBlock(at(F + 2, [{ address: A, before: written(4), after: written(5) }]));
+
+  store.revertTo(F + 1, []);
+  assert.equal(store.currentAccount(A)?.nonce, 4n, "a later write unwound: the first one's value");
+  assert.ok(store.accountKnown(A));
+  store.revertTo(F, []);
+  assert.equal(store.currentAccount(A), undefined, "the first write unwound: no row");
+  assert.equal(store.accountKnown(A), false, "never written: read from the upstream");
+  assert.equal(store.currentAccount(B)?.nonce, 0n, "F's own write stays");
+  await env.close();
+});

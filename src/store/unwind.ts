@@ -100,8 +100,13 @@ function unwindSlot(
   t.slots.put(key, encodeSlotRow(before, recent, shard, older));
 }
 
-/** Removes one block (the head) and restores the state before it; returns its receipts. */
-function unwindBlock(t: UnwindTables, number: number): BlockReceipts | undefined {
+/**
+ * Removes one block (the head) and restores the state before it; returns its receipts. On a
+ * forked chain (`forked`), an account's first write recorded the upstream's value as its before:
+ * with that write gone the chain never wrote the account, so it has no row (reads go back to the
+ * upstream; a row would say the chain's own trie holds it, which it does not).
+ */
+function unwindBlock(t: UnwindTables, number: number, forked: boolean): BlockReceipts | undefined {
   const numberKey = u64Key(number);
   const hash = t.canonical.get(numberKey);
   if (hash === undefined) return undefined;
@@ -123,7 +128,9 @@ function unwindBlock(t: UnwindTables, number: number): BlockReceipts | undefined
     const address = accountKey.subarray(8, 28);
     const historyKey = accountHistoryKey(address, number);
     const before = t.accountHistory.get(historyKey);
-    if (before === undefined || before.length === 0) t.accounts.remove(address);
+    const firstWrite =
+      forked && t.accountHistory.first(accountHistoryKey(address, 0), historyKey) === undefined;
+    if (before === undefined || before.length === 0 || firstWrite) t.accounts.remove(address);
     else t.accounts.put(address, before);
     t.accountHistory.remove(historyKey);
     t.accountChangeSets.remove(accountKey);
@@ -152,10 +159,15 @@ function unwindBlock(t: UnwindTables, number: number): BlockReceipts | undefined
  * Removes blocks `head` down to `target + 1`; the caller writes the new head in the same
  * transaction. Returns the removed blocks' receipts, oldest block first.
  */
-export function unwindBlocks(t: UnwindTables, head: number, target: number): BlockReceipts[] {
+export function unwindBlocks(
+  t: UnwindTables,
+  head: number,
+  target: number,
+  forked: boolean,
+): BlockReceipts[] {
   const removed: BlockReceipts[] = [];
   for (let n = head; n > target; n--) {
-    const receipts = unwindBlock(t, n);
+    const receipts = unwindBlock(t, n, forked);
     if (receipts !== undefined) removed.unshift(receipts);
   }
   return removed;

@@ -63,6 +63,9 @@ for (const hardfork of ["osaka", "cancun"] satisfies DevFork[])
         frontend: testFrontendOptions(),
         logger: silentLogger,
         hardfork,
+        // The test's stream sends only what a test sends: no read deadline may cut the first
+        // connection (the one `ws` holds) while a loaded machine is slow to get here.
+        streamReadTimeoutMs: 600_000,
       });
       ws = await seq.source.connection();
       const head = (await seq.head()).number;

@@ -13,12 +13,14 @@ const CAROL = "0x00000000000000000000000000000000000c0a01";
 const READ_TIMEOUT_MS = 1_500;
 const HEARTBEAT_MS = 100;
 let h: FollowHarness;
+/** Whether the source takes the follower's dials (false: refused with HTTP 503). */
+let accepting = true;
 
 before(async () => {
   h = await FollowHarness.start({
     label: "follow-stream",
     streamReadTimeoutMs: READ_TIMEOUT_MS,
-    source: { autoPong: false },
+    source: { autoPong: false, accept: () => accepting },
     heartbeatMs: HEARTBEAT_MS,
   });
 });
@@ -88,4 +90,41 @@ test("a stream that talks but answers no pings is cut when a pong is overdue", a
   await h.pendingHolds("flashblock 1 over the new connection", [a.hash, b.hash]);
   await seq.mine(plan);
   await h.headIs(plan.number);
+});
+
+// The stream's own series (issue 30: metrics for the follower's stream).
+test("/metrics shows the stream: connected, its frames, invalid ones, and its connects and disconnects by reason", async () => {
+  const series = (m: Map<string, number>, name: string) => m.get(`flashnode_follow_stream_${name}`);
+  const until = (what: string, done: (m: Map<string, number>) => boolean) =>
+    h.until(what, () => h.metrics(), done);
+  const before = await until("the stream connected", (m) => series(m, "connected") === 1);
+  const at = (name: string) => series(before, name) ?? Number.NaN;
+  assert.ok(at("connects_total") >= 1);
+  const age = at("last_frame_age_seconds");
+  assert.ok(age >= 0 && age < 5, `a frame came lately (${age} s ago)`);
+
+  h.send("{not json");
+  await until(
+    "the invalid frame counted",
+    (m) =>
+      series(m, "invalid_frames_total") === at("invalid_frames_total") + 1 &&
+      series(m, "frames_total")! > at("frames_total"),
+  );
+
+  // The endpoint cut the connection and refuses the dials that follow, for a while.
+  const cut = (m: Map<string, number>) =>
+    (series(m, 'disconnects_total{reason="remote-close"}') ?? 0) +
+    (series(m, 'disconnects_total{reason="error"}') ?? 0);
+  const refused = 'disconnects_total{reason="connect-failed"}';
+  accepting = false;
+  h.ws.terminate();
+  const down = await until(
+    "the stream down, its dials refused",
+    (m) => series(m, "connected") === 0 && series(m, refused)! >= at(refused) + 2,
+  );
+  assert.equal(cut(down), cut(before) + 1, "one connection cut");
+  accepting = true;
+  const back = await until("the stream connected again", (m) => series(m, "connected") === 1);
+  assert.equal(series(back, "connects_total"), at("connects_total") + 1);
+  assert.ok(series(back, "reconnects_total")! >= at("reconnects_total") + 3);
 });

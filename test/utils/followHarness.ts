@@ -142,6 +142,14 @@ export class FollowHarness {
     return out;
   }
 
+  /** Every series of /metrics by its name and labels as written (`name{label="v"}`). */
+  async metrics(): Promise<Map<string, number>> {
+    const text = await (await fetch(`${this.follower.url}metrics`)).text();
+    const out = new Map<string, number>();
+    for (const m of text.matchAll(/^(\w+(?:\{[^}]*\})?) (\S+)$/gm)) out.set(m[1]!, Number(m[2]));
+    return out;
+  }
+
   /** Waits until `event` has been counted `count` times more than in `before`. */
   async event(before: Record<string, number>, event: string, count = 1): Promise<void> {
     const want = (before[event] ?? 0) + count;

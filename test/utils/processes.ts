@@ -62,9 +62,16 @@ function capture(child: ChildProcess): () => string {
   return () => text;
 }
 
-/** `flashnode <args>` through the CLI, on a free port; resolves once its banner names its URL. */
-export async function startCli(args: readonly string[]): Promise<RpcProcess> {
-  const child = spawn(process.execPath, [BIN, ...args, "--port", "0", "--rpc-workers", "1"], {
+/**
+ * `flashnode <args>` through the CLI, on a free port (or `port`: a node restarted where its
+ * clients know it); resolves once its banner names its URL.
+ */
+export async function startCli(
+  args: readonly string[],
+  opts: { readonly port?: number } = {},
+): Promise<RpcProcess> {
+  const port = String(opts.port ?? 0);
+  const child = spawn(process.execPath, [BIN, ...args, "--port", port, "--rpc-workers", "1"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = capture(child);

@@ -158,6 +158,20 @@ export async function startFollowSource(args: {
         importMilliseconds: Math.round(h.imported.ms),
       };
     },
+    followStream: () => {
+      const s = follower.health.stream;
+      return {
+        connected: s.connected,
+        connects: s.connects,
+        reconnects: s.reconnects,
+        disconnects: s.disconnects,
+        frames: s.frames,
+        flashblocks: s.flashblocks,
+        invalidFrames: s.invalid,
+        bytes: s.bytes,
+        lastFrameAt: s.lastFrameAt,
+      };
+    },
     async close() {
       txTarget.close();
       await follower.stop();
