@@ -22,7 +22,7 @@ import type {
   OpcodeEntry,
   OpHandler,
 } from "./vmLibrary.ts";
-import { syncGasHandlers, syncOpHandlers } from "./vmSyncOps.ts";
+import { opTwins, syncGasHandlers } from "./vmSyncOps.ts";
 
 /** EOF (3540), stateless witnesses (6800, 7864), block access lists (7928), state gas (8037, 8038). */
 const EXCLUDED_EIPS = [3540, 6800, 7864, 7928, 8037, 8038];
@@ -32,7 +32,7 @@ const MCOPY = 0x5e;
 
 type Analysis = ReturnType<LoopInterpreter["_getValidJumpDestinations"]>;
 type SyncGas = (runState: LoopRunState, gas: bigint, common: Common) => bigint;
-type SyncOp = (runState: LoopRunState, common: Common) => unknown;
+type OpTwin = (runState: LoopRunState, common: Common) => Promise<void> | undefined;
 type RunOutcome = { runState: LoopRunState; exceptionError: EVMError | undefined };
 
 /** What the loop knows of one opcode table (the EVM builds a new one when the fork changes). */
@@ -40,9 +40,9 @@ class TablePlan {
   /** The library's own gas handler of each opcode, and its synchronous twin. */
   readonly libraryGas: (GasHandler | undefined)[] = [];
   readonly syncGas: (SyncGas | undefined)[] = [];
-  /** The library's own handler of each opcode that has a synchronous twin, and the twin. */
+  /** The library's own handler of each opcode that has a twin, and the twin. */
   readonly libraryOp: (OpHandler | undefined)[] = [];
-  readonly syncOp: (SyncOp | undefined)[] = [];
+  readonly opTwin: (OpTwin | undefined)[] = [];
   /** Jump analysis by code: the same contract's code is analysed once, not at every call. */
   private readonly analyses = new WeakMap<Uint8Array, Analysis>();
 
@@ -54,11 +54,11 @@ class TablePlan {
       this.libraryGas[op] = handler as unknown as GasHandler;
       this.syncGas[op] = sync;
     }
-    for (const [op, sync] of syncOpHandlers()) {
+    for (const [op, sync] of opTwins()) {
       const handler = library.handlers.get(op);
       if (handler === undefined) continue;
       this.libraryOp[op] = handler as unknown as OpHandler;
-      this.syncOp[op] = sync;
+      this.opTwin[op] = sync;
     }
   }
 
@@ -226,7 +226,7 @@ function execute(
   rs.programCounter++;
   const op = info.code;
   const handler = entry.opHandler;
-  const twin = plan.syncOp[op];
+  const twin = plan.opTwin[op];
   const result =
     twin !== undefined && handler === plan.libraryOp[op] ? twin(rs, common) : handler(rs, common);
   // The library awaits the handler of an opcode it marks async, and only those.

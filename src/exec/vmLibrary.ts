@@ -26,12 +26,24 @@ export type LoopRunState = {
   cachedPushes: Record<number, bigint>;
   shouldDoJumpAnalysis: boolean;
   gasLeft: bigint;
-  stack: { peek(n?: number): bigint[]; pop(): bigint; push(v: bigint): void };
+  stack: {
+    peek(n?: number): bigint[];
+    pop(): bigint;
+    popN(n: number): bigint[];
+    push(v: bigint): void;
+  };
+  memory: { write(offset: number, size: number, value: Uint8Array): void };
   env: {
     readonly address: Address;
     readonly accessWitness?: { commit(): void; revert(): void };
   };
-  interpreter: { isStatic(): boolean; getAddress(): Address; getGasLeft(): bigint };
+  interpreter: {
+    isStatic(): boolean;
+    getAddress(): Address;
+    getGasLeft(): bigint;
+    storageLoad(key: Uint8Array): Promise<Uint8Array>;
+    storageStore(key: Uint8Array, value: Uint8Array): Promise<void>;
+  };
 };
 
 export type GasHandler = (

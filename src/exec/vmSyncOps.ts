@@ -1,12 +1,16 @@
-// Synchronous twins of the EVM library's dynamic-gas handlers that need no state: the library
-// declares every gas handler `async`, so each costs a promise and an await although memory
-// expansion, copy costs, EXP, LOG and EIP-2929's warm/cold accounting read only the run state
-// and the journal's warm sets. Each twin computes what the library's handler computes, with the
-// library's own helpers, for the forks the synchronous loop runs (see syncLoopForks in
-// vmInterpreter.ts); an opcode without a twin keeps the library's handler, awaited.
+// Twins of EVM library handlers, for the synchronous loop (vmInterpreter.ts). The library declares
+// every dynamic-gas handler `async`, so each costs a promise and an await although memory
+// expansion, copy costs, EXP, LOG and EIP-2929's warm/cold accounting read only the run state and
+// the journal's warm sets: their twins are synchronous. A few frequent opcode handlers have twins
+// that do what the library's do with cheaper conversions (PUSH without asking the Common about
+// stateless EIPs at every push; MSTORE, SLOAD and SSTORE without the library's hex-string and
+// array-spread padding of a word), SLOAD and SSTORE still through the interpreter's own
+// storageLoad/storageStore. Each twin is the library's computation for the forks the loop runs
+// (EXCLUDED_EIPS in vmInterpreter.ts), with the library's own helpers where it has them; an
+// opcode without a twin keeps the library's handler, awaited where it returns a promise.
 import type { Common } from "@ethereumjs/common";
 import { EVMError } from "@ethereumjs/evm";
-import { bytesToBigInt, setLengthRight } from "@ethereumjs/util";
+import { bigIntToBytes, bytesToBigInt, setLengthRight } from "@ethereumjs/util";
 import {
   accessAddressEIP2929,
   accessStorageEIP2929,
@@ -20,7 +24,8 @@ import {
 import type { LoopRunState } from "./vmLibrary.ts";
 
 type SyncGas = (runState: LoopRunState, gas: bigint, common: Common) => bigint;
-type SyncOp = (runState: LoopRunState, common: Common) => undefined;
+/** An opcode handler's twin: a promise only where the library's handler really waits. */
+type OpTwin = (runState: LoopRunState, common: Common) => Promise<void> | undefined;
 type RunState = Parameters<typeof subMemUsage>[0];
 
 const WORD = 32n;
@@ -92,7 +97,7 @@ const returndatacopy: SyncGas = (rs, gas, common) => {
   return out;
 };
 
-const sload: SyncGas = (rs, gas, common) => {
+const sloadGas: SyncGas = (rs, gas, common) => {
   const key = bigIntToWord(rs.stack.peek(1)[0]!);
   return gas + accessStorageEIP2929(asRunState(rs), key, false, common, true);
 };
@@ -116,14 +121,17 @@ const log: SyncGas = (rs, gas, common) => {
   );
 };
 
-/** A stack word as the 32-byte big-endian key the journal and storage use. */
-export function bigIntToWord(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let v = value;
-  for (let i = 31; i >= 0 && v !== 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+/**
+ * A stack word (below 2^256) as 32 big-endian bytes, into `out` (a new array by default): what
+ * the library computes as setLengthLeft(bigIntToBytes(word), 32), without its hex string and
+ * array spreads (a third of an SLOAD's time).
+ */
+export function bigIntToWord(value: bigint, out = new Uint8Array(32)): Uint8Array {
+  const view = new DataView(out.buffer, out.byteOffset, 32);
+  view.setBigUint64(24, BigInt.asUintN(64, value));
+  view.setBigUint64(16, BigInt.asUintN(64, value >> 64n));
+  view.setBigUint64(8, BigInt.asUintN(64, value >> 128n));
+  view.setBigUint64(0, value >> 192n);
   return out;
 }
 
@@ -142,7 +150,7 @@ export function syncGasHandlers(): Map<number, SyncGas> {
     [0x51, memoryAt(WORD)],
     [0x52, memoryAt(WORD)],
     [0x53, memoryAt(1n)],
-    [0x54, sload],
+    [0x54, sloadGas],
     [0x5e, mcopy],
     [0xf3, memoryRange],
     [0xfd, memoryRange],
@@ -155,7 +163,7 @@ export function syncGasHandlers(): Map<number, SyncGas> {
  * PUSH1–PUSH32 without the stateless-witness check (EIPs 6800/7864, which the loop never runs):
  * the library asks the Common twice per PUSH whether they are active, a search of its EIP list.
  */
-const push: SyncOp = (rs) => {
+const push: OpTwin = (rs) => {
   const bytes = (rs as unknown as { opCode: number }).opCode - 0x5f;
   const pc = rs.programCounter;
   if (!rs.shouldDoJumpAnalysis) {
@@ -169,9 +177,36 @@ const push: SyncOp = (rs) => {
   return undefined;
 };
 
-/** The synchronous twins of opcode handlers, by opcode. */
-export function syncOpHandlers(): Map<number, SyncOp> {
-  const out = new Map<number, SyncOp>();
+/** MSTORE: the word into memory (Memory.write copies it, so one buffer serves every store). */
+const scratch = new Uint8Array(32);
+const mstore: OpTwin = (rs) => {
+  const [offset, word] = rs.stack.popN(2) as [bigint, bigint];
+  rs.memory.write(Number(offset), 32, bigIntToWord(word, scratch));
+  return undefined;
+};
+
+/** SLOAD through the interpreter's storageLoad, as the library's handler. */
+const sload: OpTwin = (rs) => {
+  const key = bigIntToWord(rs.stack.pop());
+  return rs.interpreter.storageLoad(key).then((value) => {
+    rs.stack.push(value.length > 0 ? bytesToBigInt(value) : 0n);
+  });
+};
+
+/** SSTORE through the interpreter's storageStore (no EIP-8037 state gas: not a fork it runs). */
+const sstore: OpTwin = (rs) => {
+  const [key, word] = rs.stack.popN(2) as [bigint, bigint];
+  const value = word === 0n ? new Uint8Array(0) : bigIntToBytes(word);
+  return rs.interpreter.storageStore(bigIntToWord(key), value);
+};
+
+/** The twins of opcode handlers, by opcode. */
+export function opTwins(): Map<number, OpTwin> {
+  const out = new Map<number, OpTwin>([
+    [0x52, mstore],
+    [0x54, sload],
+    [0x55, sstore],
+  ]);
   for (let op = 0x60; op <= 0x7f; op++) out.set(op, push);
   return out;
 }
