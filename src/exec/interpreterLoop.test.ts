@@ -20,6 +20,7 @@ import {
   hexToBytes,
 } from "@ethereumjs/util";
 import { type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+import { asm } from "../../test/utils/evmAsm.ts";
 import { type ProgramContext, Rng, randomProgram } from "../../test/utils/evmPrograms.ts";
 import {
   followLoadWorkload,
@@ -67,6 +68,9 @@ function outcome(r: RunTxResult | Error): unknown {
     returnValue: bytesToHex(r.execResult.returnValue),
     logs,
     createdAddress: r.createdAddress?.toString(),
+    // Where the top frame stopped (a simulated call's error names the opcode).
+    opCode: r.execResult.runState?.opCode,
+    programCounter: r.execResult.runState?.programCounter,
     receipt: {
       cumulativeBlockGasUsed: r.receipt.cumulativeBlockGasUsed,
       bitvector: bytesToHex(r.receipt.bitvector),
@@ -202,4 +206,53 @@ test("ERC-20 transfers and swaps run alike through both loops", async () => {
     }
   }
   assert.ok(syncInterpreterRuns(vms.sync.evm) > 0);
+});
+
+test("a traced frame and FLASHNODE_EVM_LOOP=library run the library's loop", async () => {
+  const spec = await workloadSpec(1);
+  const key = hexToBytes(devAccounts(1)[0]!.privateKey as `0x${string}`);
+  const contract = addressOf(0xc0de0001n);
+  // Three rounds of a loop that stores its counter.
+  const code = hexToBytes(
+    `0x${asm(["0x03", "top:", "JUMPDEST", "DUP1", "DUP1", "SSTORE", "0x01", "SWAP1", "SUB", "DUP1", "@top", "JUMPI"])}`,
+  );
+  const call = async (vm: VM) => {
+    await vm.stateManager.putAccount(contract, new Account());
+    await vm.stateManager.putCode(contract, code);
+    const nonce = await nonceOf(vm, createAddressFromPrivateKey(key));
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: WORKLOAD_CHAIN_ID,
+        nonce,
+        maxFeePerGas: 2_000_000_000n,
+        gasLimit: 200_000n,
+        to: contract,
+      },
+      { common: vm.common },
+    ).sign(key);
+    return runTx(vm, { tx, block: workloadBlock(vm, 1n), skipHardForkValidation: true });
+  };
+
+  const vm = await workloadVm(spec, "sync");
+  let steps = 0;
+  const onStep = () => {
+    steps++;
+  };
+  vm.evm.events?.on("step", onStep);
+  const traced = await call(vm);
+  vm.evm.events?.off("step", onStep);
+  assert.equal(traced.execResult.exceptionError, undefined);
+  assert.equal(syncInterpreterRuns(vm.evm), 0, "a traced frame ran the sync loop");
+  assert.equal(steps, 1 + 3 * 10, "a step event for each opcode run");
+  await call(vm);
+  assert.equal(syncInterpreterRuns(vm.evm), 1);
+
+  process.env.FLASHNODE_EVM_LOOP = "library";
+  try {
+    const reference = await workloadVm(spec, "sync");
+    assert.equal((await call(reference)).execResult.exceptionError, undefined);
+    assert.equal(syncInterpreterRuns(reference.evm), 0);
+  } finally {
+    delete process.env.FLASHNODE_EVM_LOOP;
+  }
 });

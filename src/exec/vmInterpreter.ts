@@ -13,8 +13,10 @@
 //   (stateless access witnesses, block access lists, state gas: EXCLUDED_EIPS).
 // The differential test (interpreterLoop.test.ts) runs programs and transactions through both.
 import type { Common } from "@ethereumjs/common";
-import { EVMError, type EVMInterface, getOpcodesForHF } from "@ethereumjs/evm";
+import { EVMError, type EVMInterface } from "@ethereumjs/evm";
 import { Interpreter } from "../../node_modules/@ethereumjs/evm/dist/esm/interpreter.js";
+import { handlers } from "../../node_modules/@ethereumjs/evm/dist/esm/opcodes/functions.js";
+import { dynamicGasHandlers } from "../../node_modules/@ethereumjs/evm/dist/esm/opcodes/gas.js";
 import type {
   GasHandler,
   LoopInterpreter,
@@ -22,73 +24,80 @@ import type {
   OpcodeEntry,
   OpHandler,
 } from "./vmLibrary.ts";
-import { opTwins, syncGasHandlers } from "./vmSyncOps.ts";
+import { gasTwins, opTwins } from "./vmSyncOps.ts";
 
-/** EOF (3540), stateless witnesses (6800, 7864), block access lists (7928), state gas (8037, 8038). */
-const EXCLUDED_EIPS = [3540, 6800, 7864, 7928, 8037, 8038];
+/**
+ * EOF (3540), stateless witnesses (6800, 7864), block access lists (7928), state gas (8037,
+ * 8038), legacy DUPN/SWAPN/EXCHANGE immediates (8024): forks the loop leaves to the library.
+ */
+const EXCLUDED_EIPS = [3540, 6800, 7864, 7928, 8024, 8037, 8038];
 const JUMP = 0x56;
 const JUMPI = 0x57;
 const MCOPY = 0x5e;
+/** Contracts whose jump analysis is kept (the most recently run; a big contract's is ~100 KB). */
+const KEPT_ANALYSES = 256;
 
-type Analysis = ReturnType<LoopInterpreter["_getValidJumpDestinations"]>;
 type SyncGas = (runState: LoopRunState, gas: bigint, common: Common) => bigint;
 type OpTwin = (runState: LoopRunState, common: Common) => Promise<void> | undefined;
 type RunOutcome = { runState: LoopRunState; exceptionError: EVMError | undefined };
+type Analysis = { readonly jumps: Uint8Array; readonly pushes: Record<number, bigint> };
 
-/** What the loop knows of one opcode table (the EVM builds a new one when the fork changes). */
-class TablePlan {
-  /** The library's own gas handler of each opcode, and its synchronous twin. */
-  readonly libraryGas: (GasHandler | undefined)[] = [];
-  readonly syncGas: (SyncGas | undefined)[] = [];
-  /** The library's own handler of each opcode that has a twin, and the twin. */
-  readonly libraryOp: (OpHandler | undefined)[] = [];
-  readonly opTwin: (OpTwin | undefined)[] = [];
-  /** Jump analysis by code: the same contract's code is analysed once, not at every call. */
-  private readonly analyses = new WeakMap<Uint8Array, Analysis>();
+/**
+ * The twins, by opcode, with the library handler each stands for: a twin runs only where the
+ * EVM's table still has that handler (custom opcodes and wrapped handlers run as they are).
+ */
+const libraryGas: (GasHandler | undefined)[] = [];
+const gasTwin: (SyncGas | undefined)[] = [];
+const libraryOp: (OpHandler | undefined)[] = [];
+const opTwin: (OpTwin | undefined)[] = [];
+for (const [op, twin] of gasTwins()) {
+  libraryGas[op] = dynamicGasHandlers.get(op) as unknown as GasHandler;
+  gasTwin[op] = twin;
+}
+for (const [op, twin] of opTwins()) {
+  libraryOp[op] = handlers.get(op) as unknown as OpHandler;
+  opTwin[op] = twin;
+}
 
-  constructor(common: Common) {
-    const library = getOpcodesForHF(common);
-    for (const [op, sync] of syncGasHandlers()) {
-      const handler = library.dynamicGasHandlers.get(op);
-      if (handler === undefined) continue;
-      this.libraryGas[op] = handler as unknown as GasHandler;
-      this.syncGas[op] = sync;
-    }
-    for (const [op, sync] of opTwins()) {
-      const handler = library.handlers.get(op);
-      if (handler === undefined) continue;
-      this.libraryOp[op] = handler as unknown as OpHandler;
-      this.opTwin[op] = sync;
-    }
-  }
+/**
+ * Jump analyses (valid destinations, push values) by code, most recent last: a contract's code
+ * is analysed once, not at every call into it (the library analyses it again in every frame).
+ */
+const analyses = new Map<Uint8Array, Analysis>();
 
-  /** The library's analysis of `code` (valid jump destinations, push values, opcode entries). */
-  analysis(interpreter: LoopInterpreter, code: Uint8Array): Analysis {
-    let out = this.analyses.get(code);
-    if (out === undefined) {
-      out = interpreter._getValidJumpDestinations(code);
-      this.analyses.set(code, out);
-    }
+function analysis(interpreter: LoopInterpreter, code: Uint8Array): Analysis {
+  let out = analyses.get(code);
+  if (out !== undefined) {
+    analyses.delete(code);
+    analyses.set(code, out);
     return out;
   }
+  const { jumps, pushes } = interpreter._getValidJumpDestinations(code);
+  out = { jumps, pushes };
+  // Not kept when the code is a view into a much larger buffer (init code is one, into its
+  // creator's memory): keeping the view would keep the buffer.
+  if (code.buffer.byteLength > 2 * code.byteLength + 64) return out;
+  if (analyses.size >= KEPT_ANALYSES) analyses.delete(analyses.keys().next().value!);
+  analyses.set(code, out);
+  return out;
 }
 
 /** One EVM's use of the loop. */
 class SyncLoop {
   /** Frames this loop ran (the library's loop ran the others). */
   runs = 0;
-  private readonly plans = new WeakMap<OpcodeEntry[], TablePlan | null>();
+  /** Whether the loop runs each opcode table's fork (the EVM builds a table per fork). */
+  private readonly tables = new WeakMap<OpcodeEntry[], boolean>();
 
-  /** The plan for the EVM's current table; null where the fork is not one the loop runs. */
-  plan(interpreter: LoopInterpreter): TablePlan | null {
+  runsFork(interpreter: LoopInterpreter): boolean {
     const table = interpreter._evm._opcodeMap;
-    let plan = this.plans.get(table);
-    if (plan === undefined) {
+    let ok = this.tables.get(table);
+    if (ok === undefined) {
       const common = interpreter.common;
-      plan = EXCLUDED_EIPS.some((eip) => common.isActivatedEIP(eip)) ? null : new TablePlan(common);
-      this.plans.set(table, plan);
+      ok = !EXCLUDED_EIPS.some((eip) => common.isActivatedEIP(eip));
+      this.tables.set(table, ok);
     }
-    return plan;
+    return ok;
   }
 }
 
@@ -124,11 +133,10 @@ function install(): void {
   const libraryRun = proto.run;
   proto.run = function run(this: LoopInterpreter, code: Uint8Array, opts = {}) {
     const loop = loops.get(this._evm);
-    const plan = loop?.plan(this);
     const evm = this._evm;
     if (
       loop === undefined ||
-      plan == null ||
+      !loop.runsFork(this) ||
       evm.DEBUG ||
       this.profilerOpts?.enabled === true ||
       evm.events.listenerCount("step") > 0
@@ -138,7 +146,7 @@ function install(): void {
     // The library's own refusal (an internal error) for a start outside the code.
     if (pc !== 0 && (pc < 0 || pc >= code.length)) return libraryRun.call(this, code, opts);
     loop.runs++;
-    return runFrame(this, plan, code, pc);
+    return runFrame(this, code, pc);
   };
 }
 
@@ -149,7 +157,6 @@ function isEvmError(e: unknown): e is EVMError {
 /** Interpreter.run for legacy code: the library's loop, with a promise only where one waits. */
 async function runFrame(
   interpreter: LoopInterpreter,
-  plan: TablePlan,
   code: Uint8Array,
   start: number,
 ): Promise<RunOutcome> {
@@ -158,29 +165,27 @@ async function runFrame(
   const common = interpreter.common;
   rs.code = code;
   rs.programCounter = start;
-  let cached: OpcodeEntry[] | undefined;
+  let analysed = false;
   let error: EVMError | undefined;
   while (rs.programCounter < code.length) {
-    const pc = rs.programCounter;
-    let entry: OpcodeEntry;
-    if (cached === undefined) {
+    const op = code[rs.programCounter]!;
+    const entry = table[op]!;
+    if (analysed) {
+      // As the library's loop after its analysis (an undefined opcode's entry is INVALID's).
+      rs.opCode = entry.opcodeInfo.code;
+    } else {
       // As the library does: no jump analysis until the code's first JUMP, JUMPI or MCOPY.
-      const op = code[pc]!;
       if (op === JUMP || op === JUMPI || op === MCOPY) {
-        const a = plan.analysis(interpreter, code);
+        const a = analysis(interpreter, code);
         rs.validJumps = a.jumps;
         rs.cachedPushes = a.pushes;
         rs.shouldDoJumpAnalysis = false;
-        cached = a.opcodesCached;
+        analysed = true;
       }
-      entry = table[op]!;
       rs.opCode = op;
-    } else {
-      entry = cached[pc]!;
-      rs.opCode = entry.opcodeInfo.code;
     }
     try {
-      const waiting = step(interpreter, rs, plan, entry, common);
+      const waiting = step(interpreter, rs, entry, common);
       if (waiting !== undefined) await waiting;
     } catch (e) {
       rs.env.accessWitness?.revert();
@@ -196,26 +201,24 @@ async function runFrame(
 function step(
   interpreter: LoopInterpreter,
   rs: LoopRunState,
-  plan: TablePlan,
   entry: OpcodeEntry,
   common: Common,
 ): Promise<void> | undefined {
   const info = entry.opcodeInfo;
-  if (!info.dynamicGas) return execute(interpreter, rs, plan, entry, info.feeBigInt, common);
+  if (!info.dynamicGas) return execute(interpreter, rs, entry, info.feeBigInt, common);
   const op = info.code;
-  const sync = plan.syncGas[op];
+  const twin = gasTwin[op];
   const gasHandler = entry.gasHandler!;
-  if (sync !== undefined && gasHandler === plan.libraryGas[op])
-    return execute(interpreter, rs, plan, entry, sync(rs, info.feeBigInt, common), common);
+  if (twin !== undefined && gasHandler === libraryGas[op])
+    return execute(interpreter, rs, entry, twin(rs, info.feeBigInt, common), common);
   return Promise.resolve(gasHandler(rs, info.feeBigInt, common)).then((gas) =>
-    execute(interpreter, rs, plan, entry, gas, common),
+    execute(interpreter, rs, entry, gas, common),
   );
 }
 
 function execute(
   interpreter: LoopInterpreter,
   rs: LoopRunState,
-  plan: TablePlan,
   entry: OpcodeEntry,
   gas: bigint,
   common: Common,
@@ -226,9 +229,9 @@ function execute(
   rs.programCounter++;
   const op = info.code;
   const handler = entry.opHandler;
-  const twin = plan.opTwin[op];
+  const twin = opTwin[op];
   const result =
-    twin !== undefined && handler === plan.libraryOp[op] ? twin(rs, common) : handler(rs, common);
+    twin !== undefined && handler === libraryOp[op] ? twin(rs, common) : handler(rs, common);
   // The library awaits the handler of an opcode it marks async, and only those.
   if (info.isAsync && isThenable(result)) return result.then(() => commitWitness(rs));
   rs.env.accessWitness?.commit();

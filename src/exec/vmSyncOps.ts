@@ -136,7 +136,7 @@ export function bigIntToWord(value: bigint, out = new Uint8Array(32)): Uint8Arra
 }
 
 /** The synchronous gas twins, by opcode. */
-export function syncGasHandlers(): Map<number, SyncGas> {
+export function gasTwins(): Map<number, SyncGas> {
   const out = new Map<number, SyncGas>([
     [0x0a, exp],
     [0x20, keccak],
