@@ -182,7 +182,7 @@ test("random programs run alike through the library's loop and the synchronous o
   }
   // The programs reach deep enough: transactions succeed and fail in the ways that matter.
   assert.ok(seen.ok > CASES, `only ${seen.ok} transactions succeeded`);
-  for (const e of ["revert", "out of gas", "invalid opcode", "stack underflow"])
+  for (const e of ["revert", "out of gas", "invalid opcode", "stack underflow", "invalid JUMP"])
     assert.ok(seen.errors.has(e), `no transaction ended in ${e}: ${[...seen.errors].join(", ")}`);
   assert.ok(syncInterpreterRuns(vms.sync.evm) > CASES, "the sync loop did not run");
   assert.ok(syncInterpreterRuns(vms.deadline.evm) > CASES, "the sync loop did not run");
