@@ -21,7 +21,8 @@ import {
 } from "@ethereumjs/util";
 import { type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { asm } from "../../test/utils/evmAsm.ts";
-import { type ProgramContext, Rng, randomProgram } from "../../test/utils/evmPrograms.ts";
+import { randomProgram } from "../../test/utils/evmPrograms.ts";
+import { type ProgramContext, Rng } from "../../test/utils/evmProgramWriter.ts";
 import {
   followLoadWorkload,
   WORKLOAD_CHAIN_ID,
