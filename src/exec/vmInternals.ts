@@ -12,7 +12,7 @@ import type { BlockBuilder, VM } from "@ethereumjs/vm";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DepositTx } from "../chain/op/depositTx.ts";
 import type { DepositResult, OpExecution } from "./op/opExecution.ts";
-import { interpreterLoopChoice, syncInterpreterRuns, useSyncInterpreter } from "./vmInterpreter.ts";
+import { syncInterpreterRuns, useSyncInterpreter } from "./vmInterpreter.ts";
 
 type Internals = {
   transactions: BlockTransaction[];
@@ -148,4 +148,4 @@ export function alwaysWarm(vm: VM): Map<string, Set<string>> {
 
 // The interpreter loop without a promise per opcode lives in vmInterpreter.ts (with
 // vmSyncOps.ts and vmLibrary.ts): what the rest of flashnode uses of it is named here.
-export { interpreterLoopChoice, syncInterpreterRuns, useSyncInterpreter };
+export { syncInterpreterRuns, useSyncInterpreter };

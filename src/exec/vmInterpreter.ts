@@ -107,7 +107,7 @@ const loops = new WeakMap<object, SyncLoop>();
 let installed = false;
 
 /** Which loop new EVMs get: `FLASHNODE_EVM_LOOP=library` keeps the library's own. */
-export function interpreterLoopChoice(): "sync" | "library" {
+function interpreterLoopChoice(): "sync" | "library" {
   return process.env.FLASHNODE_EVM_LOOP === "library" ? "library" : "sync";
 }
 
