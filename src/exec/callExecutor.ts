@@ -12,6 +12,7 @@ import { revertMessage } from "../util/revert.ts";
 import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
 import { deadlineOpcodes } from "./deadlineOpcodes.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
+import { useSyncInterpreter } from "./vmInternals.ts";
 
 /** The block a call executes in (header fields the EVM reads). */
 export type CallBlockEnv = {
@@ -88,6 +89,7 @@ export async function flatVm(
       },
     },
   });
+  useSyncInterpreter(vm.evm);
   return { vm, state };
 }
 

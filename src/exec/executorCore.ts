@@ -37,7 +37,7 @@ import { ForkedStateManager } from "./forkedStateManager.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
-import { builderHeader } from "./vmInternals.ts";
+import { builderHeader, useSyncInterpreter } from "./vmInternals.ts";
 
 export function toRecord(account: Account | undefined): AccountRecord | undefined {
   if (account === undefined) return undefined;
@@ -135,6 +135,7 @@ export class ExecutorCore {
       },
       setHardfork: true,
     });
+    useSyncInterpreter(vm.evm);
     const op = spec.op === undefined ? undefined : OpExecution.install(vm, spec.op);
     return [spec, store, trieDb, state, vm, op, fork];
   }

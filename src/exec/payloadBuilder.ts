@@ -19,7 +19,7 @@ import { CallFailedError } from "./callExecutor.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { precheck } from "./txPrecheck.ts";
-import { addTransaction, builderHeader } from "./vmInternals.ts";
+import { addTransaction, builderHeader, useSyncInterpreter } from "./vmInternals.ts";
 
 /** geth's default gas ceiling (miner.gaslimit): what a node without --gas-limit aims for. */
 export const DEFAULT_GAS_CEIL = 60_000_000n;
@@ -105,6 +105,7 @@ export async function buildPayload(
       },
     },
   });
+  useSyncInterpreter(vm.evm);
   const parentBlock: Block = createBlock(
     { header: parent.toJSON() },
     { common: parent.common, skipConsensusFormatValidation: true },

@@ -1,7 +1,9 @@
 // The one place that reaches into what the EVM library keeps private (internals of
 // @ethereumjs/vm and @ethereumjs/evm 10.x, checked by the dev end-to-end tests on every run): the
 // BlockBuilder's running transaction list and header, the EVM's opcode table, its running
-// precompiles and the journal's always-warm set. Everything else uses the library's public API.
+// precompiles and the journal's always-warm set; and, in vmInterpreter.ts and the files beside it
+// (vmSyncOps.ts, vmLibrary.ts), the interpreter's run loop, named here. Everything else uses the
+// library's public API.
 import { Block, type BlockOptions, createBlock, type HeaderData } from "@ethereumjs/block";
 import type { EVMInterface, PrecompileFunc } from "@ethereumjs/evm";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -10,6 +12,7 @@ import type { BlockBuilder, VM } from "@ethereumjs/vm";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DepositTx } from "../chain/op/depositTx.ts";
 import type { DepositResult, OpExecution } from "./op/opExecution.ts";
+import { syncInterpreterRuns, useSyncInterpreter } from "./vmInterpreter.ts";
 
 type Internals = {
   transactions: BlockTransaction[];
@@ -142,3 +145,7 @@ export function alwaysWarm(vm: VM): Map<string, Set<string>> {
   return (vm.evm.journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> })
     .alwaysWarmJournal;
 }
+
+// The interpreter loop without a promise per opcode lives in vmInterpreter.ts (with
+// vmSyncOps.ts and vmLibrary.ts): what the rest of flashnode uses of it is named here.
+export { syncInterpreterRuns, useSyncInterpreter };

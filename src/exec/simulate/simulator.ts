@@ -11,7 +11,7 @@ import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
 import type { StateSource } from "../flatStateManager.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
-import { runningPrecompiles } from "../vmInternals.ts";
+import { runningPrecompiles, useSyncInterpreter } from "../vmInternals.ts";
 import { applyStateOverrides } from "./overrides.ts";
 import { assembleBlock, type ChainRules, chainRules, makeHeader, nextBaseFee } from "./simBlock.ts";
 import { type CallHost, credit, type GasBudget, runSimCall, WarmPrecompiles } from "./simCall.ts";
@@ -110,6 +110,7 @@ export class Simulator {
         },
       },
     });
+    useSyncInterpreter(vm.evm);
     const events = vm.evm.events;
     if (events === undefined) throw new Error("the EVM has no event emitter");
     const tracer = new SimTracer(req.traceTransfers);
