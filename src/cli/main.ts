@@ -1,6 +1,6 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
 
-import { isOperatorError, UsageError } from "../util/errors.ts";
+import { isOperatorError, StopRequested, UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { VERSION } from "../version.ts";
 
@@ -82,6 +82,8 @@ async function main(argv: string[]): Promise<void> {
 try {
   await main(process.argv.slice(2));
 } catch (e) {
+  // Stopped by a signal before it served: what it had started is stopped already.
+  if (e instanceof StopRequested) process.exit(0);
   if (isOperatorError(e))
     // One line, whatever the message quoted (a file's text, a nested error).
     console.error(`flashnode: ${e.message.replace(/\s*\n\s*/g, " ").trim()}`);

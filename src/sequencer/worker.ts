@@ -196,9 +196,11 @@ async function main(): Promise<void> {
         publisher?.close(),
         new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
       ]).catch((e: unknown) => log("warn", "NATS publisher close failed", { err: String(e) }));
+    // A fork's upstream reads end first: a block waiting on an upstream that does not answer
+    // (frozen, gone) fails now rather than hold the stop until its timeout.
+    forked?.reads.close();
     await sequencer.stop();
     await closePublisher();
-    forked?.reads.close();
     await env.close();
     return null;
   });

@@ -14,6 +14,7 @@ import { openNatsLink } from "../../replica/natsLink.ts";
 import { type StreamOptions, streamNames } from "../../replica/streams.ts";
 import { forwardingTarget } from "../../replica/txForwarding.ts";
 import { followUpdates, type UpdateFollower } from "../../replica/updateFollower.ts";
+import { unlessAborted } from "../../util/abort.ts";
 import { RemoteError } from "../../util/channel.ts";
 import { startWorkerChannel } from "../../util/tsWorker.ts";
 import type { ChainSource } from "../plan.ts";
@@ -32,6 +33,8 @@ export async function startJetStreamSource(args: {
   readonly publish: (u: ChainUpdate) => void;
   /** The source cannot go on (its stream carries another chain). */
   readonly onFatal: (e: Error) => void;
+  /** Aborted: the start gives up (a new archive waits for NATS to give it the chain's config). */
+  readonly stop?: AbortSignal;
 }): Promise<ChainSource & { readonly archive: Archive }> {
   const log = args.logger.child({ module: "replica" });
   const names = streamNames(args.streams.prefix);
@@ -92,7 +95,7 @@ export async function startJetStreamSource(args: {
     await archive?.kv.close();
   };
   try {
-    await haveConfig;
+    await unlessAborted(haveConfig, args.stop);
     const opened = openArchive(args.datadir, false);
     archive = opened;
     updates = followUpdates({
