@@ -6,6 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { setArchiveProducer } from "../store/producer.ts";
 import { toWire } from "../util/channel.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { followBlocks } from "./blockFollower.ts";
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
   });
   if (stopping.signal.aborted) return;
   const kv = openKvEnv(data.datadir);
+  // Its blocks are the stream's (a restored snapshot was the sequencer's archive).
+  setArchiveProducer(kv, "replica");
   const store = createChainStore(kv);
   const snapshots = startSnapshotter({
     link,

@@ -11,6 +11,7 @@ import type { Publisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
+import { setArchiveProducer } from "../store/producer.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
@@ -105,6 +106,8 @@ async function main(): Promise<void> {
   const forked =
     data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork, replace);
   const executor = forked?.executor ?? (await ensureGenesis(spec, store, { replace }));
+  // Its own blocks from here on: a replica refuses this datadir (store/producer.ts).
+  setArchiveProducer(env, "sequencer");
   let publisher: Publisher | undefined;
   const sequencer = new Sequencer(
     executor,
