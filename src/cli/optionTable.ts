@@ -59,7 +59,7 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev"],
     min: 1,
     default: 31337,
-    help: "chain id of a new chain (at least 1)",
+    help: "chain id of a new chain (at least 1); given for a datadir that holds a chain of another chain id, refused (--fresh starts a new one)",
   },
   {
     name: "hardfork",

@@ -98,6 +98,14 @@ async function main(): Promise<void> {
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
+  if (data.fork === undefined && !replace && stored !== undefined && data.chainIdGiven === true) {
+    // As geth's "mismatching genesis": an explicit chain id is this datadir's, or refused.
+    const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
+    if (String(chainId) !== String(data.newChain.chainId))
+      throw new GenesisMismatchError(
+        `${data.datadir} holds chain ${String(chainId)} (head ${store.headNumber() ?? 0}), not --chain-id ${data.newChain.chainId}: drop --chain-id to continue that chain, or add --fresh to start a new one`,
+      );
+  }
   const genesis =
     stored !== undefined && !replace
       ? JSON.parse(stored)

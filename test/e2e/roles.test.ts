@@ -4,14 +4,12 @@
 // chain refused at start in one line with a non-zero exit (a replica, an import).
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { freePort } from "../../bench/compare/peers.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
+import { dirContents } from "../utils/dirContents.ts";
 import {
   BIN,
   CHAIN_RLP,
@@ -242,21 +240,6 @@ test("a replica started on another chain's datadir is refused in one line", asyn
   }
 });
 
-/**
- * Every file under `dir` with its size and content hash: what "nothing written" compares. LMDB's
- * lock file is left out: any open of the archive, a read-only one too, updates its reader table.
- */
-function contents(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory() || name === join("archive", "lock.mdb")) continue;
-    const bytes = readFileSync(path);
-    out[name] = `${bytes.length} ${createHash("sha256").update(bytes).digest("hex")}`;
-  }
-  return out;
-}
-
 test("a replica on a dev sequencer's datadir is refused in one line, nothing written", async () => {
   const datadir = tempDatadir("roles-replica-on-dev");
   const dev = await startTestDevNode({ datadir, blockTimeMs: 200, flashblockIntervalMs: 100 });
@@ -265,7 +248,7 @@ test("a replica on a dev sequencer's datadir is refused in one line, nothing wri
     (n) => n >= 2,
   );
   await dev.close();
-  const before = contents(datadir);
+  const before = dirContents(datadir);
   // NATS out of reach, as in the report: the refusal does not wait for it.
   const r = run(["replica", "--nats", await silentNats(), "--datadir", datadir, ...common]);
   const exit = once(r.child, "exit") as Promise<[number | null]>;
@@ -280,7 +263,7 @@ test("a replica on a dev sequencer's datadir is refused in one line, nothing wri
     lines[0]!,
     /^flashnode: .* holds a chain a dev sequencer writes, not one replicated/,
   );
-  assert.deepEqual(contents(datadir), before, "the datadir is as it was");
+  assert.deepEqual(dirContents(datadir), before, "the datadir is as it was");
 });
 
 test("an import into another chain's datadir is refused in one line", async () => {
