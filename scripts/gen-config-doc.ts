@@ -28,10 +28,9 @@ JSON object whose keys are option names; unknown keys are refused at start.
   "key-limits": { "my-team-key-01": { "rate": 1000, "burst": 2000 } },
   "policy": {
     "public": [
-      { "method": "eth_getBlockReceipts", "selectors": ["pending"], "action": "allow" },
-      { "method": "eth_getBlockReceipts", "action": "deny" }
+      { "method": "eth_getBlockReceipts", "selectors": ["pending"], "action": "allow" }
     ],
-    "dedicated": []
+    "dedicated": { "rules": [{ "method": "debug_traceCall", "action": "deny" }], "replace": true }
   },
   "cors": ["https://app.example"]
 }

@@ -64,7 +64,7 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     name: "policy",
     kind: "json",
     commands: NODE,
-    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?} (a method not served is refused at start); default denies eth_getBlockReceipts on public',
+    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?}, first match wins (a method not served is refused at start). A tier\'s rules come before its defaults (public: deny eth_getBlockReceipts), which stay; {"public":{"rules":[…],"replace":true}} replaces them',
   },
   {
     name: "cors",
