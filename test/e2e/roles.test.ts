@@ -19,6 +19,8 @@ import {
   tempDatadir,
 } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
+import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { within } from "../utils/within.ts";
 
 type Run = { child: ChildProcess; out: () => string; err: () => string };
@@ -215,9 +217,32 @@ test("a replica started on another chain's datadir is refused in one line", asyn
     flashblockIntervalMs: 100,
     nats: { servers: [nats.url], streams: { ...DEFAULT_STREAMS, prefix: "other" } },
   });
-  // Another chain's archive: a dev chain with another chain id.
+  // Another chain's archive: a replica's of a dev chain with another chain id (a dev chain's own
+  // datadir is refused before its chain is looked at: the test below).
   const datadir = tempDatadir("roles-other-chain");
-  const other = await startTestDevNode({ datadir, chainId: 999n });
+  const otherStreams = { ...DEFAULT_STREAMS, prefix: "other999" };
+  const other = await startTestDevNode({
+    chainId: 999n,
+    blockTimeMs: 300,
+    flashblockIntervalMs: 100,
+    nats: { servers: [nats.url], streams: otherStreams },
+  });
+  const otherReplica = await startReplicaNode({
+    datadir,
+    nats: [nats.url],
+    streams: otherStreams,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 100,
+    safeDepth: 0,
+    finalizedDepth: 0,
+    maxLagBlocks: 10,
+  });
+  await pollUntil(
+    async () => Number(await call(otherReplica.url, "eth_blockNumber")),
+    (n) => n >= 1,
+  );
+  await otherReplica.close();
   await other.close();
   const r = run([
     "replica",
