@@ -49,6 +49,7 @@ test("an option shared by commands speaks, in each one's help, of that command o
     const others = COMMANDS.filter((c) => c !== command);
     for (const name of [
       "datadir",
+      "fresh",
       "hardfork",
       "fork-url",
       "nats",

@@ -62,7 +62,11 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "boolean",
     commands: ["dev", "follow"],
     default: false,
-    help: "delete the datadir first and start a new chain (follow: follow the upstream anew, from its head; what was fetched from it is kept)",
+    help: "start over rather than continue",
+    commandHelp: {
+      dev: "the datadir is deleted first and a new chain starts",
+      follow: "the upstream is followed anew, from its head (what was fetched from it is kept)",
+    },
   },
   {
     name: "chain-id",
