@@ -146,6 +146,7 @@ export async function devCommand(argv: string[]): Promise<void> {
         chainId: BigInt(values.get("chain-id") as number),
         fork: hardfork,
         genesis,
+        chainIdGiven: given.has("chain-id"),
         ethereum: values.get("ethereum") === true,
         l1: {
           baseFee: BigInt(values.get("l1-base-fee") as number),

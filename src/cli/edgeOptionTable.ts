@@ -2,6 +2,10 @@
 // and the request and call limits (gathered into optionTable.ts).
 import { NODE, type OptionDef } from "./optionTypes.ts";
 
+const GENERATED_KEY = "none given: one generated for the run";
+const LOOPBACK_LIMITED = "a proxy in front makes every client local";
+const NO_CORS = "none by default: no CORS headers";
+
 export const EDGE_OPTIONS: readonly OptionDef[] = [
   {
     name: "host",
@@ -23,7 +27,13 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     kind: "list",
     commands: NODE,
     env: "FLASHNODE_API_KEYS",
-    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated). None given: dev on a loopback --host serves local-dev-key, otherwise one is generated; printed at start",
+    help: "dedicated endpoint key, 8-128 characters of A-Z a-z 0-9 _ -, served at /rpc/<key> (repeatable; env: comma-separated); printed at start",
+    commandHelp: {
+      dev: "none given: local-dev-key on a loopback --host, else one generated for the run",
+      serve: GENERATED_KEY,
+      replica: GENERATED_KEY,
+      follow: GENERATED_KEY,
+    },
   },
   {
     name: "rate-limit",
@@ -45,7 +55,13 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: true,
     commandDefaults: { dev: false },
-    help: "the public rate limit applies to clients on this machine (127.0.0.0/8, ::1) too; dev leaves them unlimited unless this is given (a local node), serve and replica limit them (a proxy in front makes every client local)",
+    help: "the public rate limit applies to clients on this machine (127.0.0.0/8, ::1) too",
+    commandHelp: {
+      dev: "by default they are unlimited (a local node)",
+      serve: LOOPBACK_LIMITED,
+      replica: LOOPBACK_LIMITED,
+      follow: LOOPBACK_LIMITED,
+    },
   },
   {
     name: "key-rate-limit",
@@ -64,14 +80,20 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     name: "policy",
     kind: "json",
     commands: NODE,
-    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?} (a method not served is refused at start); default denies eth_getBlockReceipts on public',
+    help: 'method policy {"public":[rules],"dedicated":[rules]}, rule = {"method","action":"allow"|"deny","selectors"?}, first match wins (a method not served is refused at start). A tier\'s rules come before its defaults (public: deny eth_getBlockReceipts), which stay; {"public":{"rules":[…],"replace":true}} replaces them',
   },
   {
     name: "cors",
     kind: "list",
     commands: NODE,
     commandDefaults: { dev: ["*"] },
-    help: 'allowed CORS origins ("*" for any); serve and replica unset: no CORS headers; dev: any origin, as anvil (--cors narrows it)',
+    help: 'allowed CORS origins ("*" for any)',
+    commandHelp: {
+      dev: "by default any origin, as anvil (--cors narrows it)",
+      serve: NO_CORS,
+      replica: NO_CORS,
+      follow: NO_CORS,
+    },
   },
   {
     name: "body-limit",

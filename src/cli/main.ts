@@ -1,6 +1,6 @@
 // Process entry: picks the command, runs it, turns known errors into one clear line.
 
-import { isOperatorError, UsageError } from "../util/errors.ts";
+import { isOperatorError, StopRequested, UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { VERSION } from "../version.ts";
 
@@ -22,26 +22,42 @@ const commands: Record<string, () => Promise<Command>> = {
     import("./followCommand.ts").then((m) => ({ run: m.followCommand, help: m.FOLLOW_HELP })),
 };
 
-async function help(): Promise<string> {
-  const [dev, imp, serve, replica, follow] = await Promise.all(
-    ["dev", "import", "serve", "replica", "follow"].map((name) => commands[name]!()),
-  );
+/** One line per command: what the top-level help shows (each command's own help has the rest). */
+const SUMMARIES: Record<string, string> = {
+  dev: "a local chain (what `npm start` runs): 200 ms flashblocks, 2 s blocks, test accounts",
+  import: "executes an RLP chain file into an archive: --genesis G.json --datadir D chain.rlp",
+  serve: "serves an archive read-only: --datadir D",
+  replica:
+    "follows a sequencer through NATS JetStream into an archive of its own: --nats URL --datadir D",
+  follow: "follows a live chain (Base) and its flashblocks: --rpc URL --flashblocks WS_URL",
+};
+
+function overview(): string {
+  const width = Math.max(...Object.keys(SUMMARIES).map((n) => n.length)) + 2;
+  const lines = Object.entries(SUMMARIES).map(([name, line]) => `  ${name.padEnd(width)}${line}`);
   return `flashnode ${VERSION} — JSON-RPC node with flashblocks pre-confirmations and an embedded archive
 
-Usage:
-  flashnode dev      [flags]   local chain (what \`npm start\` runs): a sequencer, 200 ms flashblocks,
-                               2 s blocks, prefunded test accounts, JSON-RPC over HTTP and WebSocket
-  flashnode import   --genesis G.json --datadir D [--forkchoice F.json] chain.rlp
-  flashnode serve    --datadir D [--host H] [--port P]
-  flashnode replica  --nats URL --datadir D   follow a sequencer through NATS JetStream
-  flashnode follow   --rpc URL --flashblocks WS_URL   follow a live chain (Base) and its flashblocks
-  flashnode --help | <command> --help
+Usage: flashnode <command> [flags]
 
-${dev!.help}
-${imp!.help}
-${serve!.help}
-${replica!.help}
-${follow!.help}`;
+Commands:
+${lines.join("\n")}
+
+A command's flags, each with that command's default: flashnode <command> --help (or
+flashnode help <command>). Every flag is also a FLASHNODE_* variable and a --config key
+(docs/config.md). flashnode --version prints the version.
+`;
+}
+
+/** The command `name` names, or a usage error suggesting the nearest. */
+function commandNamed(name: string): () => Promise<Command> {
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (load !== undefined) return load;
+  if (name.startsWith("-"))
+    throw new UsageError(
+      `${name} before a command: the command comes first (flashnode dev|import|serve|replica|follow ${name} …); see flashnode --help`,
+    );
+  const hint = didYouMean(name, Object.keys(commands));
+  throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -49,29 +65,24 @@ async function main(argv: string[]): Promise<void> {
   if (name === undefined) {
     // No command is a usage mistake: the help goes to stderr and the exit code says so.
     process.stderr.write(
-      `${await help()}\nflashnode: no command given (dev, import, serve, replica or follow)\n`,
+      `${overview()}\nflashnode: no command given (dev, import, serve, replica or follow)\n`,
     );
     process.exitCode = 2;
     return;
   }
+  if (name === "help" && rest[0] !== undefined) {
+    console.log((await commandNamed(rest[0])()).help);
+    return;
+  }
   if (name === "--help" || name === "-h" || name === "help") {
-    console.log(await help());
+    process.stdout.write(overview());
     return;
   }
   if (name === "--version") {
     console.log(VERSION);
     return;
   }
-  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
-  if (load === undefined) {
-    if (name.startsWith("-"))
-      throw new UsageError(
-        `${name} before a command: the command comes first (flashnode dev|import|serve|replica|follow ${name} …); see flashnode --help`,
-      );
-    const hint = didYouMean(name, Object.keys(commands));
-    throw new UsageError(`unknown command "${name}"${hint}; see flashnode --help`);
-  }
-  const command = await load();
+  const command = await commandNamed(name)();
   if (rest.includes("--help") || rest.includes("-h")) {
     console.log(command.help);
     return;
@@ -82,6 +93,8 @@ async function main(argv: string[]): Promise<void> {
 try {
   await main(process.argv.slice(2));
 } catch (e) {
+  // Stopped by a signal before it served: what it had started is stopped already.
+  if (e instanceof StopRequested) process.exit(0);
   if (isOperatorError(e))
     // One line, whatever the message quoted (a file's text, a nested error).
     console.error(`flashnode: ${e.message.replace(/\s*\n\s*/g, " ").trim()}`);

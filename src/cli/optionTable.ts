@@ -16,6 +16,8 @@ export function defaultRpcWorkers(): number {
   return Math.min(availableParallelism(), 4);
 }
 
+const PER_CORE = "one per core, at most 4, by default";
+
 export const OPTIONS: readonly OptionDef[] = [
   {
     name: "config",
@@ -27,7 +29,15 @@ export const OPTIONS: readonly OptionDef[] = [
     name: "datadir",
     kind: "string",
     commands: ["dev", "serve", "import", "replica", "follow"],
-    help: "data directory (dev default ./.flashnode/dev; dev continues the chain it holds, its own or one made by flashnode import)",
+    help: "data directory",
+    commandHelp: {
+      dev: "dev continues the chain it holds, its own or one made by flashnode import (default ./.flashnode/dev; with --fork-url, ./.flashnode/fork)",
+      serve: "the archive to serve, read-only (required)",
+      import: "a new one, or one holding the same chain, which the import continues (required)",
+      replica:
+        "the replica's own archive: empty at first (filled from the block stream or a snapshot), then the one it wrote (required)",
+      follow: "the blocks it followed and what it read from --rpc (default ./.flashnode/follow)",
+    },
   },
   {
     name: "log-level",
@@ -44,14 +54,19 @@ export const OPTIONS: readonly OptionDef[] = [
     max: 64,
     // A local node starts in a second with one (each reader process loads the node again).
     commandDefaults: { dev: 1 },
-    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics (serve, replica: one per core, at most 4, by default)",
+    help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics",
+    commandHelp: { serve: PER_CORE, replica: PER_CORE, follow: PER_CORE },
   },
   {
     name: "fresh",
     kind: "boolean",
     commands: ["dev", "follow"],
     default: false,
-    help: "delete the datadir first and start a new chain (follow: follow the upstream anew, from its head; what was fetched from it is kept)",
+    help: "start over rather than continue",
+    commandHelp: {
+      dev: "the datadir is deleted first and a new chain starts",
+      follow: "the upstream is followed anew, from its head (what was fetched from it is kept)",
+    },
   },
   {
     name: "chain-id",
@@ -59,14 +74,18 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev"],
     min: 1,
     default: 31337,
-    help: "chain id of a new chain (at least 1)",
+    help: "chain id of a new chain (at least 1); given for a datadir that holds a chain of another chain id, refused (--fresh starts a new one)",
   },
   {
     name: "hardfork",
     kind: "string",
     commands: ["dev", "follow"],
     default: "osaka",
-    help: "cancun | prague | osaka (anvil's --hardfork): dev, a new chain's EVM from block 0; follow, the followed blocks' rules (at least the upstream's at the first one)",
+    help: "cancun | prague | osaka (anvil's --hardfork)",
+    commandHelp: {
+      dev: "a new chain's EVM from block 0",
+      follow: "the followed blocks' rules (at least the upstream's at the first one)",
+    },
   },
   ...UPSTREAM_OPTIONS,
   {
@@ -198,7 +217,11 @@ export const OPTIONS: readonly OptionDef[] = [
     kind: "list",
     commands: ["dev", "replica"],
     env: "FLASHNODE_NATS",
-    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (repeatable; env: comma-separated). dev: publish blocks and flashblocks to JetStream; replica: follow them",
+    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (repeatable; env: comma-separated)",
+    commandHelp: {
+      dev: "the chain's blocks and flashblocks are published to JetStream, for replicas",
+      replica: "the sequencer's JetStream, whose blocks and flashblocks it follows (required)",
+    },
   },
   {
     name: "nats-prefix",

@@ -8,6 +8,11 @@ export type OptionDef = {
   readonly kind: Kind;
   readonly commands: readonly Command[];
   readonly help: string;
+  /**
+   * What the option is in one command, where that is its own (its default datadir, say): that
+   * command's --help shows it after `help`.
+   */
+  readonly commandHelp?: Partial<Record<Command, string>>;
   readonly default?: string | number | boolean | readonly string[];
   /** A command's own default where it differs (dev is a local node: any origin, say). */
   readonly commandDefaults?: Partial<

@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
+import { configDoc } from "./configDoc.ts";
 import { envName, parseDuration, resolveOptions } from "./options.ts";
 import { OPTIONS } from "./optionTable.ts";
 
@@ -53,11 +54,16 @@ test("every option has help and an environment variable", () => {
   }
 });
 
-test("docs/config.md documents every option (regenerate with scripts/gen-config-doc.ts)", async () => {
+test("docs/config.md is the option table's (regenerate with scripts/gen-config-doc.ts)", async () => {
   const { readFileSync } = await import("node:fs");
   const doc = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
   for (const o of OPTIONS)
     assert.ok(doc.includes(`\`--${o.name}\``), `docs/config.md lacks --${o.name}`);
+  assert.equal(
+    doc,
+    configDoc(),
+    "docs/config.md differs from the option table: node --import tsx scripts/gen-config-doc.ts",
+  );
 });
 
 test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fork is refused with a hint", () => {

@@ -153,7 +153,9 @@ export function helpFor(command: Command): string {
         value === undefined
           ? ""
           : ` (default ${Array.isArray(value) ? value.join(",") : String(value)})`;
-      return `  --${d.name.padEnd(width)}${d.help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
+      const own = d.commandHelp?.[command];
+      const help = own === undefined ? d.help : `${d.help}; ${own}`;
+      return `  --${d.name.padEnd(width)}${help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
     })
     .join("\n");
 }

@@ -1,23 +1,26 @@
 // What every role does around its node, the same for all: start it, print the banner (role,
 // chain id, head, URLs, the policy in force), then run until SIGINT or SIGTERM — one "shutting
 // down" line, a clean stop, exit 0 — or until the node can no longer run (exit 1, one line).
+// A signal during the start ends the start (StopRequested); a second signal, or a stop that has
+// not finished within its deadline, ends the process at once (signals.ts).
 import { DEV_MNEMONIC } from "../chain/devGenesis.ts";
 import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
+import { isReader } from "../node/readerSlot.ts";
+import { StopRequested } from "../util/errors.ts";
 import { DEV_LOCAL_API_KEY } from "./frontendOptions.ts";
+import { onStopSignals } from "./signals.ts";
 
 export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
-  const node = await startNode(plan);
-  const primary = node.process === "primary";
-  if (primary) printAfterLogs(plan.logger, banner(plan, node, details));
+  // A reader process stops with its node: the primary says it once.
+  const primary = !isReader();
+  let node: RunningNode | undefined;
   let stopping = false;
   const stop = (code: number) => {
-    if (stopping) return;
+    if (stopping || node === undefined) return;
     stopping = true;
-    // A reader process stops with its node: the primary says it once.
-    if (primary) plan.logger.info("shutting down");
     void node.close().then(
       () => process.exit(code),
       (e: unknown) => {
@@ -26,8 +29,30 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
       },
     );
   };
-  process.once("SIGINT", () => stop(0));
-  process.once("SIGTERM", () => stop(0));
+  const signals = onStopSignals({
+    stop: () => {
+      if (primary) plan.logger.info("shutting down");
+      // While starting, the start itself gives up (it is given the aborted signal).
+      stop(0);
+    },
+    force: (why) => {
+      process.stderr.write(`flashnode: ${why}: exiting now\n`);
+      process.exit(1);
+    },
+  });
+  try {
+    node = await startNode(plan, signals.signal);
+  } catch (e) {
+    if (signals.signal.aborted) throw new StopRequested("stopped while starting");
+    signals.dispose();
+    throw e;
+  }
+  if (signals.signal.aborted) {
+    // The signal came as the start finished.
+    stop(0);
+    return;
+  }
+  if (node.process === "primary") printAfterLogs(plan.logger, banner(plan, node, details));
   void node.failed.then((e) => {
     // One line, as every operator error is (src/cli/main.ts).
     process.stderr.write(`flashnode: ${e.message}\n`);

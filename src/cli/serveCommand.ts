@@ -14,8 +14,8 @@ import { runNode } from "./runNode.ts";
 
 export const SERVE_HELP = `flashnode serve --datadir D [flags]
 
-Serves the archive at D over JSON-RPC (public POST /, dedicated POST /rpc/<key>), read-only:
-no sequencer, no writes.
+Serves the archive at D over JSON-RPC (public POST /, dedicated POST /rpc/<key>, and the same
+over WebSocket), read-only: no sequencer, no writes; eth_subscribe has nothing to notify.
 
 ${helpFor("serve")}
 `;

@@ -8,7 +8,11 @@ export const UPSTREAM_OPTIONS: readonly OptionDef[] = [
     name: "fork-url",
     kind: "string",
     commands: ["dev", "replica"],
-    help: "dev: start from a live chain's state: its JSON-RPC URL (http or https; an archive node for blocks outside its state window). What the chain never wrote is read from it at the fork block, once, and kept in the datadir. replica: the upstream of the forked chain it follows (dev --fork-url's)",
+    help: "a live chain's JSON-RPC URL (http or https)",
+    commandHelp: {
+      dev: "the chain starts from its state (an archive node for blocks outside its state window); what the chain never wrote is read from it at the fork block, once, and kept in the datadir",
+      replica: "the upstream of the forked chain it follows (its sequencer's --fork-url)",
+    },
   },
   {
     name: "fork-block-number",

@@ -84,7 +84,6 @@ describe("policy matching", () => {
       ["eth_getLogs", [{}]],
       ["eth_getLogs", [{ fromBlock: "0x1", toBlock: "latest" }]],
       ["eth_newFilter", [{ toBlock: "latest" }]],
-      ["eth_getBlockReceipts", ["latest"]],
       ["eth_chainId", []],
     ];
     for (const [method, params] of served) {
@@ -102,6 +101,86 @@ describe("policy matching", () => {
     assert.equal(publicAllows(numbers, "eth_getLogs", [{ fromBlock: "earliest" }]), false);
     assert.equal(publicAllows(numbers, "eth_getLogs", [{ toBlock: "earliest" }]), false);
     assert.equal(publicAllows(numbers, "eth_getLogs", [{ fromBlock: "0x0" }]), true);
+  });
+});
+
+describe("a tier's rules are added to its defaults unless the policy replaces them", () => {
+  test("one public rule keeps the public default: eth_getBlockReceipts is still refused", () => {
+    assert.deepEqual(
+      DENY_PENDING.public.map((r) => r.method),
+      ["*", "eth_getBlockReceipts"],
+    );
+    assert.equal(publicAllows(DENY_PENDING, "eth_getBlockReceipts", ["latest"]), false);
+    assert.equal(publicAllows(DENY_PENDING, "eth_getBalance", ["0x0", "pending"]), false);
+    assert.equal(publicAllows(DENY_PENDING, "eth_getBalance", ["0x0", "latest"]), true);
+  });
+
+  test("the policy's own rules come first: an allow lifts a default refusal", () => {
+    const pendingReceipts = parsePolicy(
+      {
+        public: [{ method: "eth_getBlockReceipts", action: "allow", selectors: ["pending"] }],
+      },
+      METHOD_NAMES,
+    );
+    assert.equal(publicAllows(pendingReceipts, "eth_getBlockReceipts", ["pending"]), true);
+    assert.equal(publicAllows(pendingReceipts, "eth_getBlockReceipts", ["latest"]), false);
+  });
+
+  test('{"rules": […], "replace": true} replaces the tier\'s defaults', () => {
+    const replaced = parsePolicy(
+      {
+        public: { rules: [{ method: "*", action: "deny", selectors: ["pending"] }], replace: true },
+      },
+      METHOD_NAMES,
+    );
+    assert.equal(replaced.public.length, 1);
+    assert.equal(publicAllows(replaced, "eth_getBlockReceipts", ["latest"]), true);
+    assert.equal(publicAllows(replaced, "eth_getBlockReceipts", ["pending"]), false);
+    const open = parsePolicy({ public: { rules: [], replace: true } }, METHOD_NAMES);
+    assert.deepEqual(open.public, []);
+    // Without "replace" the object form adds, as the list does.
+    const added = parsePolicy({ public: { rules: [] } }, METHOD_NAMES);
+    assert.equal(publicAllows(added, "eth_getBlockReceipts", ["latest"]), false);
+  });
+
+  test("a tier or key that is not one is refused", () => {
+    assert.throws(() => parsePolicy({ pubic: [] }, METHOD_NAMES), {
+      code: "POLICY_INVALID",
+      message:
+        'policy: unknown tier "pubic" (did you mean public?); the tiers are public, dedicated',
+    });
+    assert.throws(
+      () => parsePolicy({ public: { rules: [], replace: "yes" } }, METHOD_NAMES),
+      /policy\.public\.replace must be true or false/,
+    );
+    assert.throws(
+      () => parsePolicy({ public: { rule: [] } }, METHOD_NAMES),
+      /policy\.public: unknown key "rule" \(did you mean rules\?\)/,
+    );
+    assert.throws(
+      () =>
+        parsePolicy(
+          { public: { rules: [{ method: "eth_getProff", action: "deny" }] } },
+          METHOD_NAMES,
+        ),
+      /policy\.public\.rules\[0\]\.method: unknown method "eth_getProff"/,
+    );
+  });
+
+  test("the banner prints the resulting policy, the defaults named", () => {
+    assert.equal(
+      describePolicy(DEFAULT_POLICY),
+      "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
+    );
+    assert.equal(
+      describePolicy(DENY_PENDING),
+      "Method policy (first match wins, refusals are HTTP 403): public: deny * at pending, deny eth_getBlockReceipts (default); dedicated: everything allowed.",
+    );
+    const replaced = parsePolicy({ public: { rules: [], replace: true } }, METHOD_NAMES);
+    assert.equal(
+      describePolicy(replaced),
+      "Method policy (first match wins, refusals are HTTP 403): public: everything allowed; dedicated: everything allowed.",
+    );
   });
 });
 
@@ -129,7 +208,7 @@ describe("parsePolicy", () => {
       },
       known,
     );
-    assert.equal(p.public.length, 2);
+    assert.equal(p.public.length, 3, "two rules, then the public default");
     assert.deepEqual(p.dedicated, [], "a tier left out keeps its default");
   });
 
@@ -149,15 +228,7 @@ describe("parsePolicy", () => {
   });
 });
 
-test("the banner's line: the default sentence, or the rules in force", () => {
-  assert.equal(
-    describePolicy(DEFAULT_POLICY),
-    "Public endpoints refuse eth_getBlockReceipts (HTTP 403), as Base's do: use the dedicated URL.",
-  );
-  assert.equal(
-    describePolicy(DENY_PENDING),
-    "Method policy (first match wins, refusals are HTTP 403): public: deny * at pending; dedicated: everything allowed.",
-  );
+test("the banner's line: the rules in force, in order", () => {
   const mixed = parsePolicy(
     {
       public: [
@@ -170,6 +241,6 @@ test("the banner's line: the default sentence, or the rules in force", () => {
   );
   assert.equal(
     describePolicy(mixed),
-    "Method policy (first match wins, refusals are HTTP 403): public: allow eth_getBlockReceipts at pending|latest, deny eth_getBlockReceipts; dedicated: deny debug_traceCall.",
+    "Method policy (first match wins, refusals are HTTP 403): public: allow eth_getBlockReceipts at pending|latest, deny eth_getBlockReceipts, deny eth_getBlockReceipts (default); dedicated: deny debug_traceCall.",
   );
 });

@@ -1,6 +1,8 @@
 // The method policy, as data: per tier, an ordered list of rules (first match wins), each
 // naming a method (or "*") and optionally the block selectors it applies to. The default is
-// the public edge the spec describes: eth_getBlockReceipts is refused on public endpoints.
+// the public edge the spec describes: eth_getBlockReceipts is refused on public endpoints. A
+// policy's rules for a tier come before that tier's defaults, which stay unless the policy says
+// it replaces them: a rule added never drops a refusal without a word.
 // Where each method takes its blocks is not written here: the method registry declares it with
 // each parameter's parser (rpc/method.ts callBlocks), and a call's blocks are read through it.
 import type { CallBlocks, CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
@@ -24,12 +26,14 @@ export type PolicyRule = {
   readonly action: "allow" | "deny";
   /** Only calls naming a block of one of these classes (others fall through to later rules). */
   readonly selectors?: readonly SelectorClass[];
+  /** One of the tier's default rules (the banner names it so). */
+  readonly isDefault?: true;
 };
 
 export type MethodPolicy = Readonly<Record<Tier, readonly PolicyRule[]>>;
 
 export const DEFAULT_POLICY: MethodPolicy = {
-  public: [{ method: "eth_getBlockReceipts", action: "deny" }],
+  public: [{ method: "eth_getBlockReceipts", action: "deny", isDefault: true }],
   dedicated: [],
 };
 
@@ -95,47 +99,81 @@ export class PolicyError extends Error {
 }
 
 /**
- * Validates a policy from a flag or a config file. `methods` are the names a rule may give
- * besides "*": a misspelt one is refused here, with the nearest name, rather than never matching.
+ * Validates a policy from a flag or a config file. Per tier, a list of rules (added before the
+ * tier's defaults) or {"rules": [...], "replace": true} (instead of them). `methods` are the names
+ * a rule may give besides "*": a misspelt one is refused here, with the nearest name, rather
+ * than never matching.
  */
 export function parsePolicy(raw: unknown, methods: readonly string[]): MethodPolicy {
-  if (typeof raw !== "object" || raw === null)
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new PolicyError("policy must be an object with public/dedicated rule lists");
+  for (const key of Object.keys(raw))
+    if (!(TIERS as readonly string[]).includes(key))
+      throw new PolicyError(
+        `policy: unknown tier "${key}"${didYouMean(key, TIERS)}; the tiers are ${TIERS.join(", ")}`,
+      );
   const known = new Set(methods);
   const out: Record<Tier, PolicyRule[]> = { public: [], dedicated: [] };
   for (const tier of TIERS) {
-    const rules = (raw as Record<string, unknown>)[tier];
-    if (rules === undefined) {
+    const given = tierRules((raw as Record<string, unknown>)[tier], `policy.${tier}`);
+    if (given === undefined) {
       out[tier] = [...DEFAULT_POLICY[tier]];
       continue;
     }
-    if (!Array.isArray(rules)) throw new PolicyError(`policy.${tier} must be a list of rules`);
-    out[tier] = rules.map((r, i) => {
-      const rule = r as { method?: unknown; action?: unknown; selectors?: unknown };
-      const at = `policy.${tier}[${i}]`;
-      if (typeof rule.method !== "string") throw new PolicyError(`${at}.method must be a string`);
-      if (rule.method !== "*" && !known.has(rule.method)) {
-        throw new PolicyError(
-          `${at}.method: unknown method "${rule.method}"${didYouMean(rule.method, methods)}`,
-        );
-      }
-      if (rule.action !== "allow" && rule.action !== "deny")
-        throw new PolicyError(`${at}.action must be "allow" or "deny"`);
-      if (rule.selectors === undefined) return { method: rule.method, action: rule.action };
-      if (
-        !Array.isArray(rule.selectors) ||
-        !rule.selectors.every((s) => CLASSES.includes(s as SelectorClass))
-      ) {
-        throw new PolicyError(`${at}.selectors must list ${CLASSES.join(", ")}`);
-      }
-      return {
-        method: rule.method,
-        action: rule.action,
-        selectors: rule.selectors as SelectorClass[],
-      };
-    });
+    const rules = given.rules.map((r, i) => parseRule(r, `${given.at}[${i}]`, known, methods));
+    out[tier] = given.replace ? rules : [...rules, ...DEFAULT_POLICY[tier]];
   }
   return out;
+}
+
+/** A tier's entry: its rule list, where it is (for errors), and whether it replaces the default. */
+function tierRules(
+  raw: unknown,
+  at: string,
+): { rules: unknown[]; at: string; replace: boolean } | undefined {
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw)) return { rules: raw, at, replace: false };
+  if (typeof raw !== "object" || raw === null)
+    throw new PolicyError(`${at} must be a list of rules, or {"rules":[…],"replace":true}`);
+  const o = raw as Record<string, unknown>;
+  for (const key of Object.keys(o))
+    if (key !== "rules" && key !== "replace")
+      throw new PolicyError(
+        `${at}: unknown key "${key}"${didYouMean(key, ["rules", "replace"])}; it takes rules and replace`,
+      );
+  if (!Array.isArray(o.rules)) throw new PolicyError(`${at}.rules must be a list of rules`);
+  if (o.replace !== undefined && typeof o.replace !== "boolean")
+    throw new PolicyError(`${at}.replace must be true or false`);
+  return { rules: o.rules, at: `${at}.rules`, replace: o.replace === true };
+}
+
+function parseRule(
+  r: unknown,
+  at: string,
+  known: ReadonlySet<string>,
+  methods: readonly string[],
+): PolicyRule {
+  const rule = (r ?? {}) as { method?: unknown; action?: unknown; selectors?: unknown };
+  if (typeof rule.method !== "string") throw new PolicyError(`${at}.method must be a string`);
+  if (rule.method !== "*" && !known.has(rule.method)) {
+    throw new PolicyError(
+      `${at}.method: unknown method "${rule.method}"${didYouMean(rule.method, methods)}`,
+    );
+  }
+  if (rule.action !== "allow" && rule.action !== "deny")
+    throw new PolicyError(`${at}.action must be "allow" or "deny"`);
+  if (rule.selectors === undefined) return { method: rule.method, action: rule.action };
+  if (
+    !Array.isArray(rule.selectors) ||
+    !rule.selectors.every((s) => CLASSES.includes(s as SelectorClass))
+  ) {
+    throw new PolicyError(`${at}.selectors must list ${CLASSES.join(", ")}`);
+  }
+  return {
+    method: rule.method,
+    action: rule.action,
+    selectors: rule.selectors as SelectorClass[],
+  };
 }
 
 function sameRules(a: readonly PolicyRule[], b: readonly PolicyRule[]): boolean {
@@ -144,7 +182,7 @@ function sameRules(a: readonly PolicyRule[], b: readonly PolicyRule[]): boolean 
 
 function describeRule(rule: PolicyRule): string {
   const at = rule.selectors === undefined ? "" : ` at ${rule.selectors.join("|")}`;
-  return `${rule.action} ${rule.method}${at}`;
+  return `${rule.action} ${rule.method}${at}${rule.isDefault === true ? " (default)" : ""}`;
 }
 
 /** One line for a start banner: the policy in force, in the order its rules apply. */

@@ -209,6 +209,30 @@ const passThrough = (raw: unknown): unknown => raw;
 export const SUBSCRIPTION_METHODS = ["eth_subscribe", "eth_unsubscribe"] as const;
 
 /**
+ * `eth_subscribe` and `eth_unsubscribe` where nothing is ever notified (an archive that does not
+ * move): a subscription is refused saying `why`, as geth refuses one where notifications are
+ * not supported; no id is ever one to unsubscribe.
+ */
+export function refusedSubscriptionMethods(
+  why: string,
+): Record<(typeof SUBSCRIPTION_METHODS)[number], MethodDef> {
+  return {
+    eth_subscribe: defineMethod({
+      params: [optional(passThrough), optional(passThrough)],
+      handler: () => {
+        throw new RpcError(-32601, `notifications not supported: ${why}`);
+      },
+    }),
+    eth_unsubscribe: defineMethod({
+      params: [required(parseSubscriptionId)],
+      handler: () => {
+        throw new ServerError("subscription not found");
+      },
+    }),
+  };
+}
+
+/**
  * `eth_subscribe` and `eth_unsubscribe` bound to one connection's subscriptions, for a
  * dispatcher created with `subscriptions: true`.
  */

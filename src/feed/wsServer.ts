@@ -15,7 +15,11 @@ import { SplicedBody } from "../rpc/splicedBody.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import type { SendLimits } from "./outbox.ts";
 import { Outbox, RPC_SEND_LIMITS, STREAM_SEND_LIMITS } from "./outbox.ts";
-import { SubscriptionSet, subscriptionMethods } from "./subscriptions.ts";
+import {
+  refusedSubscriptionMethods,
+  SubscriptionSet,
+  subscriptionMethods,
+} from "./subscriptions.ts";
 import type { ChainFeed, FlashblockEvent, Unsubscribe } from "./types.ts";
 
 /** geth wsDefaultReadLimit (rpc/websocket.go): larger messages close the connection (1009). */
@@ -41,7 +45,12 @@ const PUBLIC: RequestContext = { tier: "public" };
 export type WsRoute = (path: string, req: IncomingMessage) => RequestContext | number | undefined;
 
 export type WebSocketOptions = {
-  readonly feed: ChainFeed;
+  /**
+   * What subscriptions and `/flashblocks` are fed from; absent (an archive that does not move):
+   * JSON-RPC only, eth_subscribe refused with `noFeed`, `/flashblocks` not found.
+   */
+  readonly feed: ChainFeed | undefined;
+  readonly noFeed?: string;
   readonly methods: MethodRegistry;
   /** Default: `/` → public tier, anything else 404. */
   readonly route?: WsRoute;
@@ -157,14 +166,14 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
     for (const conn of streamClients) conn.outbox.send(frameFor(conn, ev), brotliClients.has(conn));
   }
 
-  function onStream(ws: WebSocket, brotli: boolean): void {
+  function onStream(feed: ChainFeed, ws: WebSocket, brotli: boolean): void {
     const conn = track(ws, streamLimits);
     if (brotli) brotliClients.add(conn);
     // The block being built so far first: a client joining mid-block can follow at once.
-    for (const ev of opts.feed.currentFlashblocks?.() ?? [])
+    for (const ev of feed.currentFlashblocks?.() ?? [])
       conn.outbox.send(frameFor(conn, ev), brotli);
     streamClients.add(conn);
-    if (stopStream === undefined) stopStream = opts.feed.onFlashblock(broadcast);
+    if (stopStream === undefined) stopStream = feed.onFlashblock(broadcast);
     ws.on("message", () => {
       conn.alive = true;
     });
@@ -179,13 +188,22 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
 
   function onRpc(ws: WebSocket, base: RequestContext): void {
     const conn = track(ws, rpcLimits);
-    const subs = new SubscriptionSet({
-      feed: opts.feed,
-      send: (text) => conn.outbox.send(text),
-      onOverflow: () => conn.outbox.drop(),
-    });
+    const feed = opts.feed;
+    const subs =
+      feed === undefined
+        ? undefined
+        : new SubscriptionSet({
+            feed,
+            send: (text) => conn.outbox.send(text),
+            onOverflow: () => conn.outbox.drop(),
+          });
     const dispatcher = createDispatcher(
-      { ...opts.methods, ...subscriptionMethods(subs) },
+      {
+        ...opts.methods,
+        ...(subs === undefined
+          ? refusedSubscriptionMethods(opts.noFeed ?? "nothing is notified here")
+          : subscriptionMethods(subs)),
+      },
       dispatcherOptions,
     );
     let inflight = 0;
@@ -205,7 +223,7 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
           // A refusal has no HTTP status to carry on a socket: its JSON-RPC error is the answer.
           if (out instanceof SplicedBody) conn.outbox.send(out.toBuffer());
           else if (out !== undefined) conn.outbox.send(typeof out === "object" ? out.body : out);
-          subs.activate(ctx);
+          subs?.activate(ctx);
           inflight--;
           if (conn.paused && inflight < maxInflight) {
             conn.paused = false;
@@ -213,7 +231,7 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
           }
         });
     });
-    ws.on("close", () => subs.closeAll());
+    ws.on("close", () => subs?.closeAll());
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -223,10 +241,11 @@ export function attachWebSocket(server: Server, opts: WebSocketOptions): WebSock
       return;
     }
     const path = pathOf(req.url ?? "/");
-    if (path === streamPath) {
+    const feed = opts.feed;
+    if (feed !== undefined && path === streamPath) {
       // Base's websocket proxy sends brotli binary frames when compression is on; a client asks.
       const brotli = /[?&]compression=brotli(&|$)/.test(req.url ?? "");
-      streamWss.handleUpgrade(req, socket, head, (ws) => onStream(ws, brotli));
+      streamWss.handleUpgrade(req, socket, head, (ws) => onStream(feed, ws, brotli));
       return;
     }
     let ctx: RequestContext | number | undefined;

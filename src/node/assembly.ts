@@ -8,6 +8,7 @@ import { devAccounts } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { lockDatadir } from "../store/datadir.ts";
+import { unlessAborted } from "../util/abort.ts";
 import { logDevChain } from "./devLog.ts";
 import { type ChainSource, forkUpstreamOf, type NodePlan, type RunningNode } from "./plan.ts";
 import { PositionFence } from "./positionFence.ts";
@@ -19,9 +20,12 @@ import { openArchive, servedArchive } from "./sources/archiveSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
-/** Runs the node `plan` describes; in a --rpc-workers process, that process's reader. */
-export function startNode(plan: NodePlan): Promise<RunningNode> {
-  return isReader() ? startReaderProcess(plan) : startPrimary(plan);
+/**
+ * Runs the node `plan` describes; in a --rpc-workers process, that process's reader. `stop`
+ * aborted while it starts: the start gives up (rejects with its reason), what it started stopped.
+ */
+export function startNode(plan: NodePlan, stop?: AbortSignal): Promise<RunningNode> {
+  return isReader() ? startReaderProcess(plan) : startPrimary(plan, stop);
 }
 
 /** Stops, in reverse order of start, what was started. */
@@ -35,7 +39,7 @@ class Parts {
   }
 }
 
-async function startPrimary(plan: NodePlan): Promise<RunningNode> {
+async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<RunningNode> {
   const { datadir, logger } = plan;
   const parts = new Parts();
   let fail: (e: Error) => void = () => {};
@@ -61,12 +65,11 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
     let archive: Archive;
     switch (plan.source.kind) {
       case "sequencer": {
-        source = await startSequencerSource({
-          datadir,
-          chain: plan.source.chain,
-          logger,
-          publish,
-        });
+        source = await unlessAborted(
+          startSequencerSource({ datadir, chain: plan.source.chain, logger, publish }),
+          stop,
+          (late) => late.close(),
+        );
         parts.add(() => source.close());
         archive = openArchive(datadir, false);
         parts.add(() => archive.kv.close());
@@ -83,6 +86,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
           logger,
           publish,
           onFatal: fail,
+          ...(stop === undefined ? {} : { stop }),
         });
         source = s;
         archive = s.archive;
@@ -91,12 +95,11 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
       }
       case "follow": {
         const { startFollowSource } = await import("./sources/followSource.ts");
-        source = await startFollowSource({
-          datadir,
-          follow: plan.source.follow,
-          logger,
-          publish,
-        });
+        source = await unlessAborted(
+          startFollowSource({ datadir, follow: plan.source.follow, logger, publish }),
+          stop,
+          (late) => late.close(),
+        );
         parts.add(() => source.close());
         archive = openArchive(datadir, false);
         parts.add(() => archive.kv.close());
@@ -114,6 +117,7 @@ async function startPrimary(plan: NodePlan): Promise<RunningNode> {
         break;
       }
     }
+    stop?.throwIfAborted();
     const live = plan.source.kind !== "archive";
     const spec = await chainSpecFromGenesis(JSON.parse(archive.store.chainConfig()!));
     const head = archive.store.headNumber() ?? 0;

@@ -104,25 +104,24 @@ export async function startFrontend(args: {
     ...(readers > 1 ? { sharedLimits: { share: 1 / readers } } : {}),
   });
   link?.shareLimiters(edge.limiters);
-  const ws =
-    args.feed === undefined
-      ? undefined
-      : attachWebSocket(edge.httpServer, {
-          feed: args.feed,
-          methods,
-          route: edge.route,
-          dispatcher: {
-            batchRequestLimit: o.batchLimit,
-            batchResponseMaxSize: o.responseLimit,
-            observe,
-            onUnexpectedError,
-          },
-        });
+  // Every role has its WebSocket; an archive that does not move (serve) has nothing to notify.
+  const ws = attachWebSocket(edge.httpServer, {
+    feed: args.feed,
+    noFeed: "this node serves an archive, which does not change (flashnode serve)",
+    methods,
+    route: edge.route,
+    dispatcher: {
+      batchRequestLimit: o.batchLimit,
+      batchResponseMaxSize: o.responseLimit,
+      observe,
+      onUnexpectedError,
+    },
+  });
   let url: string;
   try {
     ({ url } = await listen(edge.server, o.host, o.port));
   } catch (e) {
-    await ws?.close();
+    await ws.close();
     throw e;
   }
   const key = [...o.apiKeys.keys()][0]!;
@@ -139,7 +138,7 @@ export async function startFrontend(args: {
     server: edge.server,
     metrics,
     async close() {
-      await ws?.close();
+      await ws.close();
       await edge.close();
     },
   };

@@ -65,6 +65,8 @@ export type DevChainOptions = {
   readonly upstream?: ForkPlan;
   /** --gas-limit was given (a fork otherwise keeps its upstream's gas limit). */
   readonly gasLimitGiven?: boolean;
+  /** --chain-id was given: a datadir of another chain id is refused rather than continued. */
+  readonly chainIdGiven?: boolean;
 };
 
 /** What a forked chain shows of its origin (banner, anvil_nodeInfo). */

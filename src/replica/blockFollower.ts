@@ -8,6 +8,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { pause } from "../util/abort.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
 import { blockWriteOf, chainOrigin } from "./blockMessage.ts";
 import { forkPoint, hashOfMessageId, REVERT_HEADER } from "./chainFork.ts";
@@ -142,6 +143,8 @@ export function followBlocks(opts: {
 }): BlockFollower {
   const { link, names, store, logger } = opts;
   let closed = false;
+  /** Aborted by close(): the loop's waits (a connection, a retry's pause) end at once. */
+  const closing = new AbortController();
   let stop: () => void = () => {};
   let streamHead: number | undefined;
   let lagSeconds = 0;
@@ -165,7 +168,7 @@ export function followBlocks(opts: {
   const loop = (async () => {
     while (!closed) {
       try {
-        const c = await link.ready();
+        const c = await link.ready(closing.signal);
         checkSameChain(store, await streamGenesis(c, names));
         if (store.headNumber() === undefined) firstOwn = await forkFirstBlock(c, names);
         const seq = await resume(c, names, store, unwound);
@@ -238,7 +241,7 @@ export function followBlocks(opts: {
           else logger.warn({ err: e }, "following the block stream failed; retrying every second");
         } else logger.debug({ err: e }, "following the block stream failed again");
         failing = true;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await pause(1000, closing.signal);
       }
     }
   })();
@@ -249,6 +252,7 @@ export function followBlocks(opts: {
     },
     async close() {
       closed = true;
+      closing.abort();
       watchdog.stop();
       stop();
       await loop;

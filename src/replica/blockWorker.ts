@@ -6,6 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { setArchiveProducer } from "../store/producer.ts";
 import { toWire } from "../util/channel.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { followBlocks } from "./blockFollower.ts";
@@ -31,8 +32,28 @@ async function main(): Promise<void> {
   const names = streamNames(data.streams.prefix);
   // The main thread's own connection says when NATS is out of reach: this one stays quiet.
   const link = openNatsLink(data.servers, "flashnode-replica-blocks", log, { quiet: true });
-  await bootstrapArchive({ link, names, datadir: data.datadir, logger: log });
+  // A stop is answered at any point, a wait for NATS (a new archive's bootstrap) included.
+  const stopping = new AbortController();
+  let following: { close(): Promise<void> } | undefined;
+  channel.handle("stop", async () => {
+    stopping.abort();
+    await following?.close();
+    await link.close();
+    return null;
+  });
+  // Ready: it answers a stop from here on (the chain's config is told with "configured").
+  channel.emit("ready", null);
+  await bootstrapArchive({
+    link,
+    names,
+    datadir: data.datadir,
+    logger: log,
+    stop: stopping.signal,
+  });
+  if (stopping.signal.aborted) return;
   const kv = openKvEnv(data.datadir);
+  // Its blocks are the stream's (a restored snapshot was the sequencer's archive).
+  setArchiveProducer(kv, "replica");
   const store = createChainStore(kv);
   const snapshots = startSnapshotter({
     link,
@@ -61,18 +82,18 @@ async function main(): Promise<void> {
     onUnwound: (to) => channel.emit("unwound", { to }),
     onFatal: (e) => channel.emit("fatal", toWire(e)),
   });
-  channel.handle("stop", async () => {
-    clearInterval(lagTimer);
-    await blocks.close();
-    await snapshots.close();
-    await link.close();
-    await kv.close();
-    return null;
-  });
   // /readyz and /metrics read the lag as it is, even while no block arrives.
   const lagTimer = setInterval(() => channel.emit("lag", blocks.lag()), LAG_INTERVAL_MS);
   lagTimer.unref();
-  channel.emit("ready", null);
+  following = {
+    async close() {
+      clearInterval(lagTimer);
+      await blocks.close();
+      await snapshots.close();
+      await link.close();
+      await kv.close();
+    },
+  };
   if (configured) channel.emit("configured", null);
   else log.info({ nats: data.servers }, "waiting for the block stream's genesis");
 }

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import { pause } from "../util/abort.ts";
 import { forkFirstBlock } from "./blockFollower.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { latestSnapshot, restoreSnapshot, type SnapshotInfo } from "./snapshots.ts";
@@ -30,14 +31,17 @@ export async function bootstrapArchive(opts: {
   readonly names: StreamNames;
   readonly datadir: string;
   readonly logger: Logger;
+  /** Aborted: it stops waiting (undefined, nothing restored). */
+  readonly stop?: AbortSignal;
 }): Promise<SnapshotInfo | undefined> {
-  const { link, names, datadir, logger } = opts;
+  const { link, names, datadir, logger, stop } = opts;
   if (existsSync(join(datadir, "archive"))) return undefined;
   let said = "";
-  for (;;) {
+  const stopped = () => stop?.aborted === true;
+  while (!stopped()) {
     let why: string;
     try {
-      const c = await link.ready();
+      const c = await link.ready(stop);
       const first = await oldestAvailable(c, names);
       // A forked chain's stream starts at its first block F: an archive starts there too.
       if (first === 0 || (await forkFirstBlock(c, names)) === first) return undefined;
@@ -65,10 +69,12 @@ export async function bootstrapArchive(opts: {
           ? `the block stream ${from} and bucket ${names.snapshots} holds no snapshot: waiting for one (flashnode dev --nats-snapshot-every N)`
           : `the block stream ${from} and the newest snapshot ends at block ${snapshot.block}: waiting for a newer one`;
     } catch (e) {
+      if (stopped()) break;
       why = `restoring a snapshot failed (${(e as Error).message}); retrying`;
     }
     if (why !== said) logger.warn(why);
     said = why;
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    await pause(RETRY_MS, stop);
   }
+  return undefined;
 }

@@ -35,8 +35,11 @@ export type NatsContext = {
 };
 
 export type NatsLink = {
-  /** Resolves once connected (again). */
-  ready(): Promise<NatsContext>;
+  /**
+   * Resolves once connected (again); rejects when the link closes, or when `stop` aborts (its
+   * user is closing: a loop waiting here ends without waiting for the link's own close).
+   */
+  ready(stop?: AbortSignal): Promise<NatsContext>;
   /** The context while connected, else undefined. */
   current(): NatsContext | undefined;
   /** Called after each reconnection (the server may have restarted and lost its consumers). */
@@ -175,10 +178,28 @@ export function openNatsLink(
   })();
   connection.catch((e: unknown) => log.error({ err: e }, "NATS connection failed"));
   return {
-    ready: () => {
+    ready: (stop) => {
       if (ctx !== undefined) return Promise.resolve(ctx);
       if (closed) return Promise.reject(new Error("the NATS link is closed"));
-      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+      if (stop?.aborted === true) return Promise.reject(new Error("stopped"));
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          resolve: (c: NatsContext) => {
+            stop?.removeEventListener("abort", abandon);
+            resolve(c);
+          },
+          reject: (e: Error) => {
+            stop?.removeEventListener("abort", abandon);
+            reject(e);
+          },
+        };
+        const abandon = () => {
+          waiters = waiters.filter((w) => w !== waiter);
+          reject(new Error("stopped"));
+        };
+        stop?.addEventListener("abort", abandon, { once: true });
+        waiters.push(waiter);
+      });
     },
     current: () => ctx,
     unreachable: () => downWatch.reason(),

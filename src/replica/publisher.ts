@@ -57,6 +57,8 @@ export function startPublisher(opts: {
   const names = streamNames(opts.streams.prefix);
   const link: NatsLink = openNatsLink(opts.servers, "flashnode-sequencer", log);
   let closed = false;
+  /** Aborted by close(): a wait for a connection ends at once. */
+  const closing = new AbortController();
   let next: number | undefined;
   let published: number | undefined;
   let flashblocksPublished = 0;
@@ -137,7 +139,7 @@ export function startPublisher(opts: {
   }
 
   async function publishBlocks(): Promise<void> {
-    const c = await link.ready();
+    const c = await link.ready(closing.signal);
     if (ensuredOn !== c) {
       await c.ensureStreams(names, opts.streams);
       ensuredOn = c;
@@ -241,6 +243,7 @@ export function startPublisher(opts: {
     }),
     async close() {
       closed = true;
+      closing.abort();
       wake();
       await loop;
       await snapshots.close();

@@ -7,6 +7,7 @@ import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { pause } from "../util/abort.ts";
 import { equalBytes } from "../util/hex.ts";
 import { decodeChainUpdate } from "./codec.ts";
 import type { NatsLink } from "./natsLink.ts";
@@ -38,6 +39,8 @@ export function followUpdates(opts: {
   const { link, names, store, logger } = opts;
   const waiting: ChainUpdate[] = [];
   let closed = false;
+  /** Aborted by close(): the loop's waits (a connection, a retry's pause) end at once. */
+  const closing = new AbortController();
   let stop: () => void = () => {};
   // The pending block the last published update built, and that update's position.
   let last: { readonly block: number; readonly position: number } | undefined;
@@ -87,7 +90,7 @@ export function followUpdates(opts: {
     while (!closed) {
       const startTime = new Date(Date.now() - CATCH_UP_MS);
       try {
-        const c = await link.ready();
+        const c = await link.ready(closing.signal);
         const consumer = await c.js.consumers.get(names.flashblocks, {
           deliver_policy: DeliverPolicy.StartTime,
           opt_start_time: startTime.toISOString(),
@@ -113,7 +116,7 @@ export function followUpdates(opts: {
         if (!failing)
           logger.warn({ err: e }, "following the flashblock stream failed; retrying every second");
         failing = true;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await pause(1000, closing.signal);
       }
     }
   })();
@@ -121,6 +124,7 @@ export function followUpdates(opts: {
     blockStored: drain,
     async close() {
       closed = true;
+      closing.abort();
       watchdog.stop();
       stop();
       await loop;

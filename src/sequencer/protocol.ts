@@ -16,6 +16,11 @@ export type SequencerWorkerData = {
    * own, or an imported one).
    */
   readonly genesisGiven: boolean;
+  /**
+   * --chain-id was given: a datadir holding a chain of another chain id is refused (without it,
+   * the chain id only shapes a new chain).
+   */
+  readonly chainIdGiven?: boolean;
   /** The chain to create when the datadir is empty: --genesis's, or a fork's. */
   readonly genesis?: Record<string, unknown>;
   /** Without a genesis, the new dev chain an empty datadir gets (made only then). */

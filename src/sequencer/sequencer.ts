@@ -251,7 +251,9 @@ export class Sequencer {
         void this.serial(() => this.tick()).then(
           () => this.schedule(),
           (e: unknown) => {
-            this.log("error", "flashblock failed", { error: (e as Error).stack ?? String(e) });
+            // Stopping ends a fork's upstream reads first (worker.ts): not a failure to report.
+            if (!this.stopped)
+              this.log("error", "flashblock failed", { error: (e as Error).stack ?? String(e) });
             this.schedule();
           },
         );

@@ -5,13 +5,14 @@
 //   write (one flashblock of dev writes, recorded and sealed with the block), as anvil's
 //   load_state merges them: balance and code replaced, the larger of the two nonces, each slot
 //   given set. Only what differs is written. The clock goes on from the state's block time when
-//   that is later than the chain's.
+//   that is later than the chain's, from the block that holds the state on (as anvil's).
 import type { LoadedState, StateAccount, StateDump } from "../chain/anvilState.ts";
 import { decodeHeader } from "../chain/blockView.ts";
 import type { AccountRecord, StateWrite } from "../chain/types.ts";
 import { encodeStateWrite } from "../exec/devWrites.ts";
 import { bytesToUnprefixedHex, padLeft, trimLeadingZeros } from "../util/hex.ts";
 import { type DevHost, flashblockNow } from "./devHost.ts";
+import { reopen } from "./rebuild.ts";
 
 type Entry = { account: AccountRecord; storage: Map<string, Uint8Array> };
 
@@ -79,6 +80,15 @@ async function writesFor(seq: DevHost, a: StateAccount): Promise<StateWrite[]> {
 
 /** Writes the state's accounts into the block being built (one flashblock); how many writes. */
 export async function loadState(seq: DevHost, state: LoadedState): Promise<number> {
+  if (state.timestamp !== undefined) {
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    if (state.timestamp - now > seq.dev.clock.offset) {
+      seq.dev.clock.offset = state.timestamp - now;
+      // The block being built takes the new time before the state goes in: the block that
+      // holds it is at the state's time, and the next ones go on from there.
+      await reopen(seq);
+    }
+  }
   const ops: Uint8Array[] = [];
   for (const a of state.accounts)
     for (const w of await writesFor(seq, a)) {
@@ -86,9 +96,5 @@ export async function loadState(seq: DevHost, state: LoadedState): Promise<numbe
       ops.push(encodeStateWrite(w));
     }
   await flashblockNow(seq, ops);
-  if (state.timestamp !== undefined) {
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    if (state.timestamp - now > seq.dev.clock.offset) seq.dev.clock.offset = state.timestamp - now;
-  }
   return ops.length;
 }

@@ -11,6 +11,7 @@ import type { Publisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
+import { setArchiveProducer } from "../store/producer.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
@@ -97,6 +98,14 @@ async function main(): Promise<void> {
       `${data.datadir} holds a chain from another genesis (chain id ${String(chainId)}, head ${store.headNumber() ?? 0}) than --genesis: drop --genesis to continue that chain, or add --fresh to start over from this genesis`,
     );
   }
+  if (data.fork === undefined && !replace && stored !== undefined && data.chainIdGiven === true) {
+    // As geth's "mismatching genesis": an explicit chain id is this datadir's, or refused.
+    const chainId = (JSON.parse(stored) as { config?: { chainId?: unknown } }).config?.chainId;
+    if (String(chainId) !== String(data.newChain.chainId))
+      throw new GenesisMismatchError(
+        `${data.datadir} holds chain ${String(chainId)} (head ${store.headNumber() ?? 0}), not --chain-id ${data.newChain.chainId}: drop --chain-id to continue that chain, or add --fresh to start a new one`,
+      );
+  }
   const genesis =
     stored !== undefined && !replace
       ? JSON.parse(stored)
@@ -105,6 +114,8 @@ async function main(): Promise<void> {
   const forked =
     data.fork === undefined ? undefined : await openForked(spec, store, env, data.fork, replace);
   const executor = forked?.executor ?? (await ensureGenesis(spec, store, { replace }));
+  // Its own blocks from here on: a replica refuses this datadir (store/producer.ts).
+  setArchiveProducer(env, "sequencer");
   let publisher: Publisher | undefined;
   const sequencer = new Sequencer(
     executor,
@@ -196,9 +207,11 @@ async function main(): Promise<void> {
         publisher?.close(),
         new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
       ]).catch((e: unknown) => log("warn", "NATS publisher close failed", { err: String(e) }));
+    // A fork's upstream reads end first: a block waiting on an upstream that does not answer
+    // (frozen, gone) fails now rather than hold the stop until its timeout.
+    forked?.reads.close();
     await sequencer.stop();
     await closePublisher();
-    forked?.reads.close();
     await env.close();
     return null;
   });

@@ -46,6 +46,21 @@ export function missingRoot(path: string): string | undefined {
   return missing;
 }
 
+/** The LOCK files this process holds: removed as it exits, however it exits (process.exit). */
+const heldLocks = new Set<string>();
+let releasingAtExit = false;
+
+function holdLock(path: string): void {
+  if (!releasingAtExit) process.on("exit", releaseHeldLocks);
+  releasingAtExit = true;
+  heldLocks.add(path);
+}
+
+function releaseHeldLocks(): void {
+  for (const path of heldLocks) rmSync(path, { force: true });
+  heldLocks.clear();
+}
+
 /**
  * Takes the datadir for this process (a LOCK file holding our pid). A lock left by a process
  * that no longer exists (killed) is taken over.
@@ -87,8 +102,10 @@ export function lockDatadir(datadir: string): DatadirLock {
       const fd = openSync(path, "wx");
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      holdLock(path);
       return {
         release() {
+          heldLocks.delete(path);
           rmSync(path, { force: true });
         },
       };

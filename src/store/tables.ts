@@ -180,4 +180,6 @@ export const META_KEYS = {
    * stateRoot} of its base block F, whose state beyond what the chain wrote is the upstream's.
    */
   forkBase: "forkBase",
+  /** Who writes the archive's blocks (producer.ts): "sequencer" (dev) or "replica". */
+  producer: "producer",
 } as const;

@@ -16,3 +16,8 @@ export function isOperatorError(e: unknown): e is Error & { code: string } {
   const code = (e as { code?: unknown } | null)?.code;
   return e instanceof Error && typeof code === "string" && !code.startsWith("ERR_");
 }
+
+/** A signal came while a node was starting: the start gave up, leaving nothing running. */
+export class StopRequested extends Error {
+  readonly code = "STOP_REQUESTED";
+}

@@ -3,7 +3,7 @@
 // (--load-state, --state, anvil_loadState) and flashnode's into anvil, accounts, code, storage,
 // nonces and balances alike; anvil goes on from flashnode's head.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
@@ -231,5 +231,47 @@ test("a dump holds what is pre-confirmed, not only what is sealed", async () => 
     assert.equal(state.accounts[A0]?.nonce, 1);
   } finally {
     await dev.close();
+  }
+});
+
+test("--load-state: the first block continues from the file's time, and the next from there", async () => {
+  // A state whose block is a day ahead of the wall clock (a chain that moved its clock on).
+  const fileTime = Math.floor(Date.now() / 1000) + 86_400;
+  const file = join(tempDatadir("state-time"), "state.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      block: { number: "0x5", timestamp: `0x${fileTime.toString(16)}` },
+      accounts: { [X]: { nonce: 0, balance: "0x2a", code: "0x", storage: {} } },
+    }),
+  );
+  const node = await startCli([
+    "dev",
+    "--datadir",
+    tempDatadir("state-time-dev"),
+    "--load-state",
+    file,
+  ]);
+  try {
+    type Block = { number: string; timestamp: string };
+    // A new chain: the loaded state is sealed in block 1, before the node serves.
+    assert.equal(await node.rpc("eth_getBalance", [X, "0x0"]), "0x0");
+    assert.equal(await node.rpc("eth_getBalance", [X, "0x1"]), "0x2a");
+    const loaded = await node.rpc<Block>("eth_getBlockByNumber", ["0x1", false]);
+    const t1 = Number(loaded.timestamp);
+    assert.ok(t1 >= fileTime, `the first block at ${t1}, before the file's time ${fileTime}`);
+    const next = await pollUntil(
+      () =>
+        node.rpc<Block>("eth_getBlockByNumber", [
+          `0x${(Number(loaded.number) + 1).toString(16)}`,
+          false,
+        ]),
+      (b) => b !== null,
+    );
+    const t2 = Number(next.timestamp);
+    // Monotonic, one block time on (2 s; a loaded machine may take longer), not a jump.
+    assert.ok(t2 > t1 && t2 - t1 <= 60, `the next block at ${t2}, the first at ${t1}`);
+  } finally {
+    assert.equal(await node.interrupt(), 0, node.output());
   }
 });

@@ -64,6 +64,15 @@ describe("--policy: deny * at pending on public", () => {
     assert.notEqual(pending.body.result, undefined);
   }
 
+  test("the public default stays: eth_getBlockReceipts at latest is refused on public only", async () => {
+    const refused = await post(node.url, "eth_getBlockReceipts", ["latest"]);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error?.code, -32001);
+    const served = await post(node.dedicatedUrl, "eth_getBlockReceipts", ["latest"]);
+    assert.equal(served.status, 200, JSON.stringify(served.body));
+    assert.ok(Array.isArray(served.body.result));
+  });
+
   test("eth_createAccessList", async () => {
     await check("eth_createAccessList", (tag) => [{ from, to, value: "0x1" }, tag]);
   });

@@ -9,8 +9,19 @@ import { after, before, test } from "node:test";
 import { freePort } from "../../bench/compare/peers.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
-import { BIN, CHAIN_RLP, GENESIS, importFixtureChain, tempDatadir } from "../utils/fixtures.ts";
+import { dirContents } from "../utils/dirContents.ts";
+import {
+  BIN,
+  CHAIN_RLP,
+  call,
+  GENESIS,
+  importFixtureChain,
+  tempDatadir,
+} from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
+import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { within } from "../utils/within.ts";
 
 type Run = { child: ChildProcess; out: () => string; err: () => string };
 
@@ -206,9 +217,32 @@ test("a replica started on another chain's datadir is refused in one line", asyn
     flashblockIntervalMs: 100,
     nats: { servers: [nats.url], streams: { ...DEFAULT_STREAMS, prefix: "other" } },
   });
-  // Another chain's archive: a dev chain with another chain id.
+  // Another chain's archive: a replica's of a dev chain with another chain id (a dev chain's own
+  // datadir is refused before its chain is looked at: the test below).
   const datadir = tempDatadir("roles-other-chain");
-  const other = await startTestDevNode({ datadir, chainId: 999n });
+  const otherStreams = { ...DEFAULT_STREAMS, prefix: "other999" };
+  const other = await startTestDevNode({
+    chainId: 999n,
+    blockTimeMs: 300,
+    flashblockIntervalMs: 100,
+    nats: { servers: [nats.url], streams: otherStreams },
+  });
+  const otherReplica = await startReplicaNode({
+    datadir,
+    nats: [nats.url],
+    streams: otherStreams,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 100,
+    safeDepth: 0,
+    finalizedDepth: 0,
+    maxLagBlocks: 10,
+  });
+  await pollUntil(
+    async () => Number(await call(otherReplica.url, "eth_blockNumber")),
+    (n) => n >= 1,
+  );
+  await otherReplica.close();
   await other.close();
   const r = run([
     "replica",
@@ -229,6 +263,32 @@ test("a replica started on another chain's datadir is refused in one line", asyn
   } finally {
     await dev.close();
   }
+});
+
+test("a replica on a dev sequencer's datadir is refused in one line, nothing written", async () => {
+  const datadir = tempDatadir("roles-replica-on-dev");
+  const dev = await startTestDevNode({ datadir, blockTimeMs: 200, flashblockIntervalMs: 100 });
+  await pollUntil(
+    async () => Number(await call(dev.url, "eth_blockNumber")),
+    (n) => n >= 2,
+  );
+  await dev.close();
+  const before = dirContents(datadir);
+  // NATS out of reach, as in the report: the refusal does not wait for it.
+  const r = run(["replica", "--nats", await silentNats(), "--datadir", datadir, ...common]);
+  const exit = once(r.child, "exit") as Promise<[number | null]>;
+  // A replica that took the datadir keeps running: it is killed, not left behind.
+  const [code] = await within(exit, "the replica's exit", 60_000).finally(() =>
+    r.child.kill("SIGKILL"),
+  );
+  assert.notEqual(code, 0, r.out());
+  const lines = r.err().trim().split("\n");
+  assert.equal(lines.length, 1, r.err());
+  assert.match(
+    lines[0]!,
+    /^flashnode: .* holds a chain a dev sequencer writes, not one replicated/,
+  );
+  assert.deepEqual(dirContents(datadir), before, "the datadir is as it was");
 });
 
 test("an import into another chain's datadir is refused in one line", async () => {

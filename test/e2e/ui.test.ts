@@ -2,8 +2,8 @@
 // and goes live over the WebSocket; a transaction sent through viem shows up pre-confirmed (the
 // pending list, the node's latency figure on the chart, the lookup with its times), then in a
 // sealed block; a node restart shows the disconnected state, and the page recovers on its own.
-// Screenshots go to a temp dir (printed as diagnostics). On `serve`, which has no WebSocket, the
-// page polls over HTTP.
+// Screenshots go to a temp dir (printed as diagnostics). On `serve`, whose archive does not change
+// (its WebSocket notifies nothing), the page polls.
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -153,7 +153,7 @@ test("the live page follows a dev node: pre-confirmation, seal, restart", async 
   }
 });
 
-test("on `flashnode serve` (no WebSocket) the page polls over HTTP and shows the archive", async () => {
+test("on `flashnode serve` (nothing to notify) the page polls and shows the archive", async () => {
   const server = await startArchiveServer({
     datadir: importFixtureChain("ui-serve"),
     frontend: testFrontendOptions(),
@@ -176,7 +176,7 @@ test("on `flashnode serve` (no WebSocket) the page polls over HTTP and shows the
     assert.equal(await page.textContent("#head"), `#${number}`);
     // Nothing live to show: the flashblock sections are hidden, and the banner says why.
     await page.waitForSelector("#building", { state: "hidden", ...WAIT });
-    assert.match((await page.textContent("#banner")) ?? "", /no WebSocket/);
+    assert.match((await page.textContent("#banner")) ?? "", /an archive that does not change/);
   } finally {
     await browser?.close();
     await server.close();

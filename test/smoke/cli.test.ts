@@ -42,9 +42,12 @@ test("the CLI runs dist/, built from these sources (npm ci, npm start and npm te
 test(`the CLI's help and version (Node ${process.versions.node})`, () => {
   const help = spawnSync(process.execPath, [BIN, "--help"], { encoding: "utf8" });
   assert.equal(help.status, 0, help.stderr);
-  assert.match(help.stdout, /flashnode dev +\[flags\]/);
-  assert.match(help.stdout, /--hardfork/);
+  assert.match(help.stdout, /^ {2}dev +a local chain/m);
   assert.equal(help.stderr, "", "no warning on stderr");
+  const dev = spawnSync(process.execPath, [BIN, "dev", "--help"], { encoding: "utf8" });
+  assert.match(dev.stdout, /^flashnode dev \[flags\]/);
+  assert.match(dev.stdout, /--hardfork/);
+  assert.equal(dev.stderr, "", "no warning on stderr");
   const version = spawnSync(process.execPath, [BIN, "--version"], { encoding: "utf8" });
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")) as { version: string };
   assert.equal(version.stdout.trim(), pkg.version);

@@ -3,6 +3,8 @@
 // fsyncs off this thread); this thread applies the flashblock stream with the sequencer's rules
 // (src/replica/updateFollower.ts) and publishes it, so flashblocks are never held up behind a
 // block write. Transactions go to the sequencer over NATS.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
 import type {
@@ -14,6 +16,9 @@ import { openNatsLink } from "../../replica/natsLink.ts";
 import { type StreamOptions, streamNames } from "../../replica/streams.ts";
 import { forwardingTarget } from "../../replica/txForwarding.ts";
 import { followUpdates, type UpdateFollower } from "../../replica/updateFollower.ts";
+import { openKvEnv } from "../../store/lmdb.ts";
+import { archiveProducer } from "../../store/producer.ts";
+import { unlessAborted } from "../../util/abort.ts";
 import { RemoteError } from "../../util/channel.ts";
 import { startWorkerChannel } from "../../util/tsWorker.ts";
 import type { ChainSource } from "../plan.ts";
@@ -32,7 +37,10 @@ export async function startJetStreamSource(args: {
   readonly publish: (u: ChainUpdate) => void;
   /** The source cannot go on (its stream carries another chain). */
   readonly onFatal: (e: Error) => void;
+  /** Aborted: the start gives up (a new archive waits for NATS to give it the chain's config). */
+  readonly stop?: AbortSignal;
 }): Promise<ChainSource & { readonly archive: Archive }> {
+  await refuseOthersDatadir(args.datadir);
   const log = args.logger.child({ module: "replica" });
   const names = streamNames(args.streams.prefix);
   const link = openNatsLink(args.servers, "flashnode-replica", log);
@@ -92,7 +100,7 @@ export async function startJetStreamSource(args: {
     await archive?.kv.close();
   };
   try {
-    await haveConfig;
+    await unlessAborted(haveConfig, args.stop);
     const opened = openArchive(args.datadir, false);
     archive = opened;
     updates = followUpdates({
@@ -118,5 +126,25 @@ export async function startJetStreamSource(args: {
   } catch (e) {
     await close();
     throw e;
+  }
+}
+
+/** A replica's archive copies its sequencer's blocks: the datadir of a dev sequencer is not one. */
+export class ReplicaDatadirError extends Error {
+  readonly code = "REPLICA_DATADIR";
+}
+
+/** Refuses, before anything is written, a datadir whose blocks a sequencer writes. */
+async function refuseOthersDatadir(datadir: string): Promise<void> {
+  if (!existsSync(join(datadir, "archive"))) return;
+  const env = openKvEnv(datadir, { readOnly: true });
+  try {
+    const producer = archiveProducer(env);
+    if (producer !== undefined && producer !== "replica")
+      throw new ReplicaDatadirError(
+        `${datadir} holds a chain a dev sequencer writes, not one replicated: use another --datadir for the replica`,
+      );
+  } finally {
+    await env.close();
   }
 }

@@ -65,6 +65,7 @@ export async function startSequencerSource(args: {
       datadir: args.datadir,
       ...(genesis === undefined ? {} : { genesis }),
       genesisGiven: chain.genesis !== undefined,
+      chainIdGiven: chain.chainIdGiven === true,
       newChain: {
         chainId: chain.chainId,
         fork: chain.fork,

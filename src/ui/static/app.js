@@ -236,7 +236,7 @@ async function load(l) {
     l.call("eth_getBlockByNumber", ["pending", true]),
   ]);
   $("chain-id").textContent = String(hexNumber(chainId));
-  $("endpoint").textContent = `${origin.host} (${l.state === "live" ? "WebSocket" : "HTTP"})`;
+  $("endpoint").textContent = `${origin.host} (${l.ws !== undefined ? "WebSocket" : "HTTP"})`;
   if (s.head === undefined || hexNumber(latest.number) > s.head.number) onHeadLoaded(latest);
   const pendingNumber = hexNumber(pending?.number);
   if (pendingNumber !== undefined && pendingNumber > s.head.number && s.pending === undefined) {

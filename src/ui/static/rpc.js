@@ -1,6 +1,7 @@
 // The page's link to the node: JSON-RPC over the node's WebSocket (with eth_subscribe), or over
-// HTTP POST when the node has no WebSocket (`flashnode serve`). It reconnects by itself when the
-// node goes away (a restart) and says so through `onState`.
+// HTTP POST when the node has no WebSocket. A node with nothing to notify (`flashnode serve`: an
+// archive that does not change) is polled. It reconnects by itself when the node goes away (a
+// restart) and says so through `onState`.
 
 const CALL_TIMEOUT_MS = 10_000;
 /** A connection that answers nothing for this long is treated as dead (closed and reopened). */
@@ -16,7 +17,8 @@ export class RpcError extends Error {
 }
 
 /**
- * States: "connecting", "live" (WebSocket), "polling" (HTTP only), "disconnected".
+ * States: "connecting", "live" (WebSocket), "polling" (no notifications: WebSocket calls, or HTTP),
+ * "disconnected".
  * `onConnect(link)` runs after every (re)connection: load state and subscribe there.
  */
 export class NodeLink {
@@ -212,10 +214,20 @@ export class NodeLink {
     }
   }
 
-  /** eth_subscribe over the WebSocket; false when there is none (HTTP polling). */
+  /**
+   * eth_subscribe over the WebSocket; false when there is none, or when the node notifies
+   * nothing (an archive that does not change): the page then polls.
+   */
   async subscribe(kind, handler) {
     if (this.state !== "live") return false;
-    const id = await this.call("eth_subscribe", [kind]);
+    let id;
+    try {
+      id = await this.call("eth_subscribe", [kind]);
+    } catch (e) {
+      if (!(e instanceof RpcError) || !/^notifications not supported/.test(e.message)) throw e;
+      this.setState("polling");
+      return false;
+    }
     this.subscriptions.set(id, handler);
     return true;
   }

@@ -191,11 +191,11 @@ export function renderState(state, detail) {
     conn.textContent = "live";
     banner.hidden = true;
   } else if (state === "polling") {
-    conn.textContent = "connected (HTTP)";
+    conn.textContent = "connected (polling)";
     banner.hidden = false;
     banner.className = "banner info";
     banner.textContent =
-      "This node has no WebSocket (an archive served by `flashnode serve`): the page polls it over HTTP, and there are no flashblocks to show.";
+      "This node serves an archive that does not change (`flashnode serve`): the page polls it, and there are no flashblocks to show.";
   } else if (state === "connecting") {
     conn.textContent = "connecting…";
     banner.hidden = true;
