@@ -58,12 +58,13 @@ function mix(h: number, b: Uint8Array, i: number): number {
   return (x << 15) | (x >>> 17);
 }
 
+/** Mixed, then cut to 30 bits: a small integer to V8, never a boxed number. */
 function finish(h: number): number {
   let x = h ^ (h >>> 16);
   x = Math.imul(x, 0x85ebca6b);
   x ^= x >>> 13;
   x = Math.imul(x, 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
+  return (x ^ (x >>> 16)) & 0x3fff_ffff;
 }
 
 /** A key's hash: `length` bytes (a multiple of 4) of `b` from `at`, after `seed`. */
@@ -127,6 +128,11 @@ export function readWord(view: DataView, at: number): bigint {
 
 /** Writes a value below 2^256 as a 32-byte big-endian word into zeroed memory. */
 export function writeWord(view: DataView, at: number, value: bigint): void {
+  // Nonces and balances fit in 64 bits: one write, no intermediate bigints.
+  if (value < 0x1_0000_0000_0000_0000n) {
+    view.setBigUint64(at + 24, value);
+    return;
+  }
   let v = value;
   for (let i = 24; i >= 0 && v !== 0n; i -= 8) {
     view.setBigUint64(at + i, BigInt.asUintN(64, v));

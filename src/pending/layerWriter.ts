@@ -57,7 +57,7 @@ export function encodeLayer(diff: StateDiff): StateLayer | undefined {
   let codeBytes = 0;
   for (const [, c] of code) codeBytes += c.length;
   const w = new LayerWriter({
-    addresses: accounts.length + storage.length + wiped.length,
+    addresses: accounts.length + wiped.length + addressRuns(storage),
     slots: storage.length,
     codes: code.length,
     codeBytes,
@@ -68,6 +68,22 @@ export function encodeLayer(diff: StateDiff): StateLayer | undefined {
   for (const [address, slot, value] of storage) w.slot(address, word(slot), value);
   for (const [hash, c] of code) w.code(hash, 0, codeKeyHash(hash), c, 0, c.length);
   return w.finish();
+}
+
+/** How many runs of one address the slots make: at least the addresses they write. */
+function addressRuns(storage: StateDiff["storage"]): number {
+  let runs = 0;
+  let last: Uint8Array | undefined;
+  for (const [address] of storage) {
+    if (last === undefined || (address !== last && !same(address, 0, last, 0, 20))) runs++;
+    last = address;
+  }
+  return runs;
+}
+
+/** Copies `length` bytes: small keys and values copy faster by hand than through subarray(). */
+function copy(to: Uint8Array, at: number, from: Uint8Array, start: number, length: number) {
+  for (let i = 0; i < length; i++) to[at + i] = from[start + i]!;
 }
 
 /**
@@ -184,7 +200,7 @@ class LayerWriter {
     for (let e = table[i]!; e !== 0; i = (i + 1) & mask, e = table[i]!)
       if (this.words[(e + A_HASH) >> 2] === h && same(this.bytes, e, key, at, 20)) return e;
     const e = this.words[H_ADDRESS_ENTRIES]! + this.addresses++ * ADDRESS_ENTRY;
-    this.bytes.set(key.subarray(at, at + 20), e);
+    copy(this.bytes, e, key, at, 20);
     this.words[(e + A_HASH) >> 2] = h;
     table[i] = e;
     return e;
@@ -201,7 +217,9 @@ class LayerWriter {
   /** Sets an account (a later one of the same address replaces it). */
   account(address: Uint8Array, account: AccountRecord | undefined): void {
     const e = this.address(address, 0, addressHash(address));
-    this.bytes.fill(0, e + A_NONCE, e + ADDRESS_ENTRY);
+    // New entries are zeroed memory; one set before is cleared.
+    if ((this.bytes[e + A_FLAGS]! & SETS_ACCOUNT) !== 0)
+      this.bytes.fill(0, e + A_NONCE, e + ADDRESS_ENTRY);
     const others = this.bytes[e + A_FLAGS]! & ~ACCOUNT_BITS;
     if (account === undefined) {
       this.bytes[e + A_FLAGS] = others | SETS_ACCOUNT | DELETED;
@@ -210,7 +228,7 @@ class LayerWriter {
     writeWord(this.view, e + A_NONCE, account.nonce);
     writeWord(this.view, e + A_BALANCE, account.balance);
     const codeHash = account.codeHash;
-    if (codeHash !== undefined) this.bytes.set(codeHash, e + A_CODE_HASH);
+    if (codeHash !== undefined) copy(this.bytes, e + A_CODE_HASH, codeHash, 0, 32);
     this.bytes[e + A_FLAGS] = others | SETS_ACCOUNT | (codeHash === undefined ? 0 : HAS_CODE);
   }
 
@@ -228,16 +246,19 @@ class LayerWriter {
     const e = this.slotEntry(address, 0, slot, 0, slotHash(ah, slot));
     let from = 0;
     while (from < value.length && value[from] === 0) from++;
-    if (value.length - from > 32) throw new RangeError(`a storage value of ${value.length} bytes`);
-    this.bytes.fill(0, e + S_LENGTH, e + SLOT_ENTRY);
-    this.bytes[e + S_LENGTH] = value.length - from;
-    this.bytes.set(value.subarray(from), e + S_VALUE);
+    const length = value.length - from;
+    if (length > 32) throw new RangeError(`a storage value of ${value.length} bytes`);
+    // A slot written twice: the first value's tail is cleared.
+    const before = this.bytes[e + S_LENGTH]!;
+    if (before > length) this.bytes.fill(0, e + S_VALUE + length, e + S_VALUE + before);
+    this.bytes[e + S_LENGTH] = length;
+    copy(this.bytes, e + S_VALUE, value, from, length);
   }
 
   /** Copies another layer's slot entry whole (key hash `h`). */
   copySlot(from: Uint8Array, e: number, h: number): void {
     const at = this.slotEntry(from, e, from, e + S_SLOT, h);
-    this.bytes.set(from.subarray(e + S_LENGTH, e + SLOT_ENTRY), at + S_LENGTH);
+    copy(this.bytes, at + S_LENGTH, from, e + S_LENGTH, 1 + from[e + S_LENGTH]!);
   }
 
   private slotEntry(a: Uint8Array, aAt: number, s: Uint8Array, sAt: number, h: number): number {
@@ -252,8 +273,8 @@ class LayerWriter {
       )
         return e;
     const e = this.words[H_SLOT_ENTRIES]! + this.slots++ * SLOT_ENTRY;
-    this.bytes.set(a.subarray(aAt, aAt + 20), e);
-    this.bytes.set(s.subarray(sAt, sAt + 32), e + S_SLOT);
+    copy(this.bytes, e, a, aAt, 20);
+    copy(this.bytes, e + S_SLOT, s, sAt, 32);
     this.words[(e + S_HASH) >> 2] = h;
     table[i] = e;
     return e;
@@ -267,7 +288,7 @@ class LayerWriter {
     for (let e = table[i]!; e !== 0; i = (i + 1) & mask, e = table[i]!)
       if (this.words[(e + C_HASH) >> 2] === h && same(this.bytes, e, key, at, 32)) return;
     const e = this.codeEnd;
-    this.bytes.set(key.subarray(at, at + 32), e);
+    copy(this.bytes, e, key, at, 32);
     this.words[(e + C_HASH) >> 2] = h;
     this.view.setUint32(e + C_LENGTH, length, true);
     this.bytes.set(code.subarray(from, from + length), e + C_CODE);

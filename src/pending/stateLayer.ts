@@ -147,7 +147,12 @@ export class StateLayer {
   /** A slot entry's value, leading zeros trimmed (empty: zero), in memory of its own. */
   slotValue(entry: number): Uint8Array {
     const length = this.bytes[entry + S_LENGTH]!;
-    return length === 0 ? EMPTY : this.bytes.slice(entry + S_VALUE, entry + S_VALUE + length);
+    if (length === 0) return EMPTY;
+    // By hand: quicker than slice() for a word.
+    const out = new Uint8Array(length);
+    const from = entry + S_VALUE;
+    for (let i = 0; i < length; i++) out[i] = this.bytes[from + i]!;
+    return out;
   }
 
   /** The entry of the code of hash `codeHash` (key hash `h`); 0 when none. */
