@@ -19,7 +19,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { deserialize, serialize } from "node:v8";
 import { encodeUpdates } from "../src/node/readerProtocol.ts";
-import { MAX_LAYERS } from "../src/pending/layerStack.ts";
+import { LayerStack, MAX_LAYERS } from "../src/pending/layerStack.ts";
+import { encodeLayer } from "../src/pending/layerWriter.ts";
 import {
   applyFlashblock,
   type PendingBlock,
@@ -294,7 +295,10 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(" ")}`,
   );
-  for (const k of values.k.split(",").map(Number)) {
+  for (const k of values.k
+    .split(",")
+    .filter((x) => x !== "")
+    .map(Number)) {
     const w = workload({ k, flashblocks: FLASHBLOCKS });
     const count = Math.max(2, Math.round(200 / k));
     const blocks = blocksOf(w, count);
@@ -308,6 +312,23 @@ async function main(): Promise<void> {
       const row = IMPLS.map((impl) => fmt(measure(units, () => void run(impl, fresh(blocks)))));
       console.log(`  ${name.padEnd(18)} µs per flashblock: copying ${row[0]}   layered ${row[1]}`);
     }
+    // Crossing to a reader process: what is serialized and deserialized per flashblock.
+    const crossing = IMPLS.map((impl) =>
+      fmt(
+        measure(units, () => {
+          for (const b of fresh(blocks))
+            for (const u of b)
+              deserialize(
+                impl === "copying"
+                  ? serialize({ updates: [u], sentAt: 0 })
+                  : encodeUpdates({ updates: [withLaidOutDiffs(u)], sentAt: 0 }),
+              );
+        }),
+      ),
+    );
+    console.log(
+      `  to a reader        µs per flashblock, serialized + deserialized once: copying ${crossing[0]}   layered ${crossing[1]}`,
+    );
     // The block's last flashblock alone: the copying block pays for the block so far.
     const last = IMPLS.map((impl) => {
       const runs = Array.from({ length: REPEATS }, () => {
@@ -347,6 +368,55 @@ async function main(): Promise<void> {
   const row = IMPLS.map((impl) => fmt(measure(units, () => void applyAll(impl, fresh(blocks)))));
   console.log(`  apply              µs per flashblock: copying ${row[0]}   layered ${row[1]}`);
   readCosts(long, MAX_LAYERS * 6, 10);
+  depthSweep(long, blocks);
+}
+
+/** The bound on layers: what a long block's flashblocks and reads cost under each. */
+function depthSweep(w: Workload, blocks: readonly FlashblockUpdate[][]): void {
+  console.log("  the bound on layers (layered only; µs per flashblock, µs per read):");
+  const diffs = blocks.map((b) => b.map(diffOf));
+  const reads: Array<[string, (s: LayerStack) => void, number]> = [
+    [
+      "slot written",
+      (s) => {
+        for (const [a, k] of w.touched.slots) s.storage(a, k);
+      },
+      w.touched.slots.length,
+    ],
+    [
+      "slot not written",
+      (s) => {
+        for (const [a, k] of w.untouched.slots) s.storage(a, k);
+      },
+      w.untouched.slots.length,
+    ],
+    [
+      "account not written",
+      (s) => {
+        for (const a of w.untouched.accounts) s.account(a);
+      },
+      w.untouched.accounts.length,
+    ],
+  ];
+  for (const max of [4, 8, 16, 32, 64, 128]) {
+    let last = LayerStack.EMPTY;
+    const apply = measure(diffs.flat().length, () => {
+      for (const b of diffs) {
+        let s = LayerStack.EMPTY;
+        for (const d of b) s = s.with(encodeLayer(d), max);
+        last = s;
+      }
+    });
+    const cells = reads.map(([name, read, count]) => {
+      const m = measure(count * 20, () => {
+        for (let i = 0; i < 20; i++) read(last);
+      });
+      return `${name} ${m.med.toFixed(2)}`;
+    });
+    console.log(
+      `    at most ${String(max).padStart(3)} (${String(last.layers.length).padStart(3)} layers): apply ${apply.med.toFixed(1).padStart(7)}; ${cells.join(", ")}`,
+    );
+  }
 }
 
 await main();

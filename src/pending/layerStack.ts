@@ -50,11 +50,14 @@ export class LayerStack {
     return this.layers.map((l) => l.buffer);
   }
 
-  /** This stack with `layer` on top (itself when there is none); merges past MAX_LAYERS. */
-  with(layer: StateLayer | undefined): LayerStack {
+  /**
+   * This stack with `layer` on top (itself when there is none); past `maxLayers` two adjacent
+   * layers merge (another bound than MAX_LAYERS: bench/pendingLayers.ts compares them).
+   */
+  with(layer: StateLayer | undefined, maxLayers = MAX_LAYERS): LayerStack {
     if (layer === undefined) return this;
     const layers = [layer, ...this.layers];
-    if (layers.length > MAX_LAYERS) {
+    if (layers.length > maxLayers) {
       // Merging the adjacent pair of least size keeps each merge's cost near the new layers'.
       let best = 0;
       for (let i = 1; i + 1 < layers.length; i++)
