@@ -80,6 +80,21 @@ describe("the pending block as layers", () => {
     assert.deepEqual(s.storage(B, slot(1)), PARENT_VALUE);
   });
 
+  test("a flashblock adds one layer: the older ones are the previous snapshot's, not copies", () => {
+    const s1 = build([
+      flashblock(5, 0, diff({ accounts: [[A, account(1n)]] }), [sentTransaction(1)]),
+      flashblock(5, 1, diff({ storage: [[A, slot(1), Uint8Array.of(1)]] }), [sentTransaction(2)]),
+    ]);
+    const u = flashblock(5, 2, diff({ accounts: [[B, account(2n)]] }), [sentTransaction(3)]);
+    const s2 = applyFlashblock(s1, u);
+    assert.equal(s2.state.layers.length, 3);
+    assert.equal(s2.state.layers[0], layerOf(u));
+    s1.state.layers.forEach((layer, i) => assert.equal(s2.state.layers[i + 1], layer));
+    // The new layer holds the flashblock's own writes only.
+    assert.equal(s2.state.layers[0]!.addressCount, 1);
+    assert.equal(s2.state.layers[0]!.slotCount, 0);
+  });
+
   test("a removed account reads as none, not as the parent's", () => {
     const p = build([
       flashblock(5, 0, diff({ accounts: [[A, account(1n)]] })),
