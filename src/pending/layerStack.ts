@@ -1,8 +1,8 @@
 // The pre-confirmed block's state: its flashblocks' layers, newest first, each immutable. A read
 // looks through them newest to oldest (the caller reads the parent's state after them); a new
-// flashblock adds one layer, so applying it costs its own size, never the block's. The depth is
-// bounded: past MAX_LAYERS the two adjacent layers that are cheapest to merge become one, so a
-// long block's reads stay within a fixed number of probes and its merges cost O(n log n).
+// flashblock adds one layer, so applying it costs its own size, never the block's. A long block's
+// older layers are merged (nextMerge): a read probes at most MAX_LAYERS layers, and an entry is
+// copied O(log n) times in all.
 import type { AccountRecord } from "../chain/types.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import {
@@ -17,7 +17,7 @@ import {
 import { mergeLayers } from "./layerWriter.ts";
 import { StateLayer } from "./stateLayer.ts";
 
-/** Past this many layers, two adjacent ones are merged (measured: bench/pendingLayers.ts). */
+/** The most layers a read probes (measured against others: bench/pendingLayers.ts). */
 export const MAX_LAYERS = 16;
 
 /** What a read finds when no layer wrote the key: the parent's state answers. */
@@ -51,18 +51,19 @@ export class LayerStack {
   }
 
   /**
-   * This stack with `layer` on top (itself when there is none); past `maxLayers` two adjacent
-   * layers merge (another bound than MAX_LAYERS: bench/pendingLayers.ts compares them).
+   * This stack with `layer` on top (itself when there is none), merged as `nextMerge` says
+   * (`maxLayers`: another bound, for bench/pendingLayers.ts to compare).
    */
   with(layer: StateLayer | undefined, maxLayers = MAX_LAYERS): LayerStack {
     if (layer === undefined) return this;
     const layers = [layer, ...this.layers];
-    if (layers.length > maxLayers) {
-      // Merging the adjacent pair of least size keeps each merge's cost near the new layers'.
-      let best = 0;
-      for (let i = 1; i + 1 < layers.length; i++)
-        if (size(layers, i) < size(layers, best)) best = i;
-      layers.splice(best, 2, mergeLayers(layers[best]!, layers[best + 1]!));
+    for (;;) {
+      const i = nextMerge(
+        layers.map((l) => l.byteLength),
+        maxLayers,
+      );
+      if (i === undefined) break;
+      layers.splice(i, 2, mergeLayers(layers[i]!, layers[i + 1]!));
     }
     return new LayerStack(layers);
   }
@@ -150,6 +151,20 @@ export class LayerStack {
   }
 }
 
-function size(layers: readonly StateLayer[], i: number): number {
-  return layers[i]!.byteLength + layers[i + 1]!.byteLength;
+/**
+ * Which adjacent layers to merge next (`i` and `i + 1`, by their sizes, newest first), if any.
+ * The newest `maxLayers - 6` are kept as they came: a Base block (flashblock 0 and 10 more)
+ * never merges. Older ones are kept as a binary counter, each more than twice the size of the
+ * one before it, so an entry is copied O(log n) times however the block's flashblocks vary
+ * (a burst, then a trickle), and they are O(log n) layers. Past `maxLayers`, the adjacent pair
+ * of least size merges.
+ */
+export function nextMerge(sizes: readonly number[], maxLayers: number): number | undefined {
+  const young = Math.max(1, maxLayers - 6);
+  if (young + 1 < sizes.length && sizes[young]! * 2 > sizes[young + 1]!) return young;
+  if (sizes.length <= maxLayers) return undefined;
+  let best = 0;
+  for (let i = 1; i + 1 < sizes.length; i++)
+    if (sizes[i]! + sizes[i + 1]! < sizes[best]! + sizes[best + 1]!) best = i;
+  return best;
 }

@@ -9,7 +9,7 @@ import {
   sentTransaction,
 } from "../../test/utils/flashblockDiffs.ts";
 import type { AccountRecord } from "../chain/types.ts";
-import { LayerStack, MAX_LAYERS } from "./layerStack.ts";
+import { LayerStack, MAX_LAYERS, nextMerge } from "./layerStack.ts";
 import { encodeLayer } from "./layerWriter.ts";
 import {
   applyFlashblock,
@@ -222,6 +222,40 @@ describe("the pending block as layers", () => {
     }
     assert.equal(p!.transactionCount, n);
     assert.equal(p!.transactionIndex(sentTransaction(n - 1).transaction.hash), n - 1);
+  });
+
+  test("merging: a Base block never merges; a long one copies each entry O(log n) times", () => {
+    /** Bytes copied by merges per byte laid out, and the deepest the stack got. */
+    const run = (sizes: readonly number[]) => {
+      let stack: number[] = [];
+      let copied = 0;
+      let deepest = 0;
+      for (const size of sizes) {
+        stack = [size, ...stack];
+        for (
+          let i = nextMerge(stack, MAX_LAYERS);
+          i !== undefined;
+          i = nextMerge(stack, MAX_LAYERS)
+        ) {
+          copied += stack[i]! + stack[i + 1]!;
+          stack.splice(i, 2, stack[i]! + stack[i + 1]!);
+        }
+        deepest = Math.max(deepest, stack.length);
+      }
+      return { copied: copied / sizes.reduce((a, b) => a + b, 0), deepest };
+    };
+    assert.deepEqual(run(Array(11).fill(100)), { copied: 0, deepest: 11 });
+    for (const [name, sizes, most] of [
+      ["300 equal flashblocks", Array(300).fill(100), 8],
+      ["3000 equal flashblocks", Array(3000).fill(100), 12],
+      // A burst, then a trickle: each small one must not pay for the big ones.
+      ["a burst, then 3000 small ones", [...Array(16).fill(100_000), ...Array(3000).fill(10)], 6],
+      ["growing flashblocks", Array.from({ length: 1000 }, (_, i) => 10 + i), 12],
+    ] as const) {
+      const { copied, deepest } = run(sizes);
+      assert.ok(deepest <= MAX_LAYERS, `${name}: ${deepest} layers`);
+      assert.ok(copied < most, `${name}: each byte copied ${copied.toFixed(1)} times`);
+    }
   });
 
   test("accounts keep every field: large balances, nonces, code hashes", () => {
