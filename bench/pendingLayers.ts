@@ -21,20 +21,24 @@ import { deserialize, serialize } from "node:v8";
 import { encodeUpdates } from "../src/node/readerProtocol.ts";
 import { LayerStack, MAX_LAYERS } from "../src/pending/layerStack.ts";
 import { encodeLayer } from "../src/pending/layerWriter.ts";
-import {
-  applyFlashblock,
-  type PendingBlock,
-  sharedSnapshot,
-  shareSnapshot,
-} from "../src/pending/pendingBlock.ts";
+import { applyFlashblock, type PendingBlock } from "../src/pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../src/pending/pendingState.ts";
-import type { FlashblockUpdate, StateDiff } from "../src/pending/types.ts";
+import type { FlashblockUpdate } from "../src/pending/types.ts";
 import { withLaidOutDiffs } from "../src/pending/updateLayers.ts";
 import {
   applyFlashblockByCopy,
   type CopiedPendingBlock,
   CopyingOverlay,
 } from "../test/utils/copyingPending.ts";
+import {
+  applyAll,
+  diffOf,
+  fresh,
+  IMPLS,
+  type Impl,
+  nodeAll,
+  processAll,
+} from "./lib/pendingPaths.ts";
 import { type Workload, workload } from "./lib/pendingWorkload.ts";
 
 const { values } = parseArgs({
@@ -55,89 +59,6 @@ const PARENT: StateView = {
   code: () => undefined,
 };
 
-type Impl = "copying" | "layered";
-const IMPLS: readonly Impl[] = ["copying", "layered"];
-
-/** Fresh update objects: the layered block lays a diff out once per object (updateLayers.ts). */
-const fresh = (blocks: readonly FlashblockUpdate[][]) =>
-  blocks.map((b) => b.map((u) => ({ ...u })));
-const diffOf = (u: FlashblockUpdate) => u.diff as StateDiff;
-
-/** Every flashblock of `blocks` applied; what each step costs is `step`'s. */
-function applyAll(impl: Impl, blocks: readonly FlashblockUpdate[][]): unknown {
-  let last: unknown;
-  if (impl === "copying") {
-    let p: CopiedPendingBlock | undefined;
-    for (const b of blocks)
-      for (const u of b) p = applyFlashblockByCopy(p, { ...u, diff: diffOf(u) });
-    last = p;
-  } else {
-    let p: PendingBlock | undefined;
-    for (const b of blocks) for (const u of b) p = applyFlashblock(p, u);
-    last = p;
-  }
-  return last;
-}
-
-/** One process's cost per flashblock: the RPC thread's snapshot, the crossing, the worker's. */
-function processAll(impl: Impl, blocks: readonly FlashblockUpdate[][]): void {
-  if (impl === "copying") {
-    let rpc: CopiedPendingBlock | undefined;
-    let worker: CopiedPendingBlock | undefined;
-    for (const b of blocks)
-      for (const u of b) {
-        rpc = applyFlashblockByCopy(rpc, { ...u, diff: diffOf(u) });
-        const crossed = structuredClone(u);
-        worker = applyFlashblockByCopy(worker, { ...crossed, diff: diffOf(crossed) });
-      }
-    return;
-  }
-  let rpc: PendingBlock | undefined;
-  for (const b of blocks)
-    for (const u of b) {
-      rpc = applyFlashblock(rpc, u);
-      sharedSnapshot(structuredClone(shareSnapshot(rpc)));
-    }
-}
-
-/** A node's cost per flashblock with READERS reader processes (each as `processAll`). */
-function nodeAll(impl: Impl, blocks: readonly FlashblockUpdate[][]): void {
-  const envelope = (body: unknown) => ({ fn: 1, t: "evt", kind: "updates", body });
-  if (impl === "copying") {
-    let primary: CopiedPendingBlock | undefined;
-    const readers: Array<{ rpc?: CopiedPendingBlock; worker?: CopiedPendingBlock }> = Array.from(
-      { length: READERS },
-      () => ({}),
-    );
-    for (const b of blocks)
-      for (const u of b) {
-        primary = applyFlashblockByCopy(primary, { ...u, diff: diffOf(u) });
-        for (const r of readers) {
-          // Cluster IPC serializes the message once per reader.
-          const got = deserialize(serialize(envelope({ updates: [u], sentAt: 0 }))).body
-            .updates[0] as FlashblockUpdate;
-          r.rpc = applyFlashblockByCopy(r.rpc, { ...got, diff: diffOf(got) });
-          const crossed = structuredClone(got);
-          r.worker = applyFlashblockByCopy(r.worker, { ...crossed, diff: diffOf(crossed) });
-        }
-      }
-    return;
-  }
-  let primary: PendingBlock | undefined;
-  const readers: Array<{ rpc?: PendingBlock }> = Array.from({ length: READERS }, () => ({}));
-  for (const b of blocks)
-    for (const u of b) {
-      primary = applyFlashblock(primary, u);
-      const message = encodeUpdates({ updates: [withLaidOutDiffs(u)], sentAt: 0 });
-      for (const r of readers) {
-        const bytes = deserialize(serialize(envelope(message))).body as Uint8Array;
-        const got = deserialize(bytes).updates[0] as FlashblockUpdate;
-        r.rpc = applyFlashblock(r.rpc, got);
-        sharedSnapshot(structuredClone(shareSnapshot(r.rpc)));
-      }
-    }
-}
-
 function cpuUs(run: () => void): number {
   const c0 = process.cpuUsage();
   run();
@@ -150,10 +71,9 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** µs per unit: median and min over REPEATS runs (two warm-up runs first). */
-function measure(units: number, run: () => void): { med: number; min: number } {
-  run();
-  run();
+/** µs per unit: median and min over REPEATS runs, after `warm` runs (compiled, settled). */
+function measure(units: number, run: () => void, warm = 2): { med: number; min: number } {
+  for (let i = 0; i < warm; i++) run();
   const xs = Array.from({ length: REPEATS }, () => cpuUs(run) / units);
   return { med: median(xs), min: Math.min(...xs) };
 }
@@ -209,9 +129,13 @@ function readCosts(w: Workload, flashblocks: number, k: number): void {
   for (const [name, read, count] of kinds) {
     const row = IMPLS.map((impl) =>
       fmt(
-        measure(count * 20, () => {
-          for (let i = 0; i < 20; i++) read(views[impl]);
-        }),
+        measure(
+          count * 20,
+          () => {
+            for (let i = 0; i < 20; i++) read(views[impl]);
+          },
+          10,
+        ),
       ),
     );
     console.log(`    ${name.padEnd(22)} copying ${row[0]}   layered ${row[1]}`);
@@ -309,7 +233,9 @@ async function main(): Promise<void> {
       ["process", processAll],
       [`node (${READERS} readers)`, nodeAll],
     ] as const) {
-      const row = IMPLS.map((impl) => fmt(measure(units, () => void run(impl, fresh(blocks)))));
+      const row = IMPLS.map((impl) =>
+        fmt(measure(units, () => void run(impl, fresh(blocks), READERS))),
+      );
       console.log(`  ${name.padEnd(18)} µs per flashblock: copying ${row[0]}   layered ${row[1]}`);
     }
     // Crossing to a reader process: what is serialized and deserialized per flashblock.
@@ -408,9 +334,13 @@ function depthSweep(w: Workload, blocks: readonly FlashblockUpdate[][]): void {
       }
     });
     const cells = reads.map(([name, read, count]) => {
-      const m = measure(count * 20, () => {
-        for (let i = 0; i < 20; i++) read(last);
-      });
+      const m = measure(
+        count * 20,
+        () => {
+          for (let i = 0; i < 20; i++) read(last);
+        },
+        10,
+      );
       return `${name} ${m.med.toFixed(2)}`;
     });
     console.log(
