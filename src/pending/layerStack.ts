@@ -154,7 +154,7 @@ export class LayerStack {
 /**
  * Which adjacent layers to merge next (`i` and `i + 1`, by their sizes, newest first), if any.
  * The newest `maxLayers - 6` are kept as they came: a Base block (flashblock 0 and 10 more)
- * never merges. Older ones are kept as a binary counter, each more than twice the size of the
+ * never merges. Older ones are kept as a binary counter, each at least twice the size of the
  * one before it, so an entry is copied O(log n) times however the block's flashblocks vary
  * (a burst, then a trickle), and they are O(log n) layers. Past `maxLayers`, the adjacent pair
  * of least size merges.
