@@ -3,7 +3,7 @@
 // is replaced: what waited on it fails with the channel's error, later calls go to the new one.
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
-import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import { type PendingSnapshot, shareSnapshot } from "../pending/pendingBlock.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
   AccessListResult,
@@ -19,7 +19,6 @@ import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
 import { parseGoDuration } from "./trace/goDuration.ts";
 
-type Update = FlashblockUpdate | SealedUpdate;
 type CallChannel = Channel<CallWorkerApi, CallParentApi>;
 
 /** Past its own time limit (the EVM's, a trace's), a request this much later means a stuck worker. */
@@ -34,8 +33,8 @@ const worker = new URL("./callWorker.ts", import.meta.url);
 type Started = { readonly channel: CallChannel; readonly thread: Worker };
 
 export class CallClient implements CallService {
-  /** The block being built, from its flashblock 0: what a new worker is sent first. */
-  private current: Update[] = [];
+  /** The pending block as last shared: what a new worker is sent first. */
+  private current: PendingSnapshot | undefined;
   private stopping = false;
   /** The worker, once it is up; until then (and while one is replaced) `starting` says when. */
   private worker: Started | undefined;
@@ -109,8 +108,9 @@ export class CallClient implements CallService {
         return;
       }
       this.worker = { channel, thread };
-      // What arrived while it started: the block being built so far.
-      for (const u of this.current) channel.emit("update", u);
+      // What arrived while it started: the pending block now.
+      if (this.current !== undefined)
+        channel.emit("pending", { snapshot: shareSnapshot(this.current), sealed: true });
       this.watch(channel);
     });
   }
@@ -192,11 +192,13 @@ export class CallClient implements CallService {
     return this.ask("build", request, UNBOUNDED_RUN_MS);
   }
 
-  /** Keeps the worker's pending block in step with the RPC thread's. */
-  forward(update: Update): void {
-    if (update.kind === "sealed" || update.index === 0) this.current = [update];
-    else this.current.push(update);
-    this.worker?.channel.emit("update", update);
+  /**
+   * Keeps the worker's pending block in step with the RPC thread's: the same layers, shared
+   * (each crosses by reference, once laid out); `sealed`: a block was sealed since the last.
+   */
+  share(pending: PendingSnapshot, sealed: boolean): void {
+    this.current = pending;
+    this.worker?.channel.emit("pending", { snapshot: shareSnapshot(pending), sealed });
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 // What the RPC thread and the call worker ask of each other (src/util/channel.ts). Plain data.
 
-import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { SharedPendingSnapshot } from "../pending/pendingBlock.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
 import type {
   AccessListResult,
@@ -53,7 +53,13 @@ export type CallWorkerApi = {
       readonly reply: SimulatedBlock[];
     };
   };
-  readonly events: { readonly update: FlashblockUpdate | SealedUpdate };
+  readonly events: {
+    /**
+     * The pending block now (its layers' shared memory, not a copy); `sealed`: a block was
+     * sealed since the last one (the archive's read snapshot must be refreshed).
+     */
+    readonly pending: { readonly snapshot: SharedPendingSnapshot; readonly sealed: boolean };
+  };
 };
 
 /** What the call worker tells the RPC thread: only that it started. */

@@ -1,10 +1,10 @@
 // The thread that runs eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1,
 // debug_trace* and testing_buildBlockV1, so EVM work never blocks RPC answers. It reads the
-// archive's flat state and keeps its own copy of the pending block.
+// archive's flat state, and the pending block's layers the RPC thread shares with it.
 import { parentPort, workerData } from "node:worker_threads";
 import { decodeHeader } from "../chain/blockView.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
+import { type PendingSnapshot, sharedSnapshot } from "../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../services/callRequest.ts";
 import { forkedStateReader, UpstreamReadNeeded } from "../services/forkedState.ts";
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   if (config === undefined) throw new Error(`no chain in ${datadir}`);
   const spec = await chainSpecFromGenesis(JSON.parse(config));
   const executor = new CallExecutor(spec.common, limits);
-  let pending: PendingBlock | undefined;
+  let pending: PendingSnapshot | undefined;
   const blockHash = (n: number) => store.canonicalHash(n);
 
   function sealedView(number: number): StateView {
@@ -120,13 +120,10 @@ async function main(): Promise<void> {
     };
   }
 
-  channel.on("update", (update) => {
-    if (update.kind === "sealed") {
-      env.refresh();
-      pending = applyFlashblock(undefined, update.next);
-    } else {
-      pending = applyFlashblock(pending, update);
-    }
+  // The RPC thread's pending block, its layers read in place (built there, never here).
+  channel.on("pending", ({ snapshot, sealed }) => {
+    if (sealed) env.refresh();
+    pending = sharedSnapshot(snapshot);
   });
   // A failure that is not the call's own (a bug, a missing block) is still a -32000 answer. A
   // forked chain's read the EVM did not wait for (outside its state manager) runs it again.

@@ -25,7 +25,7 @@ import { headerJson } from "../rpc/format/block.ts";
 import { forEachLog, logJson } from "../rpc/format/receipt.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
-import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
+import { bytesToHex } from "../util/hex.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { SealWaiters } from "./sealWaiters.ts";
 
@@ -91,10 +91,14 @@ export function followerHealth(
 const ZERO32 = new Uint8Array(32);
 
 /**
- * A block's logs (from receipt `fromReceipt` on) as the feed carries them, rendered once;
- * `removed` for those of a block the chain dropped.
+ * A block's logs as the feed carries them, rendered once; `removed` for those of a block the
+ * chain dropped. `from`: the receipts are the block's from that position on.
  */
-function logEvents(block: BlockReceipts, fromReceipt = 0, removed = false): LogEvent[] {
+function logEvents(
+  block: BlockReceipts,
+  removed = false,
+  from?: { readonly transactionIndex: number; readonly logIndex: number },
+): LogEvent[] {
   const logs: LogEvent[] = [];
   forEachLog(
     block,
@@ -106,7 +110,7 @@ function logEvents(block: BlockReceipts, fromReceipt = 0, removed = false): LogE
         json: logJson(log, r, ctx, j, removed),
         ...(removed ? { removed } : {}),
       }),
-    fromReceipt,
+    from,
   );
   return logs;
 }
@@ -116,8 +120,11 @@ export function createChainFollower(deps: {
   readonly store: ChainStore;
   readonly feed: FeedHub;
   readonly decodeHeader: (rlp: Uint8Array) => HeaderView;
-  /** Also told of every update (the call worker's pending view). */
-  readonly forward?: (u: ChainUpdate) => void;
+  /**
+   * Told of the pending block after every update (the call worker's view, which shares its
+   * layers); `sealed`: the update sealed a block.
+   */
+  readonly forward?: (pending: PendingBlock, sealed: boolean) => void;
   /** A sent transaction as a pool renders it (newPendingTransactions with full transactions). */
   readonly renderTransaction?: (raw: Uint8Array, from: Uint8Array) => string;
 }): ChainFollower {
@@ -140,6 +147,7 @@ export function createChainFollower(deps: {
     // view, so head and pending change together.
     kv.refresh();
     pending = applyFlashblock(undefined, u.next);
+    deps.forward?.(pending, true);
     head = u.number;
     seals.sealed(u.number);
     const reverted = u.reverted;
@@ -149,7 +157,7 @@ export function createChainFollower(deps: {
       const removed = [
         ...reverted.blocks,
         ...(reverted.pending === undefined ? [] : [reverted.pending]),
-      ].flatMap((b) => logEvents(b, 0, true));
+      ].flatMap((b) => logEvents(b, true));
       if (removed.length > 0) feed.emitLogs(removed);
     }
     // A block being built that was rebuilt (a new time, a dropped transaction): the head is the
@@ -173,14 +181,20 @@ export function createChainFollower(deps: {
   const emitPreconfirmed = (fb: FlashblockUpdate) => {
     const block = pending;
     if (block === undefined) return;
+    let newLogs = 0;
+    for (const r of fb.receipts) newLogs += r.logs.length;
     const logs = logEvents(
       {
         blockNumber: block.base.number,
         blockHash: ZERO32,
         blockTimestamp: block.base.timestamp,
-        receipts: block.receipts,
+        receipts: fb.receipts,
       },
-      block.receipts.length - fb.receipts.length,
+      false,
+      {
+        transactionIndex: block.transactionCount - fb.receipts.length,
+        logIndex: block.logCount - newLogs,
+      },
     );
     // Deposits (0x7e) come from L1, never through a pool.
     const sent = fb.transactions.flatMap((t, i) =>
@@ -212,11 +226,11 @@ export function createChainFollower(deps: {
     txRate,
     timeline,
     apply(u, catchUp = false) {
-      deps.forward?.(u);
       const fb = u.kind === "flashblock" ? u : u.next;
       if (u.kind === "flashblock") {
         txRate.add(u.transactions.length);
         pending = applyFlashblock(pending, u);
+        deps.forward?.(pending, false);
         if (u.empty !== true)
           feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
       } else {
@@ -226,7 +240,7 @@ export function createChainFollower(deps: {
         if (fb.empty !== true)
           feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
       }
-      timeline.flashblock(fb, (pending?.transactions.length ?? 0) - fb.transactions.length);
+      timeline.flashblock(fb, (pending?.transactionCount ?? 0) - fb.transactions.length);
       if (fb.transactions.length > 0) emitPreconfirmed(fb);
       position = updatePosition(u);
       stats.record(fb.buildMs, fb.publishedAt, now(), !catchUp);
@@ -237,7 +251,7 @@ export function createChainFollower(deps: {
     waitForInclusion: (hash, ms) => included.wait(hash, ms),
     async waitUntilSealed(hash, ms) {
       const deadline = performance.now() + ms;
-      const preconfirmed = () => pending?.txIndex.has(bytesToUnprefixedHex(hash)) === true;
+      const preconfirmed = () => pending?.transactionIndex(hash) !== undefined;
       // Sealed as this follower shows it: in a block at or below its head.
       const sealedIn = () => store.transactionLocation(hash)?.number;
       const at = sealedIn();

@@ -177,7 +177,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         store,
         feed,
         decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
-        forward: (u) => calls.forward(u),
+        forward: (pending, sealed) => calls.share(pending, sealed),
         renderTransaction: (raw, from) =>
           poolTransactionJson(decodeTransaction(spec.common, raw), from),
       });

@@ -9,11 +9,17 @@ import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "../log/logger.ts";
 import { updatePosition } from "../pending/types.ts";
+import { withLaidOutDiffs } from "../pending/updateLayers.ts";
 import { ServerError } from "../services/errors.ts";
 import { Channel, clusterWorkerEndpoint, PeerGoneError } from "../util/channel.ts";
 import type { ChainTarget } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
-import type { PrimaryApi, ReaderApi, SourceHealth } from "./readerProtocol.ts";
+import {
+  encodeUpdates,
+  type PrimaryApi,
+  type ReaderApi,
+  type SourceHealth,
+} from "./readerProtocol.ts";
 import { READER_ENV, READER_SLOT_ENV } from "./readerSlot.ts";
 import type { UpdateStream } from "./updateStream.ts";
 
@@ -101,15 +107,19 @@ export async function startReaderHost(opts: {
     });
 
   // The chain's updates: the fence first (a reader asked after this waits for it), then each
-  // following reader.
+  // following reader, all sent the same bytes (serialized once, the state diff laid out).
   const unsubscribe = opts.stream?.subscribe((u, catchUp) => {
     if (catchUp) return; // a joining reader gets the block so far in its join answer
     opts.fence?.write(updatePosition(u));
-    const sentAt = performance.timeOrigin + performance.now();
+    let message: Uint8Array | undefined;
     for (const r of readers.values()) {
       if (!r.following) continue;
+      message ??= encodeUpdates({
+        updates: [withLaidOutDiffs(u)],
+        sentAt: performance.timeOrigin + performance.now(),
+      });
       r.sent++;
-      r.channel.emit("updates", { updates: [u], sentAt });
+      r.channel.emit("updates", message);
     }
   });
   opts.target?.poolNonces?.onChange((sender, nonce) => {
@@ -145,7 +155,7 @@ export async function startReaderHost(opts: {
       r.sent = 1;
       return {
         poolNonces: opts.target?.poolNonces?.entries() ?? [],
-        updates: opts.stream?.currentBlock() ?? [],
+        updates: (opts.stream?.currentBlock() ?? []).map(withLaidOutDiffs),
         health: opts.health(),
         serves: {
           transactions: opts.target !== undefined,

@@ -7,7 +7,12 @@ import type { RateLimiter } from "../edge/rateLimit.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import { Channel, processEndpoint } from "../util/channel.ts";
-import type { PrimaryApi, ReaderApi, SourceHealth } from "./readerProtocol.ts";
+import {
+  decodeUpdates,
+  type PrimaryApi,
+  type ReaderApi,
+  type SourceHealth,
+} from "./readerProtocol.ts";
 
 /** How often a reader tells the others what its limiters took. */
 export const SPENT_INTERVAL_MS = 20;
@@ -73,7 +78,11 @@ export function connectToPrimary(readers: number, slot: number): ReaderLink {
     readers,
     slot,
     join: () => channel.request("join", null),
-    onUpdates: (l) => channel.on("updates", (m) => l(m.updates, m.sentAt)),
+    onUpdates: (l) =>
+      channel.on("updates", (bytes) => {
+        const m = decodeUpdates(bytes);
+        l(m.updates, m.sentAt);
+      }),
     onPoolNonces: (l) => channel.on("poolNonces", l),
     onHealth: (l) => channel.on("health", l),
     applied() {

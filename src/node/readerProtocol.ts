@@ -1,6 +1,7 @@
 // What a node's primary and its --rpc-workers reader processes ask and tell each other, over
 // the one channel (src/util/channel.ts, cluster IPC with "advanced" serialization: bigint and
 // Uint8Array cross as they are).
+import { deserialize, serialize } from "node:v8";
 import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import type { FollowStreamFigures } from "../metrics/followStreamMetrics.ts";
 import type { ChainUpdate } from "../pending/types.ts";
@@ -26,6 +27,21 @@ export type SourceHealth = {
 
 /** A reader's metrics, for the primary to sum into the node's. */
 export type RegistryJson = Array<MetricObjectWithValues<MetricValue<string>>>;
+
+/** Chain updates as the primary sends them on, `sentAt` (epoch ms) when it did. */
+export type UpdatesMessage = { readonly updates: readonly ChainUpdate[]; readonly sentAt: number };
+
+/**
+ * Serialized once for every reader (the channel then copies bytes, never walks the updates
+ * again), each flashblock's diff as its laid-out layer (pending/updateLayers.ts).
+ */
+export function encodeUpdates(m: UpdatesMessage): Uint8Array {
+  return serialize(m);
+}
+
+export function decodeUpdates(bytes: Uint8Array): UpdatesMessage {
+  return deserialize(bytes) as UpdatesMessage;
+}
 
 /** What the primary serves its readers. */
 export type PrimaryApi = {
@@ -84,8 +100,8 @@ export type ReaderApi = {
     };
   };
   readonly events: {
-    /** Updates of the chain; `sentAt` (epoch ms) when the primary sent a live one. */
-    readonly updates: { readonly updates: readonly ChainUpdate[]; readonly sentAt: number };
+    /** Updates of the chain: an UpdatesMessage, encoded (encodeUpdates). */
+    readonly updates: Uint8Array;
     readonly poolNonces: NonceEntries;
     /** Tokens other readers' limiters took. */
     readonly charge: SpentEntries;

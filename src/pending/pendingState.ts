@@ -1,7 +1,7 @@
-// Reads of the pre-confirmed state: the pending block's writes over its parent's state.
+// Reads of the pre-confirmed state: the pending block's layers over its parent's state.
 import type { AccountRecord } from "../chain/types.ts";
-import { bytesToUnprefixedHex } from "../util/hex.ts";
-import type { PendingBlock } from "./pendingBlock.ts";
+import { UNWRITTEN } from "./layerStack.ts";
+import type { PendingSnapshot } from "./pendingBlock.ts";
 
 export type StateView = {
   account(address: Uint8Array): AccountRecord | undefined;
@@ -9,37 +9,28 @@ export type StateView = {
   code(codeHash: Uint8Array): Uint8Array | undefined;
 };
 
-const EMPTY = new Uint8Array(0);
-
 /** The pending block's writes over `parent`: a class, since one is made per pending read. */
 export class PendingOverlay implements StateView {
   constructor(
-    protected readonly block: PendingBlock,
+    protected readonly block: PendingSnapshot,
     protected readonly parent: StateView,
   ) {}
 
   account(address: Uint8Array): AccountRecord | undefined {
-    const key = bytesToUnprefixedHex(address);
-    return this.block.accounts.has(key)
-      ? this.block.accounts.get(key)
-      : this.parent.account(address);
+    const account = this.block.state.account(address);
+    return account === UNWRITTEN ? this.parent.account(address) : account;
   }
 
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    // Most reads are of accounts the pending block did not write: no slot key is built for them.
-    if (this.block.storageAddresses.size === 0) return this.parent.storage(address, slot);
-    const hex = bytesToUnprefixedHex(address);
-    if (!this.block.storageAddresses.has(hex)) return this.parent.storage(address, slot);
-    const value = this.block.storage.get(hex + bytesToUnprefixedHex(slot));
-    if (value !== undefined) return value;
-    return this.block.wiped.has(hex) ? EMPTY : this.parent.storage(address, slot);
+    const value = this.block.state.storage(address, slot);
+    return value === UNWRITTEN ? this.parent.storage(address, slot) : value;
   }
 
   code(codeHash: Uint8Array): Uint8Array | undefined {
-    return this.block.code.get(bytesToUnprefixedHex(codeHash)) ?? this.parent.code(codeHash);
+    return this.block.state.code(codeHash) ?? this.parent.code(codeHash);
   }
 }
 
-export function overlayPending(p: PendingBlock, parent: StateView): StateView {
+export function overlayPending(p: PendingSnapshot, parent: StateView): StateView {
   return new PendingOverlay(p, parent);
 }

@@ -16,6 +16,13 @@ export type StateDiff = {
   readonly code: ReadonlyArray<readonly [codeHash: Uint8Array, code: Uint8Array]>;
 };
 
+/**
+ * A diff already laid out as a state layer's bytes (pending/stateLayer.ts; empty: it writes
+ * nothing): how a flashblock crosses to an --rpc-workers reader process, which then copies the
+ * layer instead of laying it out again (pending/updateLayers.ts).
+ */
+export type LaidOutDiff = { readonly layer: Uint8Array };
+
 /** The block environment, fixed at flashblock 0 (Base's `base`). */
 export type PendingBase = {
   readonly number: number;
@@ -49,7 +56,7 @@ export type FlashblockUpdate = {
   readonly index: number;
   readonly transactions: readonly PendingTransaction[];
   readonly receipts: readonly ReceiptRecord[];
-  readonly diff: StateDiff;
+  readonly diff: StateDiff | LaidOutDiff;
   /** Cumulative for the block so far. */
   readonly gasUsed: bigint;
   readonly blobGasUsed: bigint;

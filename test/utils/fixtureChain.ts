@@ -5,7 +5,8 @@ import { createBlockHeaderFromRLP } from "@ethereumjs/block";
 import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts";
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
-import type { PendingBlock } from "../../src/pending/pendingBlock.ts";
+import { applyFlashblock, type PendingBlock } from "../../src/pending/pendingBlock.ts";
+import type { StateDiff } from "../../src/pending/types.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
 import { SplicedBody } from "../../src/rpc/splicedBody.ts";
@@ -13,7 +14,6 @@ import type { RpcBackend } from "../../src/services/backend.ts";
 import type { CallService } from "../../src/services/calls.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
-import { bytesToUnprefixedHex } from "../../src/util/hex.ts";
 import { importFixtureChain } from "./fixtures.ts";
 
 export type RpcReply = {
@@ -42,8 +42,16 @@ export type FixtureChain = {
   close(): Promise<void>;
 };
 
-/** Sealed block `n` as the pre-confirmed block a sequencer would have published before sealing. */
-export function pendingFromSealed(store: ChainStore, spec: ChainSpec, n: number): PendingBlock {
+/**
+ * Sealed block `n` as the pre-confirmed block a sequencer would have published before sealing
+ * (one flashblock); `diff`: the state it wrote, when a test reads it.
+ */
+export function pendingFromSealed(
+  store: ChainStore,
+  spec: ChainSpec,
+  n: number,
+  diff: StateDiff = { accounts: [], storage: [], wiped: [], code: [] },
+): PendingBlock {
   const hash = store.canonicalHash(n)!;
   const h = createBlockHeaderFromRLP(store.headerRlp(n, hash)!, {
     common: spec.common,
@@ -51,8 +59,8 @@ export function pendingFromSealed(store: ChainStore, spec: ChainSpec, n: number)
   });
   const receipts = store.receipts(n, hash)!.receipts;
   const raws = bodyTransactions(store.bodyRlp(n, hash)!);
-  return {
-    preconfirmed: true,
+  return applyFlashblock(undefined, {
+    kind: "flashblock",
     base: {
       number: n,
       parentHash: h.parentHash,
@@ -69,19 +77,16 @@ export function pendingFromSealed(store: ChainStore, spec: ChainSpec, n: number)
     index: 0,
     transactions: raws.map((raw, i) => ({ raw, hash: receipts[i]!.transactionHash })),
     receipts,
-    txIndex: new Map(receipts.map((r, i) => [bytesToUnprefixedHex(r.transactionHash), i])),
-    accounts: new Map(),
-    storage: new Map(),
-    wiped: new Set(),
-    storageAddresses: new Set(),
-    code: new Map(),
+    diff,
     gasUsed: h.gasUsed,
     blobGasUsed: h.blobGasUsed!,
     logsBloom: h.logsBloom,
     receiptsRoot: h.receiptTrie,
     transactionsRoot: h.transactionsTrie,
-    updatedAt: Date.now(),
-  };
+    wireJson: "{}",
+    buildMs: 0,
+    publishedAt: Date.now(),
+  });
 }
 
 /** The archive as if nothing above `head` were sealed yet. */

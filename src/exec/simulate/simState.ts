@@ -11,8 +11,8 @@ import {
   KECCAK256_NULL,
   KECCAK256_RLP,
 } from "@ethereumjs/util";
-import type { PendingBlock } from "../../pending/pendingBlock.ts";
-import { bytesToUnprefixedHex, equalBytes, hexToBytes, trimLeadingZeros } from "../../util/hex.ts";
+import type { LayerStack } from "../../pending/layerStack.ts";
+import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../../util/hex.ts";
 import { FlatStateManager, type StateSource } from "../flatStateManager.ts";
 import { BufferedTrieDb, type TrieNodeSource } from "../trieDb.ts";
 
@@ -72,28 +72,25 @@ export class SimStateManager extends FlatStateManager {
   }
 
   /** The pending block's writes are not in its parent's trie: they count as written here. */
-  markPending(p: PendingBlock): void {
-    const at = (hex: string) => {
-      let d = this.dirty.get(`0x${hex}`);
+  markPending(state: LayerStack): void {
+    const at = (address: Uint8Array) => {
+      const hex = `0x${bytesToUnprefixedHex(address)}`;
+      let d = this.dirty.get(hex);
       if (d === undefined) {
-        d = {
-          address: hexToBytes(`0x${hex}`),
-          slots: new Map(),
-          wiped: false,
-          wipedForSure: false,
-        };
-        this.dirty.set(`0x${hex}`, d);
+        d = { address, slots: new Map(), wiped: false, wipedForSure: false };
+        this.dirty.set(hex, d);
       }
       return d;
     };
-    for (const hex of p.accounts.keys()) at(hex);
-    for (const hex of p.wiped) {
-      const d = at(hex);
-      d.wiped = true;
-      d.wipedForSure = true;
-    }
-    for (const key of p.storage.keys())
-      at(key.slice(0, 40)).slots.set(key.slice(40), hexToBytes(`0x${key.slice(40)}`));
+    state.forEachWrite({
+      account: (address) => at(address),
+      wiped(address) {
+        const d = at(address);
+        d.wiped = true;
+        d.wipedForSure = true;
+      },
+      slot: (address, slot) => at(address).slots.set(bytesToUnprefixedHex(slot), slot),
+    });
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {

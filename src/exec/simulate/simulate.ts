@@ -2,7 +2,7 @@
 // parent) resolved from the store, then the simulator run on it. Used by the call worker.
 import { createBlockHeader, createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { ChainSpec } from "../../chain/genesis.ts";
-import type { PendingBlock } from "../../pending/pendingBlock.ts";
+import type { PendingSnapshot } from "../../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../../pending/pendingState.ts";
 import type { CallTarget } from "../../services/callRequest.ts";
 import type { SimulatedBlock, SimulateRequest } from "../../services/simulate.ts";
@@ -35,7 +35,7 @@ function simBase(
   spec: ChainSpec,
   store: SimulateStore,
   target: CallTarget,
-  pending: PendingBlock | undefined,
+  pending: PendingSnapshot | undefined,
 ): { base: SimBase; source: StateView } {
   if (target.pending && pending !== undefined && pending.base.number === target.number) {
     const b = pending.base;
@@ -77,7 +77,7 @@ export function simulate(
   target: CallTarget,
   spec: ChainSpec,
   store: SimulateStore,
-  pending: PendingBlock | undefined,
+  pending: PendingSnapshot | undefined,
   gasCap: bigint,
 ): Promise<SimulatedBlock[]> {
   const { base, source } = simBase(spec, store, target, pending);

@@ -7,7 +7,7 @@ import { getActivePrecompiles, type Log } from "@ethereumjs/evm";
 import { createVM, encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { ChainSpec } from "../../chain/genesis.ts";
-import type { PendingBlock } from "../../pending/pendingBlock.ts";
+import type { PendingSnapshot } from "../../pending/pendingBlock.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
 import type { StateSource } from "../flatStateManager.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
@@ -28,7 +28,7 @@ export type SimBase = {
   /** The state root whose trie the simulated roots build on. */
   readonly trieRoot: Uint8Array;
   /** Set when the base is the pre-confirmed block: its writes are over `trieRoot`. */
-  readonly pending: PendingBlock | undefined;
+  readonly pending: PendingSnapshot | undefined;
 };
 
 export type SimContext = {
@@ -87,7 +87,7 @@ export class Simulator {
     const common = ctx.spec.common.copy();
     const withTrie = ctx.nodes?.trieNode(base.trieRoot) !== undefined ? ctx.nodes : undefined;
     const state = new SimStateManager(ctx.source, common, base.trieRoot, withTrie, { common });
-    if (base.pending !== undefined) state.markPending(base.pending);
+    if (base.pending !== undefined) state.markPending(base.pending.state);
     const baseNumber = Number(base.header.number);
     const hashes: Uint8Array[] = [];
     const vm = await createVM({

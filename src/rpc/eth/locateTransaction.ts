@@ -1,6 +1,5 @@
 import type { BlockReceipts } from "../../chain/types.ts";
 import type { RpcBackend } from "../../services/backend.ts";
-import { bytesToUnprefixedHex } from "../../util/hex.ts";
 import { type BlockTarget, livePending } from "../resolveBlock.ts";
 import { blockReceipts } from "./blockResult.ts";
 
@@ -30,7 +29,7 @@ export function transactionPosition(
   }
   if (!backend.preconfirmedReceipts) return undefined;
   const pending = livePending(backend);
-  const index = pending?.txIndex.get(bytesToUnprefixedHex(hash));
+  const index = pending?.transactionIndex(hash);
   if (pending === undefined || index === undefined) return undefined;
   return { target: { kind: "pending", block: pending }, index };
 }

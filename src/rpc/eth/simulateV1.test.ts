@@ -20,7 +20,6 @@ import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import { overlayPending } from "../../pending/pendingState.ts";
 import type { CallService } from "../../services/calls.ts";
 import type { ChainStore } from "../../store/chainStore.ts";
-import { bytesToUnprefixedHex } from "../../util/hex.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
 
 const A = "0xc000000000000000000000000000000000000000";
@@ -73,18 +72,13 @@ describe("eth_simulateV1 on the fixture chain", () => {
     latest = chain.at({ head: 54, calls });
     // Block 54 as the pre-confirmed block over 53, with the state it wrote.
     const store = chain.store;
-    const block = pendingFromSealed(store, chain.spec, 54);
     const changes = store.blockChanges(54);
-    const accounts = new Map(
-      changes.accounts.map((c) => [bytesToUnprefixedHex(c.address), c.after] as const),
-    );
-    const storage = new Map(
-      changes.storage.map(
-        (c) => [bytesToUnprefixedHex(c.address) + bytesToUnprefixedHex(c.slot), c.after] as const,
-      ),
-    );
-    const storageAddresses = new Set(changes.storage.map((c) => bytesToUnprefixedHex(c.address)));
-    block54 = { ...block, accounts, storage, storageAddresses };
+    block54 = pendingFromSealed(store, chain.spec, 54, {
+      accounts: changes.accounts.map((c) => [c.address, c.after] as const),
+      storage: changes.storage.map((c) => [c.address, c.slot, c.after] as const),
+      wiped: [],
+      code: [],
+    });
     pending = chain.at({
       head: 53,
       pending: true,

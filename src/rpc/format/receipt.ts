@@ -78,6 +78,8 @@ export function firstLogIndex(receipts: readonly ReceiptRecord[], index: number)
   return n;
 }
 
+const FIRST = { transactionIndex: 0, logIndex: 0 };
+
 export function blockReceiptsJson(block: BlockReceipts): string {
   let logIndex = 0;
   return array(block.receipts, (r, i) => {
@@ -94,27 +96,23 @@ export function blockReceiptsJson(block: BlockReceipts): string {
 }
 
 /**
- * Each log of a block with its receipt, position and rendering context, in block order; from
- * receipt `fromReceipt` on (a flashblock's new receipts continue the block's indexes).
+ * Each log of a block with its receipt, position and rendering context, in block order.
+ * `from`: `block.receipts` are the block's from that position on (a flashblock's new receipts
+ * continue the block's transaction and log indexes).
  */
 export function forEachLog(
   block: BlockReceipts,
   fn: (log: Log, receipt: ReceiptRecord, ctx: ReceiptContext, indexInReceipt: number) => void,
-  fromReceipt = 0,
+  from: { readonly transactionIndex: number; readonly logIndex: number } = FIRST,
 ): void {
-  let firstLogIndex = 0;
-  for (let i = 0; i < fromReceipt; i++) firstLogIndex += block.receipts[i]?.logs.length ?? 0;
-  for (
-    let transactionIndex = fromReceipt;
-    transactionIndex < block.receipts.length;
-    transactionIndex++
-  ) {
-    const r = block.receipts[transactionIndex]!;
+  let firstLogIndex = from.logIndex;
+  for (let i = 0; i < block.receipts.length; i++) {
+    const r = block.receipts[i]!;
     const ctx: ReceiptContext = {
       blockHash: block.blockHash,
       blockNumber: block.blockNumber,
       blockTimestamp: block.blockTimestamp,
-      transactionIndex,
+      transactionIndex: from.transactionIndex + i,
       firstLogIndex,
     };
     for (let j = 0; j < r.logs.length; j++) fn(r.logs[j]!, r, ctx, j);

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { tempDatadir } from "../../test/utils/fixtures.ts";
+import { flashblock, NO_DIFF, sentTransaction } from "../../test/utils/flashblockDiffs.ts";
+import { createFeedHub } from "../feed/hub.ts";
+import type { PreconfirmedEvent } from "../feed/types.ts";
+import type { PendingBlock } from "../pending/pendingBlock.ts";
+import { createChainStore } from "../store/chainStore.ts";
+import { openKvEnv } from "../store/lmdb.ts";
+import { createChainFollower } from "./chainFollower.ts";
+
+type LogJson = { logIndex: string; transactionIndex: string };
+
+test("chain follower: a flashblock's logs continue the block's indexes; the call worker is handed each snapshot", async () => {
+  const kv = openKvEnv(tempDatadir("chain-follower"));
+  try {
+    const feed = createFeedHub();
+    const events: PreconfirmedEvent[] = [];
+    feed.onPreconfirmed((e) => events.push(e));
+    const forwarded: Array<{ pending: PendingBlock; sealed: boolean }> = [];
+    const follower = createChainFollower({
+      kv,
+      store: createChainStore(kv),
+      feed,
+      decodeHeader: () => {
+        throw new Error("no header is read here");
+      },
+      forward: (pending, sealed) => forwarded.push({ pending, sealed }),
+    });
+    const account = { nonce: 1n, balance: 1n, codeHash: undefined };
+    const A = new Uint8Array(20).fill(0xaa);
+    follower.apply(flashblock(5, 0, NO_DIFF, [sentTransaction(1, 2)]));
+    follower.apply(
+      flashblock(5, 1, { ...NO_DIFF, accounts: [[A, account]] }, [
+        sentTransaction(2, 1),
+        sentTransaction(3, 3),
+      ]),
+    );
+    follower.apply(flashblock(5, 2, NO_DIFF, [sentTransaction(4, 1)]));
+    const positions = events.map((e) =>
+      e.logs.map((l) => {
+        const j = JSON.parse(l.json) as LogJson;
+        return [Number(j.transactionIndex), Number(j.logIndex)];
+      }),
+    );
+    assert.deepEqual(positions, [
+      [
+        [0, 0],
+        [0, 1],
+      ],
+      [
+        [1, 2],
+        [2, 3],
+        [2, 4],
+        [2, 5],
+      ],
+      [[3, 6]],
+    ]);
+    // The worker is handed the snapshot the readers see, each time: the same layers.
+    assert.equal(forwarded.length, 3);
+    assert.equal(forwarded[2]!.pending, follower.pending());
+    assert.equal(forwarded[2]!.pending.state.layers[0], forwarded[1]!.pending.state.layers[0]);
+    assert.ok(forwarded.every((f) => !f.sealed));
+    // A seal swaps in the next block's flashblock 0, and says it sealed.
+    follower.apply({
+      kind: "sealed",
+      number: 5,
+      hash: new Uint8Array(32),
+      next: flashblock(6, 0, NO_DIFF, [sentTransaction(5, 1)]),
+    });
+    assert.equal(forwarded.length, 4);
+    assert.equal(forwarded[3]!.sealed, true);
+    assert.equal(follower.pending()?.base.number, 6);
+    assert.equal(follower.pending()?.transactionCount, 1);
+    const last = events.at(-1)!.logs.map((l) => JSON.parse(l.json) as LogJson);
+    assert.deepEqual(
+      last.map((j) => [Number(j.transactionIndex), Number(j.logIndex)]),
+      [[0, 0]],
+    );
+  } finally {
+    await kv.close();
+  }
+});
