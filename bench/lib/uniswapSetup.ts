@@ -28,7 +28,10 @@ import {
 /** V3 pools' fee tier (0.3%) and its tick spacing. */
 export const V3_FEE = 3000;
 export const TICK_SPACING = 60;
-/** The narrow positions: [t, t + NARROW_WIDTH] for t from -NARROW_REACH up, in steps of the width. */
+/**
+ * The narrow positions: [t, t + NARROW_WIDTH] for t from -reach up to reach, in steps of the
+ * width (reach: NARROW_REACH unless the set-up is given another).
+ */
 export const NARROW_WIDTH = 120;
 const NARROW_REACH = 600;
 /** V3's widest ticks at spacing 60. */
@@ -98,8 +101,10 @@ function v3PoolAddress(factory: Hex, a: Hex, b: Hex): Hex {
 export async function signUniswapSetup(
   signer: TxSigner,
   senders: readonly number[],
-  deployer = 0,
+  opts: { readonly deployer?: number; readonly narrowReach?: number } = {},
 ): Promise<UniswapSetup> {
+  const deployer = opts.deployer ?? 0;
+  const reach = opts.narrowReach ?? NARROW_REACH;
   const art = uniswapArtifacts();
   const from = signer.address(deployer);
   const n0 = BigInt(signer.nonces[deployer]!);
@@ -195,7 +200,7 @@ export async function signUniswapSetup(
       }),
     );
     const ranges: [number, number, bigint][] = [[-MAX_TICK, MAX_TICK, V3_FULL_RANGE]];
-    for (let t = -NARROW_REACH; t < NARROW_REACH; t += NARROW_WIDTH)
+    for (let t = -reach; t < reach; t += NARROW_WIDTH)
       ranges.push([t, t + NARROW_WIDTH, V3_NARROW]);
     for (const [lower, upper, amount] of ranges)
       liquidity.push(
