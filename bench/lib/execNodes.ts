@@ -143,12 +143,21 @@ export function runImport(
       (err, stdout, stderr) => {
         const wallSeconds = (performance.now() - started) / 1000;
         if (err !== null) return fail(new Error(`flashnode import (${side.name}): ${stderr}`));
-        // `times`: the shell's user and system time, then its children's.
-        const m = /\n?(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout.trim());
-        if (m === null) return fail(new Error(`no times in ${JSON.stringify(stdout)}`));
-        const cpuSeconds = Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
+        const cpuSeconds = childrenCpuSeconds(stdout);
+        if (cpuSeconds === undefined)
+          return fail(new Error(`no times in ${JSON.stringify(stdout)}`));
         ok({ cpuSeconds, wallSeconds, output: stderr });
       },
     );
   });
+}
+
+/**
+ * The children's user + system seconds from bash's `times` (two lines, "0m0.012s 0m0.004s": the
+ * shell's own, then its children's).
+ */
+export function childrenCpuSeconds(times: string): number | undefined {
+  const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(times.trim());
+  if (m === null || !times.trim().includes("\n")) return undefined;
+  return Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
 }
