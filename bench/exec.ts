@@ -70,6 +70,12 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, Number(values["max-minutes"]) * 60_000);
 watchdog.unref();
+// Interrupted (Ctrl-C, kill): the nodes go with the bench.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    for (const c of children) c.kill("SIGKILL");
+    process.exit(130);
+  });
 if (PIN) pin(process.pid, "0");
 
 const sides: Side[] = [{ name: "after", bin: BIN }];

@@ -47,6 +47,13 @@ async function until<T>(
 
 const pendingCount = async (url: string) =>
   Number(await rpc<string>(url, "eth_getBlockTransactionCountByNumber", ["pending"]));
+const pendingBlock = async (url: string) => {
+  const b = await rpc<{ number: string; transactions: string[] }>(url, "eth_getBlockByNumber", [
+    "pending",
+    false,
+  ]);
+  return { number: Number(b.number), count: b.transactions.length };
+};
 const head = async (url: string) => Number(await rpc<string>(url, "eth_blockNumber"));
 
 /** The gas of `raws` in block `block`, each checked present and successful. */
@@ -129,15 +136,18 @@ export async function measureFollower(
   follower: { url: string; pid: number },
   raws: readonly Hex[],
 ): Promise<TwoStage> {
-  const base = await pendingCount(follower.url);
+  // The block being built upstream (opened at the last seal) and what it holds already (an
+  // OP-stack chain's L1-info deposit): the follower's pending block is that one once it holds
+  // that many more. (The follower's own pending may still be the block before, just after a seal.)
+  const open = await pendingBlock(upstream.url);
   const s0 = sampleThreads(follower.pid);
   const wait0 = runQueueWaitMs(follower.pid);
   const t0 = performance.now();
   await sendRaw(upstream.url, raws);
   await until(
     "the follower's pending block",
-    () => pendingCount(follower.url),
-    (n) => n >= base + raws.length,
+    () => pendingBlock(follower.url),
+    (b) => b.number === open.number && b.count >= open.count + raws.length,
   );
   const t1 = performance.now();
   const s1 = sampleThreads(follower.pid);
