@@ -28,19 +28,23 @@ export type Sample = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `read` every `everyMs` until `done`; throws after `timeoutMs` (a stuck node). */
+/**
+ * Polls `read` every `everyMs` until `done`; throws after `timeoutMs` (a stuck node: generous, as
+ * a load executed at a few percent of a core on a machine shared with others takes minutes).
+ */
 async function until<T>(
   what: string,
   read: () => Promise<T>,
   done: (v: T) => boolean,
-  timeoutMs = 300_000,
+  timeoutMs = 900_000,
   everyMs = 5,
 ): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const v = await read();
     if (done(v)) return v;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (performance.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${JSON.stringify(v)})`);
     await sleep(everyMs);
   }
 }
