@@ -40,26 +40,37 @@ export async function waitForRpc(url: string, child: ChildProcess, timeoutMs = 3
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-export async function startAnvil(): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * anvil (always --silent), blocks only on evm_mine unless `automine`; `cpus` places it and its
+ * threads (taskset -c).
+ */
+export async function startAnvil(
+  opts: {
+    readonly accounts?: number;
+    readonly gasLimit?: bigint;
+    readonly automine?: boolean;
+    readonly cpus?: string;
+  } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(
-    ANVIL,
-    [
-      "--silent",
-      "--port",
-      String(port),
-      "--no-mining",
-      "--chain-id",
-      "31337",
-      "--accounts",
-      "10",
-      "--balance",
-      "10000",
-      "--gas-limit",
-      "60000000",
-    ],
-    { stdio: "ignore" },
-  );
+  const args = [
+    "--silent",
+    "--port",
+    String(port),
+    ...(opts.automine === true ? [] : ["--no-mining"]),
+    "--chain-id",
+    "31337",
+    "--accounts",
+    String(opts.accounts ?? 10),
+    "--balance",
+    "10000",
+    "--gas-limit",
+    String(opts.gasLimit ?? 60_000_000n),
+  ];
+  const child =
+    opts.cpus === undefined
+      ? spawn(ANVIL, args, { stdio: "ignore" })
+      : spawn("taskset", ["-c", opts.cpus, ANVIL, ...args], { stdio: "ignore" });
   const url = `http://127.0.0.1:${port}/`;
   await waitForRpc(url, child);
   return { child, url };

@@ -13,18 +13,23 @@ import { waitForOutput } from "./http.ts";
 
 export const BIN = join(resolve(import.meta.dirname, "../.."), "bin/flashnode.js");
 
-/** Starts `flashnode dev` on port 0 (a new datadir unless given); resolves with the public base URL. */
+/**
+ * Starts `flashnode dev` on port 0 (a new datadir unless given); resolves with the public base
+ * URL. `bin` is another checkout's bin/flashnode.js (a bench of an older commit); `cpus` places
+ * the process and every thread it starts (taskset -c).
+ */
 export async function startDevChild(
   args: readonly string[],
   datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-")),
+  opts: { readonly bin?: string; readonly cpus?: string } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, "dev", "--datadir", datadir, "--port", "0", ...args],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const argv = [opts.bin ?? BIN, "dev", "--datadir", datadir, "--port", "0", ...args];
+  const child =
+    opts.cpus === undefined
+      ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("taskset", ["-c", opts.cpus, process.execPath, ...argv], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
   return { child, url: await waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/) };
 }
 
