@@ -14,7 +14,7 @@ export type HeadCacheLimits = {
 
 export const DEFAULT_HEAD_CACHE: HeadCacheLimits = {
   accounts: 200_000,
-  slots: 1_000_000,
+  slots: 500_000,
   codeBytes: 64 << 20,
 };
 
