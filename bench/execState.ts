@@ -19,6 +19,7 @@ import type { Hex } from "viem";
 import { hexToBytes } from "../src/util/hex.ts";
 import {
   type BuiltBlock,
+  blockDigests,
   closeArchive,
   devSpec,
   FollowerChain,
@@ -49,7 +50,11 @@ const ROUNDS = Number(values.rounds);
 const WORKLOADS = values.workloads.split(",");
 
 type Measure = { cpuUs: number; gcMs: number; wallMs: number; gas: number; txs: number };
-type Results = Record<string, Measure>;
+/**
+ * Per path and workload, and `hashes`: the sequencer chain's block hashes and change sets, its
+ * flashblocks' state diffs, and the follower's and importer's change sets.
+ */
+type Results = Record<string, Measure> & { hashes?: string[] };
 
 let gcMs = 0;
 new PerformanceObserver((list) => {
@@ -134,10 +139,16 @@ async function runOnce(): Promise<Results> {
       for (const b of built) await importer.import(b.number);
     });
   }
+  const hashes = [
+    ...seq.hashes(),
+    ...seq.diffs.map((d) => `flashblock diff ${d}`),
+    ...blockDigests(follower.archive.store).map((d) => `follower ${d}`),
+    ...blockDigests(importer.archive.store).map((d) => `import ${d}`),
+  ];
   await closeArchive(follower.archive);
   await closeArchive(importer.archive);
   await closeArchive(seq.archive);
-  return results;
+  return Object.assign(results, { hashes });
 }
 
 function median(xs: number[]): number {
@@ -167,7 +178,7 @@ function report(label: string, runs: Results[], base?: Results[]): void {
       "spread".padStart(8) +
       (base === undefined ? "" : "  before: µs/tx  Mgas/CPU-s     GC   ratio"),
   );
-  for (const key of Object.keys(runs[0]!)) {
+  for (const key of Object.keys(runs[0]!).filter((k) => k !== "hashes")) {
     const a = summary(runs, key);
     let line =
       key.padEnd(22) +
@@ -240,6 +251,15 @@ async function main(): Promise<void> {
     if (before !== undefined)
       execFileSync("git", ["-C", here, "worktree", "remove", "--force", before]);
   }
+  // The blocks are the same whatever the tree: a changed state root changes every hash after it;
+  // the archive's change sets and the flashblocks' diffs must not change either.
+  const hashes = (r: Results) => JSON.stringify(r.hashes);
+  const all = [...after, ...base];
+  const same = all.every((r) => hashes(r) === hashes(all[0]!));
+  console.log(
+    `block hashes, change sets and flashblock diffs (${all[0]!.hashes!.length}): ${same ? "identical in every run" : "DIFFERENT between runs"}${before === undefined ? "" : " (both trees)"}`,
+  );
+  if (!same) process.exitCode = 1;
   console.log(
     `${BLOCKS} blocks × ${FLASHBLOCKS} flashblocks × ${PER_FLASHBLOCK} transactions per workload, ${SENDERS} senders, swap chains of ${ROUNDS} rounds`,
   );

@@ -9,10 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import { devAccounts, devGenesis } from "../../src/chain/devGenesis.ts";
 import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts";
-import { newDevGenesis } from "../../src/chain/newDevChain.ts";
 import { blockFromRlp, decodeBlockTransaction } from "../../src/chain/op/blockTx.ts";
-import { DEFAULT_DEV_L1 } from "../../src/chain/op/l1Info.ts";
+import { DEFAULT_DEV_L1, devL1Values } from "../../src/chain/op/l1Info.ts";
+import { opPredeploys } from "../../src/chain/op/predeploys.ts";
 import { blockRlp } from "../../src/chain/rawEncoding.ts";
 import type { BlockExecutor } from "../../src/exec/blockExecutor.ts";
 import { ensureForkBase, ensureGenesis } from "../../src/exec/chainStart.ts";
@@ -32,7 +33,8 @@ import { IntakeTimes } from "../../src/sequencer/intakeTimes.ts";
 import type { UpstreamState } from "../../src/services/upstreamState.ts";
 import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
-import { bytesToHex } from "../../src/util/hex.ts";
+import { keccak256 } from "../../src/util/crypto.ts";
+import { bytesToHex, hexToBytes } from "../../src/util/hex.ts";
 
 export type Archive = { readonly store: ChainStore; readonly env: KvEnv; readonly dir: string };
 
@@ -47,16 +49,24 @@ export async function closeArchive(a: Archive): Promise<void> {
   rmSync(a.dir, { recursive: true, force: true });
 }
 
-export async function devSpec(accounts: number): Promise<ChainSpec> {
+/** The genesis's time; block n is 2n seconds later, so that equal inputs give equal blocks. */
+const GENESIS_TIME = 1_700_000_000n;
+
+/** A dev OP-stack chain as `flashnode dev` makes one, at a fixed time. */
+export async function devSpec(count: number): Promise<ChainSpec> {
+  const accounts = devAccounts(count);
   return chainSpecFromGenesis(
-    await newDevGenesis({
+    devGenesis({
       chainId: 84532n,
       fork: "prague",
-      ethereum: false,
-      l1: DEFAULT_DEV_L1,
-      gasLimit: 1_000_000_000n,
       accounts,
-      balanceEth: 10_000n,
+      balanceWei: 10n ** 22n,
+      gasLimit: 1_000_000_000n,
+      timestamp: GENESIS_TIME,
+      op: await opPredeploys(
+        devL1Values(DEFAULT_DEV_L1, GENESIS_TIME),
+        hexToBytes(accounts[0]!.address),
+      ),
     }),
   );
 }
@@ -67,6 +77,8 @@ export type BuiltBlock = { readonly number: number; readonly flashblocks: Pendin
 /** The sequencer's path: blocks opened on the head, transactions included, flashblocks, seals. */
 export class SequencerChain {
   private readonly parts: AssemblyParts;
+  /** Every flashblock's state diff, as published, in order (compared across trees). */
+  readonly diffs: string[] = [];
 
   private constructor(
     readonly spec: ChainSpec,
@@ -96,6 +108,8 @@ export class SequencerChain {
   /** One block of `flashblocks` (each a list of raw transactions), sealed and written. */
   async block(flashblocks: readonly Uint8Array[][]): Promise<BuiltBlock> {
     const started = performance.now();
+    const next = BigInt(this.archive.store.headNumber()! + 1);
+    this.parts.dev.clock.next = GENESIS_TIME + 2n * next;
     const b = await openBlock(this.parts, undefined, started);
     const published: PendingTransaction[][] = [];
     // Flashblock 0: what opening the block put there (the L1-info deposit).
@@ -108,7 +122,9 @@ export class SequencerChain {
         const tx = decodeBlockTransaction(raw, this.common);
         added.push(await includeInBlock(this.parts, b, tx, false));
       }
-      assembleFlashblock(b, added, await this.parts.executor.drainDiff(), started, this.common);
+      const diff = await this.parts.executor.drainDiff();
+      this.diffs.push(digest(diff));
+      assembleFlashblock(b, added, diff, started, this.common);
       published.push(added);
     }
     const block = await sealBuilder(b.builder, {
@@ -116,7 +132,13 @@ export class SequencerChain {
       receipts: b.receiptTrie.root(),
     });
     this.archive.store.writeBlock(await this.parts.executor.collectWrite(block, b.receipts));
+    this.parts.dev.clock.sealed();
     return { number: Number(block.header.number), flashblocks: published };
+  }
+
+  /** Every block's hash, from genesis: equal inputs, equal hashes (state roots included). */
+  hashes(): string[] {
+    return blockDigests(this.archive.store);
   }
 
   /** Block `n` as stored (the follower's and the importer's input). */
@@ -131,6 +153,22 @@ export class SequencerChain {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** A short digest of a value of bytes, bigints, arrays and records (key order kept). */
+export function digest(value: unknown): string {
+  const text = JSON.stringify(value, (_k, v) =>
+    v instanceof Uint8Array ? bytesToHex(v) : typeof v === "bigint" ? `${v}n` : v,
+  );
+  return bytesToHex(keccak256(new TextEncoder().encode(text)).subarray(0, 8));
+}
+
+/** Each block of the archive (a fork's from F): its hash and a digest of its change sets. */
+export function blockDigests(store: ChainStore): string[] {
+  const out: string[] = [];
+  for (let n = store.forkBase()?.number ?? 0; n <= store.headNumber()!; n++)
+    out.push(`${bytesToHex(store.canonicalHash(n)!)} ${digest(store.blockChanges(n))}`);
+  return out;
+}
 
 /** The sequencer chain's archive at block F, as a forked chain's upstream sees it. */
 function upstreamAt(store: ChainStore, f: number): UpstreamState {

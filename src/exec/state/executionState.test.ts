@@ -211,3 +211,16 @@ test("EIP-7610: an account with storage shows a non-empty storage root; the stat
   assert.notDeepEqual((await mine.getAccount(a))?.storageRoot, KECCAK256_RLP);
   await assert.rejects(mine.setStateRoot(KECCAK256_RLP), UnsupportedStateOperationError);
 });
+
+test("a deployed account's code hash is a plain Uint8Array, as one decoded from the archive", async () => {
+  const archive = new MemoryHead();
+  const mine = new ExecutionState(archive.headReads(), archive.trie(), keccak256);
+  mine.moveToHead();
+  await mine.checkpoint();
+  await mine.putCode(ADDRESSES[0]!, CODES[0]!);
+  const hash = (await mine.getAccount(ADDRESSES[0]!))!.codeHash;
+  // keccak256 gives a Buffer: its JSON and its slice() differ from a Uint8Array's, and a flashblock's
+  // state diff carries it as it is.
+  assert.equal(Object.getPrototypeOf(hash), Uint8Array.prototype);
+  assert.deepEqual(hash, new Uint8Array(keccak256(CODES[0]!)));
+});

@@ -173,7 +173,8 @@ export class ExecutionState implements StateManagerInterface {
   }
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
-    const codeHash = this.keccak(value);
+    // A plain array, as an account decoded from the archive holds it (keccak may give a Buffer).
+    const codeHash = new Uint8Array(this.keccak(value));
     this.blockCode.set(bytesToUnprefixedHex(codeHash), copyBytes(value));
     // As the library's state managers do it: the account made first if there is none.
     if ((await this.getAccount(address)) === undefined)
