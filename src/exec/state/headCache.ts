@@ -110,9 +110,10 @@ export class HeadCache {
       // archive zeroed them with the block).
       if (w.slots !== undefined)
         for (const [slot, value] of w.slots) this.putSlot(key, slot, value);
-    }
-    for (const [key, root] of storageRoots) {
-      if (this.accounts.has(key)) this.storageRoots.set(key, root);
+      // A root the seal did not give (none computed for this state) is not known any more.
+      const root = storageRoots.get(key);
+      if (root !== undefined && this.accounts.has(key)) this.storageRoots.set(key, root);
+      else this.storageRoots.delete(key);
     }
     for (const [hash, bytes] of code) this.putCode(hash, bytes);
   }
