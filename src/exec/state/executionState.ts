@@ -9,13 +9,7 @@ import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { OriginalStorageCache } from "@ethereumjs/statemanager";
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 import type { AccountRecord } from "../../chain/types.ts";
-import {
-  bytesToUnprefixedHex,
-  copyBytes,
-  equalBytes,
-  hexToBytes,
-  trimLeadingZeros,
-} from "../../util/hex.ts";
+import { bytesToUnprefixedHex, equalBytes, hexToBytes, trimLeadingZeros } from "../../util/hex.ts";
 import { type AccountValue, BlockOverlay } from "./blockOverlay.ts";
 import { HeadCache, type HeadCacheLimits } from "./headCache.ts";
 import type { HeadPosition, HeadReads } from "./headReads.ts";
@@ -175,7 +169,7 @@ export class ExecutionState implements StateManagerInterface {
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     // A plain array, as an account decoded from the archive holds it (keccak may give a Buffer).
     const codeHash = new Uint8Array(this.keccak(value));
-    this.blockCode.set(bytesToUnprefixedHex(codeHash), copyBytes(value));
+    this.blockCode.set(bytesToUnprefixedHex(codeHash), new Uint8Array(value));
     // As the library's state managers do it: the account made first if there is none.
     if ((await this.getAccount(address)) === undefined)
       await this.putAccount(address, new Account());
@@ -226,7 +220,8 @@ export class ExecutionState implements StateManagerInterface {
       a,
       address.bytes,
       bytesToUnprefixedHex(key),
-      copyBytes(trimLeadingZeros(value)),
+      // A plain copy (a Buffer's slice would be a view, and a Buffer besides).
+      new Uint8Array(trimLeadingZeros(value)),
     );
   }
 
