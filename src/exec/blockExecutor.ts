@@ -39,7 +39,7 @@ export class BlockExecutor extends ExecutorCore {
 
   /** Builds the genesis state from the allocations; the block and its write. */
   async genesis(): Promise<{ block: Block; write: BlockWrite }> {
-    this.state.resetRecording();
+    this.beginBlock();
     await this.state.checkpoint();
     for (const [hex, acct] of this.spec.alloc) {
       const address = new Address(Buffer.from(hex, "hex"));
@@ -72,7 +72,7 @@ export class BlockExecutor extends ExecutorCore {
       setHardfork: true,
       skipConsensusFormatValidation: true,
     });
-    this.state.resetRecording();
+    this.beginBlock();
     await this.state.checkpoint();
     for (const w of writes) {
       const address = new Address(w.address);
@@ -113,7 +113,7 @@ export class BlockExecutor extends ExecutorCore {
     if (headerProblem !== undefined) return reject(headerProblem);
 
     if (this.op !== undefined) return this.executeOp(block, reject, own);
-    this.state.resetRecording();
+    this.beginBlock();
     let result: RunBlockResult;
     try {
       result = await runBlock(this.vm, {

@@ -13,7 +13,6 @@ import {
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
-import { Caches, CacheType } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import { type BlockBuilder, buildBlock, createVM, type VM } from "@ethereumjs/vm";
@@ -33,9 +32,9 @@ import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
-import { ForkedStateManager } from "./forkedStateManager.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
+import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { builderHeader, useSyncInterpreter } from "./vmInternals.ts";
 
@@ -105,18 +104,13 @@ export class ExecutorCore {
       valueEncoding: "view",
       common: spec.common,
     });
-    const caches = new Caches({
-      account: { type: CacheType.LRU, size: 200_000 },
-      storage: { type: CacheType.LRU, size: 200_000 },
-      code: { type: CacheType.LRU, size: 20_000 },
-    });
-    const opts = { common: spec.common, trie, caches };
-    const state =
+    const rootAt = (number: number) => ExecutorCore.stateRootAt(spec, store, number);
+    const head =
       fork === undefined
-        ? new RecordingStateManager(opts, keccak256)
-        : new ForkedStateManager(opts, keccak256, fork.upstream, store);
-    const head = store.headNumber();
-    if (head !== undefined) await state.setStateRoot(ExecutorCore.stateRootAt(spec, store, head));
+        ? localHeadReads(store, rootAt)
+        : forkedHeadReads(store, rootAt, fork.upstream, keccak256);
+    const state = new RecordingStateManager(head, trie, keccak256);
+    state.moveToHead();
     const vm = await createVM({
       common: spec.common.copy(),
       stateManager: state,
@@ -171,6 +165,16 @@ export class ExecutorCore {
     );
   }
 
+  /**
+   * A block begins on the archive's head: the state is moved there (the block sealed before,
+   * once written, kept as the head's), the recorder starts afresh.
+   */
+  protected beginBlock(): void {
+    this.trieDb.discardPending();
+    this.state.moveToHead();
+    this.state.resetRecording();
+  }
+
   /** Starts building the next block on the head; the recorder starts afresh. */
   async openBuilder(headerData: HeaderData): Promise<BlockBuilder> {
     const parentBlock = this.headBlock();
@@ -178,7 +182,7 @@ export class ExecutorCore {
       blockNumber: parentBlock.header.number + 1n,
       timestamp: BigInt(headerData.timestamp as bigint),
     });
-    this.state.resetRecording();
+    this.beginBlock();
     const builder = await buildBlock(this.vm, {
       parentBlock,
       headerData,
@@ -252,9 +256,9 @@ export class ExecutorCore {
    * first): after evm_revert has unwound the archive, or to reopen a block at another time.
    */
   async resetToHead(): Promise<void> {
-    const head = this.store.headNumber();
-    if (head === undefined) throw new Error("archive has no genesis");
-    await this.resetState(ExecutorCore.stateRootAt(this.spec, this.store, head));
+    if (this.store.headNumber() === undefined) throw new Error("archive has no genesis");
+    this.trieDb.discardPending();
+    this.state.moveToHead();
   }
 
   /**
@@ -304,13 +308,6 @@ export class ExecutorCore {
     };
   }
 
-  /** After a refused block: forget its state so the executor is back on the parent. */
-  protected async resetState(parentRoot: Uint8Array): Promise<void> {
-    this.trieDb.discardPending();
-    this.state.clearCaches();
-    await this.state.setStateRoot(parentRoot, true);
-  }
-
   /** The block's write: its state diff read off the recorder, with the given receipts. */
   async collectWrite(block: Block, receipts: readonly ReceiptRecord[]): Promise<BlockWrite> {
     const accountChanges: AccountChange[] = [];
@@ -335,9 +332,13 @@ export class ExecutorCore {
         : new Uint8Array(0);
       if (!equalBytes(before, after)) storageChanges.push({ address, slot, before, after });
     }
+    const number = Number(block.header.number);
+    const hash = block.hash();
+    // Once the archive holds it, the next block starts from this state (ExecutionState).
+    this.state.sealedAs({ number, hash });
     return {
-      number: Number(block.header.number),
-      hash: block.hash(),
+      number,
+      hash,
       headerRlp: block.header.serialize(),
       bodyRlp: bodyRlp(block),
       timestamp: block.header.timestamp,

@@ -1,11 +1,14 @@
-// A Merkle state manager that remembers which accounts and slots a block touched, so the block's
-// state diff (for plain state, change sets and history) can be read off after execution without
-// walking the trie.
+// The executor's state (state/executionState.ts) remembering which accounts and slots a block
+// touched, so the block's state diff (for plain state, change sets and history) and each
+// flashblock's can be read off after execution.
 
-import { MerkleStateManager, type MerkleStateManagerOpts } from "@ethereumjs/statemanager";
+import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Account, Address } from "@ethereumjs/util";
 import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 import { SenderCodeMask } from "./senderCodeMask.ts";
+import { ExecutionState } from "./state/executionState.ts";
+import type { HeadCacheLimits } from "./state/headCache.ts";
+import type { HeadReads } from "./state/headReads.ts";
 
 export type TouchedSlot = { readonly address: Uint8Array; readonly slot: Uint8Array };
 
@@ -20,7 +23,7 @@ function emptyTouches(): Touches {
   return { accounts: new Map(), slots: new Map(), wiped: new Map(), code: new Map() };
 }
 
-export class RecordingStateManager extends MerkleStateManager {
+export class RecordingStateManager extends ExecutionState {
   readonly touchedAccounts = new Map<string, Uint8Array>();
   readonly touchedSlots = new Map<string, TouchedSlot>();
   /** Accounts whose whole storage was dropped (self-destruct, deletion, creation over storage). */
@@ -32,10 +35,12 @@ export class RecordingStateManager extends MerkleStateManager {
   private readonly mask = new SenderCodeMask();
 
   constructor(
-    opts: MerkleStateManagerOpts,
+    head: HeadReads,
+    trie: MerklePatriciaTrie,
     private readonly hash: (data: Uint8Array) => Uint8Array,
+    limits?: HeadCacheLimits,
   ) {
-    super(opts);
+    super(head, trie, hash, limits);
   }
 
   private touch(address: Address): void {
@@ -60,8 +65,8 @@ export class RecordingStateManager extends MerkleStateManager {
     return this.mask.view(address, await this.storedAccount(address));
   }
 
-  /** The account as the state holds it (a forked chain's reads it from its upstream). */
-  protected storedAccount(address: Address): Promise<Account | undefined> {
+  /** The account as the state holds it. */
+  private storedAccount(address: Address): Promise<Account | undefined> {
     return super.getAccount(address);
   }
 
