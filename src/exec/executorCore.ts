@@ -36,7 +36,7 @@ import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
-import { builderHeader, useSyncInterpreter } from "./vmInternals.ts";
+import { builderHeader, resetJournal, useSyncInterpreter } from "./vmInternals.ts";
 
 export function toRecord(account: Account | undefined): AccountRecord | undefined {
   if (account === undefined) return undefined;
@@ -224,6 +224,47 @@ export class ExecutorCore {
   }
 
   /**
+   * A forked chain: what sealing the block being built reads of its upstream and is not fetched
+   * yet (the values its writes replace, which the block may never have read: the system
+   * contracts' ring-buffer slots); undefined when nothing is missing.
+   */
+  sealReadsMissing(): { accounts: Uint8Array[]; slots: [Uint8Array, Uint8Array][] } | undefined {
+    const up = this.fork?.upstream;
+    if (up === undefined) return undefined;
+    const accounts: Uint8Array[] = [];
+    const slots: [Uint8Array, Uint8Array][] = [];
+    const unread = (address: Uint8Array) =>
+      this.store.currentAccount(address) === undefined &&
+      !this.store.accountKnown(address) &&
+      up.peekAccount(address) === undefined;
+    for (const address of this.state.touchedAccounts.values())
+      if (unread(address)) accounts.push(address);
+    for (const { address, slot } of this.state.touchedSlots.values()) {
+      if (this.store.slotKnown(address, slot)) continue;
+      const account = up.peekAccount(address);
+      if (account === undefined) accounts.push(address);
+      else if (account?.codeHash !== undefined && up.peekStorage(address, slot) === undefined)
+        slots.push([address, slot]);
+    }
+    return accounts.length === 0 && slots.length === 0 ? undefined : { accounts, slots };
+  }
+
+  /** Fetches what sealing will read of the upstream (sealReadsMissing); rejects if it cannot. */
+  async fetchSealReads(): Promise<void> {
+    const up = this.fork?.upstream;
+    if (up === undefined) return;
+    // Two passes at most: an account's read tells whether its slots are to be read.
+    for (let pass = 0; pass < 2; pass++) {
+      const missing = this.sealReadsMissing();
+      if (missing === undefined) return;
+      await Promise.all([
+        ...missing.accounts.map((a) => up.account(a)),
+        ...missing.slots.map(([a, s]) => up.storage(a, s)),
+      ]);
+    }
+  }
+
+  /**
    * A forked chain: fetches, in one upstream batch, the state a raw transaction names (its
    * sender, its recipient, its access list). Best effort: anything it cannot fetch now is
    * fetched, or refused, when the transaction runs.
@@ -259,6 +300,26 @@ export class ExecutorCore {
     if (this.store.headNumber() === undefined) throw new Error("archive has no genesis");
     this.trieDb.discardPending();
     this.state.moveToHead();
+  }
+
+  /**
+   * The block being built given up after a step on it failed midway (its builder may hold
+   * checkpoints a throw left open): every checkpoint unwound, the state back on the head.
+   */
+  async abandonBuild(): Promise<void> {
+    await this.state.revertTo(0);
+    resetJournal(this.vm);
+    await this.resetToHead();
+  }
+
+  /** The state's open checkpoints (what a failed transaction must leave, see undoFailed). */
+  get stateDepth(): number {
+    return this.state.checkpointDepth;
+  }
+
+  /** After a transaction threw: the checkpoints it left open reverted, back to `depth`. */
+  undoFailed(depth: number): Promise<void> {
+    return this.state.revertTo(depth);
   }
 
   /**

@@ -35,7 +35,7 @@ const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>)
 ) => channel.emit("log", { level, msg, fields });
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
-/** How often the NATS link's reachability is checked for /readyz. */
+/** How often what /readyz says of the sequencer (NATS, a fork's upstream, a stall) is checked. */
 const HEALTH_CHECK_MS = 500;
 
 /** A forked chain's executor: its upstream opened, its archive begun at F or continued. */
@@ -177,18 +177,24 @@ async function main(): Promise<void> {
     });
   }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
-  if (publisher !== undefined) {
-    // The RPC thread's /readyz says why while NATS is out of reach.
-    const watched = publisher;
-    let said: string | undefined;
-    const timer = setInterval(() => {
-      const why = watched.unreachable();
-      if (why === said) return;
-      said = why;
-      channel.emit("health", { reasons: why === undefined ? [] : [why] });
-    }, HEALTH_CHECK_MS);
-    timer.unref();
-  }
+  // The RPC thread's /readyz says why while NATS or a fork's upstream is out of reach, and while
+  // blocks do not seal.
+  let said = "[]";
+  const healthTimer = setInterval(() => {
+    const reasons: string[] = [];
+    const nats = publisher?.unreachable();
+    if (nats !== undefined) reasons.push(nats);
+    const upstream = forked?.reads.client.reachability();
+    if (upstream !== undefined && !upstream.reachable)
+      reasons.push(`upstream unreachable: ${upstream.reason}`);
+    const stalled = sequencer.stalled();
+    if (stalled !== undefined) reasons.push(stalled);
+    const text = JSON.stringify(reasons);
+    if (text === said) return;
+    said = text;
+    channel.emit("health", { reasons });
+  }, HEALTH_CHECK_MS);
+  healthTimer.unref();
   channel.handle("submit", submit);
   channel.handle("mine", () => sequencer.mine());
   channel.handle("control", (request) =>
