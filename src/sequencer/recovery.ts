@@ -162,14 +162,18 @@ export class Recovery {
     this.failure = undefined;
   }
 
-  /** Why the chain does not move (a failed step, a seal waiting longer than `graceMs`), if so. */
-  reason(graceMs: number): string | undefined {
+  /**
+   * Why the chain does not move (a failed step, a seal waiting longer than `graceMs`), if so;
+   * `upstreamSaid`: the upstream's own reason is given apart (it is unreachable).
+   */
+  reason(graceMs: number, upstreamSaid = false): string | undefined {
     const block = this.hooks.block();
     if (this.failure !== undefined)
       return `block ${block} is stalled: ${this.failure.message} (retrying)`;
     const wait = this.sealWait;
     if (wait === undefined || Date.now() - wait.since <= graceMs) return undefined;
     const waited = Math.round((Date.now() - wait.since) / 1000);
-    return `block ${block} not sealed for ${waited} s: waiting for the upstream${wait.error === undefined ? "" : ` (${wait.error})`}`;
+    const why = wait.error === undefined || upstreamSaid ? "" : ` (${wait.error})`;
+    return `block ${block} not sealed for ${waited} s: waiting for the upstream${why}`;
   }
 }

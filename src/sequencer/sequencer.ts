@@ -111,9 +111,14 @@ export class Sequencer {
     this.sealReads = new SealReads(executor, (message) => this.recovery.sealWaiting(message));
   }
 
-  /** Why the chain does not move now (for /readyz); undefined while it does. */
-  stalled(): string | undefined {
-    return this.block === undefined ? undefined : this.recovery.reason(SEAL_WAIT_GRACE_MS);
+  /**
+   * Why the chain does not move now (for /readyz), undefined while it does; `upstreamSaid`: the
+   * upstream's unreachability is reported apart.
+   */
+  stalled(upstreamSaid = false): string | undefined {
+    return this.block === undefined
+      ? undefined
+      : this.recovery.reason(SEAL_WAIT_GRACE_MS, upstreamSaid);
   }
 
   get mining(): MiningMode {

@@ -180,14 +180,22 @@ async function main(): Promise<void> {
   // The RPC thread's /readyz says why while NATS or a fork's upstream is out of reach, and while
   // blocks do not seal.
   let said = "[]";
+  let upstreamDownSince: number | undefined;
   const healthTimer = setInterval(() => {
     const reasons: string[] = [];
     const nats = publisher?.unreachable();
     if (nats !== undefined) reasons.push(nats);
-    const upstream = forked?.reads.client.reachability();
-    if (upstream !== undefined && !upstream.reachable)
+    const upstream = forked?.reads.client.reachability() ?? { reachable: true };
+    if (!upstream.reachable) {
       reasons.push(`upstream unreachable: ${upstream.reason}`);
-    const stalled = sequencer.stalled();
+      if (upstreamDownSince === undefined)
+        log("warn", "upstream unreachable", { reason: upstream.reason });
+      upstreamDownSince ??= upstream.since;
+    } else if (upstreamDownSince !== undefined) {
+      log("info", "upstream answers again", { downMs: Date.now() - upstreamDownSince });
+      upstreamDownSince = undefined;
+    }
+    const stalled = sequencer.stalled(!upstream.reachable);
     if (stalled !== undefined) reasons.push(stalled);
     const text = JSON.stringify(reasons);
     if (text === said) return;

@@ -271,7 +271,11 @@ test("a call waiting for its retry is sent at once when the upstream answers aga
   // Its retry would wait 30 s.
   const c = client({ retries: 5, retryBackoffMs: 30_000 });
   const waiting = c.blockNumber();
-  await pollUntil(async () => c.reachability().reachable, (up) => !up, 10_000);
+  await pollUntil(
+    async () => c.reachability().reachable,
+    (up) => !up,
+    10_000,
+  );
   proxy.fault = undefined;
   assert.equal(typeof (await within(waiting, "the retried call", 10_000)), "bigint");
 });
