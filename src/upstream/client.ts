@@ -104,8 +104,9 @@ export class UpstreamClient {
         resolve,
         reject,
       };
+      // Not unref'd: a call someone awaits keeps the process alive until it ends (a start that
+      // awaits its upstream would otherwise end with an unsettled await, silently).
       entry.timer = setTimeout(() => this.expire(entry), budgetMs);
-      entry.timer.unref();
       this.live.add(entry);
       this.enqueue(entry);
     });
@@ -393,7 +394,6 @@ export class UpstreamClient {
       entry.retryTimer = undefined;
       this.enqueue(entry);
     }, delayMs);
-    entry.retryTimer.unref();
   }
 
   /** The call's budget ran out (waiting for an answer or for a retry). */

@@ -68,6 +68,7 @@ export async function startFollowSource(args: {
         hardfork: f.hardfork,
         accounts: [],
         balanceWei: 0n,
+        continuing: stored !== undefined,
       },
       { logger: args.logger },
     );

@@ -74,6 +74,7 @@ export async function prepareForkStart(
         hardfork: o.fork,
         accounts: devAccounts(o.accounts).map((a) => a.address),
         balanceWei: o.balanceEth * 10n ** 18n,
+        continuing: stored !== undefined,
       },
       { logger },
     );
