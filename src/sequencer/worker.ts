@@ -12,6 +12,7 @@ import { TxRejectedError } from "../services/transactions.ts";
 import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { setArchiveProducer } from "../store/producer.ts";
+import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
@@ -38,6 +39,9 @@ const PUBLISHER_CLOSE_MS = 3_000;
 /** How often what /readyz says of the sequencer (NATS, a fork's upstream, a stall) is checked. */
 const HEALTH_CHECK_MS = 500;
 
+/** What this thread's upstream client did (the node's upstream metrics). */
+const upstreamStats = new UpstreamCallStats();
+
 /** A forked chain's executor: its upstream opened, its archive begun at F or continued. */
 async function openForked(
   spec: ChainSpec,
@@ -54,6 +58,7 @@ async function openForked(
       hash: hexToBytes(fork.hash),
     },
     logger: forwardingLogger("info", log),
+    hooks: upstreamStats.hooks,
   });
   const executor = await ensureForkBase(
     spec,
@@ -178,7 +183,7 @@ async function main(): Promise<void> {
   }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
   // The RPC thread's /readyz says why while NATS or a fork's upstream is out of reach, and while
-  // blocks do not seal.
+  // blocks do not seal; its /metrics shows what the upstream client did.
   let said = "[]";
   let upstreamDownSince: number | undefined;
   const healthTimer = setInterval(() => {
@@ -197,10 +202,12 @@ async function main(): Promise<void> {
     }
     const stalled = sequencer.stalled(!upstream.reachable);
     if (stalled !== undefined) reasons.push(stalled);
-    const text = JSON.stringify(reasons);
+    const health =
+      forked === undefined ? { reasons } : { reasons, upstream: upstreamStats.snapshot() };
+    const text = JSON.stringify(health);
     if (text === said) return;
     said = text;
-    channel.emit("health", { reasons });
+    channel.emit("health", health);
   }, HEALTH_CHECK_MS);
   healthTimer.unref();
   channel.handle("submit", submit);

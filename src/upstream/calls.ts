@@ -27,6 +27,42 @@ export type UpstreamHooks = {
   }) => void;
 };
 
+/** Several hooks as one: each is told, in order. */
+export function combineHooks(...all: readonly UpstreamHooks[]): UpstreamHooks {
+  return {
+    onCall: (info) => {
+      for (const h of all) h.onCall?.(info);
+    },
+    onRequest: (info) => {
+      for (const h of all) h.onRequest?.(info);
+    },
+    onRetry: (info) => {
+      for (const h of all) h.onRetry?.(info);
+    },
+  };
+}
+
+/**
+ * For a start, which waits on its upstream: says once, at the first retry, that the upstream does
+ * not answer yet (the start goes on retrying, --fork-retries times, before it gives up).
+ */
+export function startRetryNotice(
+  logger: { warn(fields: Record<string, unknown>, msg: string): void } | undefined,
+  host: string,
+): UpstreamHooks {
+  let told = false;
+  return {
+    onRetry: ({ reason, delayMs }) => {
+      if (told) return;
+      told = true;
+      logger?.warn(
+        { upstream: host, reason, retryInMs: delayMs },
+        "the upstream does not answer yet: retrying (--fork-retries, --fork-retry-backoff)",
+      );
+    },
+  };
+}
+
 export type UpstreamStats = {
   /** HTTP requests sent. */
   readonly requests: number;

@@ -9,7 +9,9 @@ import type { SequencerFork } from "../../sequencer/protocol.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import type { StoredForkBase } from "../../store/forkBaseCodec.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
+import { combineHooks, startRetryNotice, type UpstreamHooks } from "../../upstream/calls.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
+import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { DevChainOptions, ForkPlan } from "../plan.ts";
@@ -39,9 +41,14 @@ export async function prepareForkStart(
   logger: Logger,
   /** The fork replaces whatever the datadir holds (anvil_reset): it is not read. */
   replace = false,
+  /** What the start's upstream client reports its calls to (the node's metrics). */
+  hooks: UpstreamHooks = {},
 ): Promise<ForkStart> {
   const env = openKvEnv(datadir);
-  const client = new UpstreamClient(plan.options, { logger });
+  const client = new UpstreamClient(plan.options, {
+    logger,
+    hooks: combineHooks(hooks, startRetryNotice(logger, upstreamHost(plan.options.url))),
+  });
   try {
     const store = createChainStore(env);
     const stored = replace ? undefined : store.forkBase();
