@@ -151,7 +151,7 @@ async function confirmKnown(
   }
   if (req.continuing === true)
     throw new ForkPointError(
-      `the upstream at ${client.host} is another chain than the one this datadir forked: its block ${fork.number} is ${check.hash ?? "missing"}, the fork's is ${hex(fork.hash)} (both chain id ${fork.chainId}); point the URL at the chain this datadir forked, or start over (dev --fresh, or another --datadir)`,
+      `the upstream at ${client.host} is another chain than the one this datadir forked: its block ${fork.number} is ${check.hash ?? "missing"}, the fork's is ${hex(fork.hash)} (both chain id ${fork.chainId}); point the URL at the chain this datadir forked, or start over (--fresh, or another --datadir)`,
     );
   return resolveForkPoint(
     client,
