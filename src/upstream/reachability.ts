@@ -4,7 +4,7 @@
 import type { UpstreamReachability } from "./calls.ts";
 
 /** How often a down upstream is probed (eth_chainId), while nothing else is asked of it. */
-export const PROBE_EVERY_MS = 1_000;
+export const PROBE_EVERY_MS = 500;
 
 export class Reachability {
   private down: { since: number; reason: string } | undefined;
