@@ -32,6 +32,7 @@ import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { fetchSealReads, missingSealReads, type SealReads } from "./forkSealReads.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
@@ -225,43 +226,19 @@ export class ExecutorCore {
 
   /**
    * A forked chain: what sealing the block being built reads of its upstream and is not fetched
-   * yet (the values its writes replace, which the block may never have read: the system
-   * contracts' ring-buffer slots); undefined when nothing is missing.
+   * yet (forkSealReads.ts); undefined when nothing is missing.
    */
-  sealReadsMissing(): { accounts: Uint8Array[]; slots: [Uint8Array, Uint8Array][] } | undefined {
+  sealReadsMissing(): SealReads | undefined {
     const up = this.fork?.upstream;
     if (up === undefined) return undefined;
-    const accounts: Uint8Array[] = [];
-    const slots: [Uint8Array, Uint8Array][] = [];
-    const unread = (address: Uint8Array) =>
-      this.store.currentAccount(address) === undefined &&
-      !this.store.accountKnown(address) &&
-      up.peekAccount(address) === undefined;
-    for (const address of this.state.touchedAccounts.values())
-      if (unread(address)) accounts.push(address);
-    for (const { address, slot } of this.state.touchedSlots.values()) {
-      if (this.store.slotKnown(address, slot)) continue;
-      const account = up.peekAccount(address);
-      if (account === undefined) accounts.push(address);
-      else if (account?.codeHash !== undefined && up.peekStorage(address, slot) === undefined)
-        slots.push([address, slot]);
-    }
-    return accounts.length === 0 && slots.length === 0 ? undefined : { accounts, slots };
+    const { touchedAccounts: accounts, touchedSlots: slots } = this.state;
+    return missingSealReads(up, this.store, { accounts: accounts.values(), slots: slots.values() });
   }
 
   /** Fetches what sealing will read of the upstream (sealReadsMissing); rejects if it cannot. */
   async fetchSealReads(): Promise<void> {
     const up = this.fork?.upstream;
-    if (up === undefined) return;
-    // Two passes at most: an account's read tells whether its slots are to be read.
-    for (let pass = 0; pass < 2; pass++) {
-      const missing = this.sealReadsMissing();
-      if (missing === undefined) return;
-      await Promise.all([
-        ...missing.accounts.map((a) => up.account(a)),
-        ...missing.slots.map(([a, s]) => up.storage(a, s)),
-      ]);
-    }
+    if (up !== undefined) await fetchSealReads(up, () => this.sealReadsMissing());
   }
 
   /**

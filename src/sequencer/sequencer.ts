@@ -14,9 +14,8 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
-import { DevRequestError } from "./devHost.ts";
 import { control } from "./devRequests.ts";
-import { DevState, MAX_TIMESTAMP } from "./devState.ts";
+import { DevState } from "./devState.ts";
 import { automineWaiting, executeWaiting } from "./execution.ts";
 import { acceptTransaction, type SubmitResult } from "./intake.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
@@ -24,7 +23,7 @@ import { blockTimeUp, initialMining, type MiningMode } from "./mining.ts";
 import { poolContent } from "./poolContent.ts";
 import { rebuildBlock } from "./rebuild.ts";
 import { Recovery, rebuildDamaged } from "./recovery.ts";
-import { commitBlock, SealReads } from "./sealing.ts";
+import { commitBlock, openNextBlock, SealReads, TimestampLimit } from "./sealing.ts";
 import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
@@ -74,8 +73,8 @@ export class Sequencer {
   private miningSince = 0;
   /** Told of every transaction the pool takes (the RPC thread's pool nonces and log). */
   onSubmitted: ((r: SubmitResult) => void) | undefined;
-  /** The block number last refused a seal for its timestamp (canSeal): logged once. */
-  private unsealable: number | undefined;
+  /** Blocks at the largest timestamp are not sealed (canSeal). */
+  private readonly timestampLimit = new TimestampLimit();
   /**
    * OP stack: user deposits waiting for the next block's start, and each block's opening ones
    * (blockAssembly.ts).
@@ -367,36 +366,16 @@ export class Sequencer {
 
   /** Opens the block after the head (its flashblock 0 recorded); flashblock 0 to publish. */
   private async openNext(openedAt: number): Promise<FlashblockUpdate> {
-    const nextBlock = await this.open(undefined, openedAt);
-    this.block = nextBlock;
-    // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
-    const opening = nextBlock.transactions.slice();
-    const next = await this.flashblockOf(nextBlock, opening, performance.now());
-    this.store.recordFlashblock(
-      nextBlock.base.number,
-      0,
-      nextBlock.base.timestamp,
-      opening.map((t) => t.raw),
-    );
+    const next = await openNextBlock(this, openedAt);
     // What its seal will read of a fork's upstream (the system contracts' slots), fetched while
     // it is built.
     this.sealReads.fetchSoon();
     return next;
   }
 
-  /**
-   * A block at the largest timestamp could have no child, and the sequencer always has a block
-   * open: it stays open (serving pending) until an evm_revert goes back in time. evm_mine is
-   * told why; the block time's seal is skipped, logged once.
-   */
+  /** Whether `b` may be sealed (sealing.ts canSeal); evm_mine is told why not. */
   canSeal(b: Building, forceSeal = false): boolean {
-    if (b.base.timestamp < MAX_TIMESTAMP) return true;
-    const why = `block ${b.base.number} has the largest timestamp a dev block may have (${MAX_TIMESTAMP}): no block could follow it; evm_revert to an earlier snapshot`;
-    if (forceSeal) throw new DevRequestError(why, -32000);
-    if (this.unsealable !== b.base.number)
-      this.log("warn", "not sealed", { block: b.base.number, reason: why });
-    this.unsealable = b.base.number;
-    return false;
+    return this.timestampLimit.canSeal(b, forceSeal, this.log);
   }
 
   /** Executes what the pool can run onto `b` within `budgetMs` (execution.ts). */
