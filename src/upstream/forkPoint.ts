@@ -2,7 +2,8 @@
 // minus it, or the head less a small reorg-safe depth) and F's hash; and the check that the
 // upstream has state at F at all (foundry #7625: "missing trie node" left unexplained). A fork
 // point seen before is found in the datadir, so a restart, or an offline start with the chain id
-// given, asks the upstream nothing.
+// given, asks the upstream nothing but its block at F's number (checkKnownFork: another chain with
+// the same chain id is refused; an upstream that does not answer lets the start go on offline).
 import type { KvEnv } from "../store/lmdb.ts";
 import type { CallOptions } from "./calls.ts";
 import { notArchiveReason } from "./classify.ts";

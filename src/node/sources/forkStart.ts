@@ -1,7 +1,8 @@
 // `dev --fork-url`: what the sequencer starts a forked chain with. A new datadir: the fork block F
 // chosen and checked on the upstream, its header, the chain config and the base writes
 // (upstream/forkSetup.ts). A datadir that holds the fork already: F and the config from it, and
-// from the datadir's cache what the start needs of the upstream, so a restart asks it nothing.
+// from the datadir's cache what the start needs of the upstream, so a restart asks it only whether
+// its block at F's number is still F (forkSetup.ts).
 import { devAccounts } from "../../chain/devGenesis.ts";
 import type { DevL1Config } from "../../chain/op/l1Info.ts";
 import type { Logger } from "../../log/logger.ts";
