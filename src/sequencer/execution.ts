@@ -143,7 +143,15 @@ export async function automineWaiting(seq: ExecutionParts): Promise<void> {
         for (const rest of txs.slice(i + 1)) seq.pool.requeue(rest);
         return;
       }
-      const sealed = await seq.sealAndOpen(b, true);
+      let sealed: SealedUpdate;
+      try {
+        sealed = await seq.sealAndOpen(b, true);
+      } catch (e) {
+        // The rest waits in the pool; this one, unrecorded, goes back there when the block is
+        // rebuilt (recovery.ts).
+        for (const rest of txs.slice(i + 1)) seq.pool.requeue(rest);
+        throw e;
+      }
       seq.publish(update);
       seq.publish(sealed);
     }

@@ -152,3 +152,65 @@ test("a transaction whose run needs an upstream read that fails waits for it and
     7n,
   );
 });
+
+test("automine: a block whose seal cannot read the upstream is mined once it answers, each transaction once", async () => {
+  const auto = await startTestDevNode({
+    datadir: tempDatadir("fork-faults-automine"),
+    automine: true,
+    upstream: {
+      options: upstreamOptions(proxy.url, { retries: 0, deadlineMs: 5_000 }),
+      blockNumber: chain.fork.number,
+    },
+  });
+  const sender = privateKeyToAccount(devAccounts(2)[1]!.privateKey as `0x${string}`);
+  const send = async (nonce: number) =>
+    String(
+      await call(auto.url, "eth_sendRawTransaction", [
+        await sender.signTransaction({
+          chainId: 31337,
+          type: "eip1559",
+          nonce,
+          gas: 21_000n,
+          maxFeePerGas: 10n ** 11n,
+          maxPriorityFeePerGas: 1n,
+          to: sender.address,
+        }),
+      ]),
+    );
+  try {
+    const faults = failStorageReads();
+    const hashes: string[] = [];
+    try {
+      // The second block's seal reads slots its opening could not fetch: accepted, not mined.
+      hashes.push(await send(0), await send(1));
+      await pollUntil(
+        async () => faults.count(),
+        (n) => n >= 1,
+        30_000,
+        50,
+      );
+    } finally {
+      proxy.fault = undefined;
+    }
+    for (const hash of hashes) {
+      const receipt = (await pollUntil(
+        () => call(auto.url, "eth_getTransactionReceipt", [hash]),
+        (r) => r !== null,
+        30_000,
+        50,
+      )) as { status: string; blockNumber: string };
+      assert.equal(receipt.status, "0x1");
+      const block = (await call(auto.url, "eth_getBlockByNumber", [
+        receipt.blockNumber,
+        false,
+      ])) as { transactions: string[] };
+      assert.deepEqual(block.transactions, [hash], "a block of its own, once");
+    }
+    assert.equal(
+      Number(await call(auto.url, "eth_getTransactionCount", [sender.address, "latest"])),
+      2,
+    );
+  } finally {
+    await auto.close();
+  }
+});
