@@ -32,11 +32,12 @@ import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { fetchSealReads, missingSealReads, type SealReads } from "./forkSealReads.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
-import { builderHeader, useSyncInterpreter } from "./vmInternals.ts";
+import { builderHeader, resetJournal, useSyncInterpreter } from "./vmInternals.ts";
 
 export function toRecord(account: Account | undefined): AccountRecord | undefined {
   if (account === undefined) return undefined;
@@ -224,6 +225,23 @@ export class ExecutorCore {
   }
 
   /**
+   * A forked chain: what sealing the block being built reads of its upstream and is not fetched
+   * yet (forkSealReads.ts); undefined when nothing is missing.
+   */
+  sealReadsMissing(): SealReads | undefined {
+    const up = this.fork?.upstream;
+    if (up === undefined) return undefined;
+    const { touchedAccounts: accounts, touchedSlots: slots } = this.state;
+    return missingSealReads(up, this.store, { accounts: accounts.values(), slots: slots.values() });
+  }
+
+  /** Fetches what sealing will read of the upstream (sealReadsMissing); rejects if it cannot. */
+  async fetchSealReads(): Promise<void> {
+    const up = this.fork?.upstream;
+    if (up !== undefined) await fetchSealReads(up, () => this.sealReadsMissing());
+  }
+
+  /**
    * A forked chain: fetches, in one upstream batch, the state a raw transaction names (its
    * sender, its recipient, its access list). Best effort: anything it cannot fetch now is
    * fetched, or refused, when the transaction runs.
@@ -259,6 +277,26 @@ export class ExecutorCore {
     if (this.store.headNumber() === undefined) throw new Error("archive has no genesis");
     this.trieDb.discardPending();
     this.state.moveToHead();
+  }
+
+  /**
+   * The block being built given up after a step on it failed midway (its builder may hold
+   * checkpoints a throw left open): every checkpoint unwound, the state back on the head.
+   */
+  async abandonBuild(): Promise<void> {
+    await this.state.revertTo(0);
+    resetJournal(this.vm);
+    await this.resetToHead();
+  }
+
+  /** The state's open checkpoints (what a failed transaction must leave, see undoFailed). */
+  get stateDepth(): number {
+    return this.state.checkpointDepth;
+  }
+
+  /** After a transaction threw: the checkpoints it left open reverted, back to `depth`. */
+  undoFailed(depth: number): Promise<void> {
+    return this.state.revertTo(depth);
   }
 
   /**

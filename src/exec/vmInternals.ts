@@ -1,7 +1,7 @@
 // The one place that reaches into what the EVM library keeps private (internals of
 // @ethereumjs/vm and @ethereumjs/evm 10.x, checked by the dev end-to-end tests on every run): the
 // BlockBuilder's running transaction list and header, the EVM's opcode table, its running
-// precompiles and the journal's always-warm set; and, in vmInterpreter.ts and the files beside it
+// precompiles, the journal's always-warm set and its bookkeeping; and, in vmInterpreter.ts and the files beside it
 // (vmSyncOps.ts, vmLibrary.ts), the interpreter's run loop, named here. Everything else uses the
 // library's public API.
 import { Block, type BlockOptions, createBlock, type HeaderData } from "@ethereumjs/block";
@@ -149,3 +149,8 @@ export function alwaysWarm(vm: VM): Map<string, Set<string>> {
 // The interpreter loop without a promise per opcode lives in vmInterpreter.ts (with
 // vmSyncOps.ts and vmLibrary.ts): what the rest of flashnode uses of it is named here.
 export { syncInterpreterRuns, useSyncInterpreter };
+
+/** The journal's bookkeeping started afresh (a block given up after a throw left it midway). */
+export function resetJournal(vm: VM): void {
+  (vm.evm.journal as unknown as { cleanJournal(): void }).cleanJournal();
+}

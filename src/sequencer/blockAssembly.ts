@@ -41,6 +41,8 @@ export type RecordedOpening = {
   readonly freshL1Info?: boolean;
   /** Rebuilt by a dev method for the n-th time (0: as recorded): part of the payload id. */
   readonly generation?: number;
+  /** The payload id it had (a block rebuilt as it was, after a failed step: the same build). */
+  readonly payloadId?: string;
 };
 
 /** Executes one transaction onto the block being built; throws if it cannot be included. */
@@ -54,6 +56,7 @@ export async function includeInBlock(
   const impersonated = isDepositTx(tx) ? undefined : placeholderSender(tx);
   if (impersonated !== undefined) seq.executor.disguise(impersonated);
   let record: Awaited<ReturnType<typeof includeTransaction>>;
+  const depth = seq.executor.stateDepth;
   try {
     record = await includeTransaction(
       b.builder,
@@ -62,6 +65,11 @@ export async function includeInBlock(
       { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
       allowNoBlobs,
     );
+  } catch (e) {
+    // Not included: the block is as it was before (a throw inside a call frame, a fork's
+    // upstream failing, leaves checkpoints open that the library does not revert).
+    await seq.executor.undoFailed(depth);
+    throw e;
   } finally {
     if (impersonated !== undefined) seq.executor.disguise(undefined);
   }
@@ -128,13 +136,15 @@ export async function openBlock(
   // A payload id as Base's builder makes one: 8 bytes naming this build (a block rebuilt by a
   // dev method gets a new one).
   const generation = recorded?.generation ?? 0;
-  const payloadId = bytesToHex(
-    keccak256(
-      hexToBytes(
-        `${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}${generation === 0 ? "" : generation.toString(16).padStart(8, "0")}`,
-      ),
-    ).subarray(0, 8),
-  );
+  const payloadId =
+    recorded?.payloadId ??
+    bytesToHex(
+      keccak256(
+        hexToBytes(
+          `${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}${generation === 0 ? "" : generation.toString(16).padStart(8, "0")}`,
+        ),
+      ).subarray(0, 8),
+    );
   const b = new Building(builder, base, payloadId, openedAt, seq.common);
   if (seq.executor.op !== undefined) {
     for (const tx of seq.deposits.opening(timestamp, recorded?.deposits, recorded?.freshL1Info))

@@ -27,6 +27,8 @@ type Entry = {
   readonly hash: string;
   readonly sender: string;
   readonly arrival: number;
+  /** performance.now() before which it is not taken (it waits for a fork's upstream). */
+  readonly notBefore?: number;
 };
 
 function feeCap(tx: TypedTransaction): bigint {
@@ -154,8 +156,11 @@ export class TxPool {
     return [...this.bySender.keys()].map((s) => Buffer.from(s, "hex"));
   }
 
-  /** Puts back a transaction that did not fit in the block (no re-validation). */
-  requeue(tx: TypedTransaction): void {
+  /**
+   * Puts back a transaction that did not fit in the block (no re-validation); with `notBefore`
+   * (performance.now()), not taken again before then.
+   */
+  requeue(tx: TypedTransaction, notBefore?: number): void {
     const sender = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
     const hash = bytesToHex(tx.hash());
     let queue = this.bySender.get(sender);
@@ -163,7 +168,13 @@ export class TxPool {
       queue = new Map();
       this.bySender.set(sender, queue);
     }
-    queue.set(tx.nonce, { tx, hash, sender, arrival: -1 });
+    queue.set(tx.nonce, {
+      tx,
+      hash,
+      sender,
+      arrival: -1,
+      ...(notBefore === undefined ? {} : { notBefore }),
+    });
     this.known.add(hash);
   }
 
@@ -217,6 +228,7 @@ export class TxPool {
    */
   takeExecutable(stateNonce: (sender: Uint8Array) => bigint): TypedTransaction[] {
     const runs: Entry[][] = [];
+    const now = performance.now();
     for (const [sender, queue] of this.bySender) {
       let n = stateNonce(Buffer.from(sender, "hex"));
       // Anything below the state nonce can never execute now.
@@ -227,7 +239,11 @@ export class TxPool {
         }
       }
       const run: Entry[] = [];
-      for (let e = queue.get(n); e !== undefined; e = queue.get(++n)) {
+      for (
+        let e = queue.get(n);
+        e !== undefined && (e.notBefore ?? now) <= now;
+        e = queue.get(++n)
+      ) {
         run.push(e);
         queue.delete(n);
         this.known.delete(e.hash);
