@@ -115,7 +115,7 @@ export class PendingReplay {
         { common: this.common },
       ).getBlobGasPrice(),
     };
-    this.building = new Building(builder, pendingBase, payloadId, performance.now(), this.common);
+    this.building = new Building(builder, pendingBase, payloadId, performance.now());
     const out: FlashblockUpdate[] = [];
     for (const fb of flashblocks) out.push(await this.extend(fb, arrivedAt?.(fb)));
     return out;
@@ -148,7 +148,7 @@ export class PendingReplay {
         );
       }
       const pending: PendingTransaction = { hash: t.hash, raw: t.raw };
-      await b.append(pending, receipt, undefined);
+      b.append(pending, receipt, undefined);
       added.push(pending);
     }
     // The stream's cumulative gas is the builder's: a block that disagrees is not this chain's.

@@ -88,7 +88,7 @@ export async function includeInBlock(
     tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined
       ? (tx as Blob4844Tx).serializeNetworkWrapper()
       : undefined;
-  await b.append(pending, record, networkForm);
+  b.append(pending, record, networkForm);
   return pending;
 }
 
@@ -145,7 +145,7 @@ export async function openBlock(
         ),
       ).subarray(0, 8),
     );
-  const b = new Building(builder, base, payloadId, openedAt, seq.common);
+  const b = new Building(builder, base, payloadId, openedAt);
   if (seq.executor.op !== undefined) {
     for (const tx of seq.deposits.opening(timestamp, recorded?.deposits, recorded?.freshL1Info))
       await includeInBlock(seq, b, tx, false);
