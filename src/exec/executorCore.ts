@@ -265,8 +265,10 @@ export class ExecutorCore {
   }
 
   /** A dev method's write into the block being built (src/exec/devWrites.ts). */
-  applyStateWrite(w: StateWrite): Promise<void> {
-    return applyStateWrite(this.state, w);
+  async applyStateWrite(w: StateWrite): Promise<void> {
+    await applyStateWrite(this.state, w);
+    // It may have written the L1 fee parameters (anvil_setStorageAt on L1Block).
+    this.op?.forgetFeeParams();
   }
 
   /**

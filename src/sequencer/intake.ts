@@ -70,7 +70,7 @@ export async function acceptTransaction(
   }
   const account = await seq.executor.currentAccount(sender);
   const sealedNonce = (await seq.executor.sealedAccount(sender))?.nonce ?? 0n;
-  const l1Cost = (await seq.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
+  const l1Cost = (await seq.executor.op?.l1FeeFor(tx, tx.serialize()))?.l1Fee;
   // The size limit is on the transaction itself; a blob sidecar is carried beside it.
   const size = tx.type === 3 ? tx.serialize().length : raw.length;
   const { hash } = seq.pool.add(tx, size, {
