@@ -25,7 +25,7 @@ import { blockRlp } from "../src/chain/rawEncoding.ts";
 import type { BlockExecutor } from "../src/exec/blockExecutor.ts";
 import { ensureGenesis } from "../src/exec/chainStart.ts";
 import { type Flashblock, parseFlashblock } from "../src/follow/flashblock.ts";
-import { PendingReplay } from "../src/follow/pendingReplay.ts";
+import { canonicalBlock, PendingReplay } from "../src/follow/pendingReplay.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../src/pending/types.ts";
 import { Sequencer } from "../src/sequencer/sequencer.ts";
 import { type ChainStore, createChainStore } from "../src/store/chainStore.ts";
@@ -127,10 +127,13 @@ async function submitAll(seq: Sequencer, raws: readonly Hex[]): Promise<void> {
   if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
 }
 
-function storedBlock(node: Node, n: number) {
+function storedRlp(node: Node, n: number): Uint8Array {
   const hash = node.store.canonicalHash(n)!;
-  const rlp = blockRlp(node.store.headerRlp(n, hash)!, node.store.bodyRlp(n, hash)!);
-  return blockFromRlp(rlp, { common: node.spec.common, setHardfork: true });
+  return blockRlp(node.store.headerRlp(n, hash)!, node.store.bodyRlp(n, hash)!);
+}
+
+function storedBlock(node: Node, n: number) {
+  return blockFromRlp(storedRlp(node, n), { common: node.spec.common, setHardfork: true });
 }
 
 /** The flashblocks of block `n` as Base's stream carried them (parsed from their wire JSON). */
@@ -210,21 +213,21 @@ async function runWorkload(
     rows.push({ path: "sequencer", txs, gas: totalGas, ...sequencer });
 
     const flashblocks = new Map<number, Flashblock[]>();
-    const blocks = new Map<number, ReturnType<typeof storedBlock>>();
+    const rlps = new Map<number, Uint8Array>();
     for (let n = first; n <= last; n++) {
       flashblocks.set(n, flashblocksOf(updates, n));
-      blocks.set(n, storedBlock(seqNode, n));
+      rlps.set(n, storedRlp(seqNode, n));
     }
+    const common = followNode.spec.common;
     const replay = new PendingReplay(followNode.executor, followNode.spec.common);
     const follower = await measure(`${name}-follower`, async () => {
       for (let n = first; n <= last; n++) {
         const [fb0, ...rest] = flashblocks.get(n)!;
         await replay.start(fb0!.payloadId, fb0!.base!, [fb0!]);
         for (const fb of rest) await replay.extend(fb);
-        const block = blocks.get(n)!;
-        // As the follower imports (follower.ts importBlock): sealed from the replay, whose
-        // transactions root proves the block's list.
-        const write = await replay.sealAs(block);
+        // As the follower imports (follower.ts importBlock): the block's RLP read, and the
+        // block sealed from the replay, whose transactions root proves the block's list.
+        const write = await replay.sealAs(canonicalBlock(rlps.get(n)!, common));
         if (write === undefined) throw new Error(`block ${n} was not sealed from its replay`);
         followNode.store.writeBlock(write);
       }
@@ -233,7 +236,9 @@ async function runWorkload(
 
     const imported = await measure(`${name}-import`, async () => {
       for (let n = first; n <= last; n++) {
-        importNode.store.writeBlock(await importNode.executor.execute(blocks.get(n)!));
+        // As `flashnode import` does: the block decoded, executed, verified, written.
+        const block = blockFromRlp(rlps.get(n)!, { common, setHardfork: true });
+        importNode.store.writeBlock(await importNode.executor.execute(block));
       }
     });
     rows.push({ path: "canonical import", txs, gas: totalGas, ...imported });

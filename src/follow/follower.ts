@@ -4,7 +4,6 @@
 // flashblocks stream, re-executed by PendingReplay under Base's sequencing rules (sequencing.ts).
 // Everything runs through one queue, so a canonical import never interleaves with a flashblock.
 // What readers see leaves as the same ChainUpdates a dev sequencer sends.
-import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { blockRlpFromJson } from "../chain/blockJson.ts";
 import { listRoot } from "../chain/listTrie.ts";
@@ -17,7 +16,7 @@ import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
 import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
-import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import { canonicalBlock, FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
 
@@ -229,22 +228,26 @@ export class Follower {
   /** One canonical block: executed on the head, checked, committed; pending follows it. */
   private async importBlock(json: RpcBlock): Promise<void> {
     const { common, executor, store } = this.deps;
-    const block = blockFromRlp(blockRlpFromJson(json), { common, setHardfork: true });
+    const rlp = blockRlpFromJson(json);
     const started = performance.now();
     // What the stream pre-confirmed is the block, most of the time: sealed as replayed. Its
     // transactions are then the replay's, hash by hash, and the replay's transactions root is
-    // the header's: the list is proven the header's without a trie of its own.
-    let write = await this.replay.sealAs(block);
+    // the header's: the list is proven the header's without a trie of its own, and its
+    // transactions are not decoded again.
+    const canonical = canonicalBlock(rlp, common);
+    let write = await this.replay.sealAs(canonical);
     if (write !== undefined) this.imported.fromReplay++;
     // Every transaction hash was checked; that the list is the header's, in its order, is this.
-    else if (!equalBytes(transactionsRoot(block), block.header.transactionsTrie)) {
+    else if (!equalBytes(listRoot(canonical.transactions), canonical.header.transactionsTrie)) {
       this.stop(
         `following stopped at block ${json.number} (${json.hash}): its transactions do not match its transactions root`,
       );
       return;
     }
     try {
-      write ??= await executor.execute(block, { ownStateRoot: true });
+      write ??= await executor.execute(blockFromRlp(rlp, { common, setHardfork: true }), {
+        ownStateRoot: true,
+      });
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
@@ -252,7 +255,7 @@ export class Follower {
     }
     store.writeBlock(write);
     this.imported.blocks++;
-    this.imported.gas += block.header.gasUsed;
+    this.imported.gas += canonical.header.gasUsed;
     this.imported.ms += performance.now() - started;
     const id = blockId("upstream", json);
     const result = this.sequencing.canonical(
@@ -391,9 +394,4 @@ export class Follower {
     }
     return out;
   }
-}
-
-/** The root of a block's transactions as its body lists them. */
-function transactionsRoot(block: Block): Uint8Array {
-  return listRoot(block.transactions.map((tx) => tx.serialize()));
 }

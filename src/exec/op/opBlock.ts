@@ -10,6 +10,7 @@ import { ListTrie } from "../../chain/listTrie.ts";
 import type { BlockTransaction } from "../../chain/op/blockTx.ts";
 import { isDepositTx } from "../../chain/op/depositTx.ts";
 import { receiptRlp } from "../../chain/rawEncoding.ts";
+import { encodingOf } from "../../chain/txFacts.ts";
 import type { ReceiptRecord } from "../../chain/types.ts";
 import { receiptRecord } from "../receipts.ts";
 import { addDeposit, addTransaction, sealBuilder } from "../vmInternals.ts";
@@ -73,7 +74,7 @@ export async function runOpBlock(
     for (const tx of block.transactions as BlockTransaction[]) {
       const receipt = await includeTransaction(builder, op, tx, ctx, true);
       receipts.push(receipt);
-      txTrie.push(tx.serialize());
+      txTrie.push(encodingOf(tx));
       receiptTrie.push(receiptRlp(receipt));
     }
     const built = await sealBuilder(builder, {

@@ -22,6 +22,7 @@ import {
 } from "../../chain/op/config.ts";
 import { type DepositTx, isDepositTx } from "../../chain/op/depositTx.ts";
 import type { L1FeeParams } from "../../chain/op/l1Info.ts";
+import { encodingOf, senderOf } from "../../chain/txFacts.ts";
 import { bytesToBigInt, bytesToHex } from "../../util/hex.ts";
 import { type BedrockFeeParams, type L1FeeInfo, l1FeeOf } from "./l1Cost.ts";
 
@@ -183,10 +184,10 @@ export class OpExecution {
 
   private async beforeTx(tx: TypedTransaction): Promise<void> {
     if (!this.charging || isDepositTx(tx)) return;
-    const fee = await this.l1FeeFor(tx, tx.serialize());
+    const fee = await this.l1FeeFor(tx, encodingOf(tx));
     this.l1Fees.set(tx, fee);
     if (fee.l1Fee === 0n) return;
-    const sender = tx.getSenderAddress();
+    const sender = senderOf(tx);
     const account = (await this.vm.stateManager.getAccount(sender)) ?? new Account();
     if (account.balance < fee.l1Fee)
       throw new Error(
