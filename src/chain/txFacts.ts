@@ -4,7 +4,7 @@
 // derives its sender's address from the recovered key at every getSenderAddress() (a keccak and
 // an Address): a transaction went through each of these 3–5 times between intake and its block.
 // The facts are kept beside the transaction object (frozen, so they stay true) for its lifetime.
-import type { Address } from "@ethereumjs/util";
+import { Address } from "@ethereumjs/util";
 import { keccak256 } from "../util/crypto.ts";
 
 /** What every transaction object of a block has (the library's and an OP deposit alike). */
@@ -50,6 +50,21 @@ export function hashOf(tx: Transaction): Uint8Array {
   const f = factsOf(tx);
   if (f.hash === undefined) f.hash = f.raw === undefined ? tx.hash() : keccak256(f.raw);
   return f.hash;
+}
+
+/**
+ * `tx`, decoded unfrozen, made to answer getSenderAddress() with one Address, its recovered key
+ * hashed once by the native keccak (the library hashes it in JS at each call, and runTx calls it
+ * too); then frozen, as the library freezes what it decodes.
+ */
+export function pinSender<T extends Transaction & { getSenderPublicKey(): Uint8Array }>(tx: T): T {
+  let sender: Address | undefined;
+  const getSenderAddress = () => {
+    sender ??= new Address(Uint8Array.from(keccak256(tx.getSenderPublicKey()).subarray(12)));
+    return sender;
+  };
+  Object.defineProperty(tx, "getSenderAddress", { value: getSenderAddress });
+  return Object.freeze(tx);
 }
 
 /** The transaction's sender (its signature recovered once); throws as getSenderAddress() does. */

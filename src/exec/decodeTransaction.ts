@@ -6,7 +6,7 @@ import {
   NetworkWrapperType,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { rememberEncoding } from "../chain/txFacts.ts";
+import { pinSender, rememberEncoding } from "../chain/txFacts.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { libraryRefusalText } from "./txPrecheck.ts";
 
@@ -25,7 +25,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
   let tx: TypedTransaction;
   try {
     if (raw[0] === 3) return decodeBlobTx(raw, common);
-    tx = createTxFromRLP(raw, { common: common });
+    tx = pinSender(createTxFromRLP(raw, { common: common, freeze: false }));
   } catch (e) {
     throw new TxRejectedError(libraryRefusalText((e as Error).message));
   }

@@ -9,7 +9,7 @@ import {
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
-import { rememberEncoding } from "../txFacts.ts";
+import { pinSender, rememberEncoding } from "../txFacts.ts";
 import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "./depositTx.ts";
 
 /** A block's transactions: signed ones, and an OP-stack chain's deposits. */
@@ -25,7 +25,7 @@ export function decodeBlockTransaction(
   hash?: Uint8Array,
 ): BlockTransaction {
   if (raw[0] === DEPOSIT_TX_TYPE) return decodeDepositTx(raw, common);
-  const tx = createTxFromBlockBodyData(raw, { common });
+  const tx = pinSender(createTxFromBlockBodyData(raw, { common, freeze: false }));
   rememberEncoding(tx, raw, hash);
   return tx;
 }
