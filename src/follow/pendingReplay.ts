@@ -13,8 +13,10 @@ import {
 import type { Common } from "@ethereumjs/common";
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { bodyTransactions, splitBlockRlp } from "../chain/rawEncoding.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { bodyRlp } from "../exec/executorCore.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
 import { builderHeader, sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingBase, PendingTransaction } from "../pending/types.ts";
@@ -32,6 +34,16 @@ export type CanonicalBlock = {
   readonly transactions: readonly Uint8Array[];
   readonly hashes: readonly Uint8Array[];
 };
+
+/** A decoded block as a CanonicalBlock (its transactions' kept bytes and hashes). */
+function canonicalOf(block: Block): CanonicalBlock {
+  return {
+    header: block.header,
+    bodyRlp: bodyRlp(block),
+    transactions: block.transactions.map((tx) => encodingOf(tx)),
+    hashes: block.transactions.map((tx) => hashOf(tx)),
+  };
+}
 
 /** A block's RLP as a CanonicalBlock (its transactions hashed, not decoded). */
 export function canonicalBlock(rlp: Uint8Array, common: Common): CanonicalBlock {
@@ -67,13 +79,14 @@ export class PendingReplay {
   }
 
   /**
-   * The canonical block `block`, from the replay when the replay holds exactly its transactions
+   * The canonical block `given` (from its RLP, or decoded), from the replay when the replay holds exactly its transactions
    * (what Base's flashblocks pre-confirmed became the block, the usual case): sealed, checked
    * against the header (gas used, receipts, transactions, bloom) and collected for the archive
    * with no second execution, and no decoding of its transactions. undefined: nothing usable was
    * replayed (the replay is cleared); the caller executes the block.
    */
-  async sealAs(block: CanonicalBlock): Promise<BlockWrite | undefined> {
+  async sealAs(given: CanonicalBlock | Block): Promise<BlockWrite | undefined> {
+    const block = given instanceof Block ? canonicalOf(given) : given;
     const b = this.building;
     const h = block.header;
     const hashes = block.hashes;
