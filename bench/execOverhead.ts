@@ -275,11 +275,12 @@ for (const name of values.workloads.split(",")) {
     const mgas = all.map((row) => Number(row.gas) / 1e6 / (row.cpuMs / 1000)).sort((a, b) => a - b);
     // GC pauses are wall time (perf_hooks' gc entries): their share of the phase's wall time.
     const gc = all.map((row) => (row.gcMs / row.wallMs) * 100).sort((a, b) => a - b);
+    const gcPerTx = all.map((row) => (row.gcMs * 1000) / row.txs).sort((a, b) => a - b);
     const mid = Math.floor(all.length / 2);
     console.log(
       `${name.padEnd(8)} ${first.path.padEnd(22)} ${(Number(first.gas) / first.txs).toFixed(0).padStart(7)} gas/tx  ` +
         `${perTx[mid]!.toFixed(0).padStart(6)} µs/tx (${perTx.map((v) => v.toFixed(0)).join(", ")})  ` +
-        `${mgas[mid]!.toFixed(1).padStart(6)} Mgas/CPU-s  GC ${gc[mid]!.toFixed(1)}% of wall`,
+        `${mgas[mid]!.toFixed(1).padStart(6)} Mgas/CPU-s  GC ${gc[mid]!.toFixed(1)}% of wall, ${gcPerTx[mid]!.toFixed(0)} µs/tx`,
     );
   }
 }
