@@ -8,7 +8,9 @@
 // summed from perf_hooks' gc entries, which are wall time, and given as a share of the wall time. The workloads are bench/contracts/FollowLoad.sol's: ERC-20
 // transfers and constant-product swaps (typical) and swaps of 20 rounds (swap chains).
 // Run: node --import tsx bench/execOverhead.ts [--blocks 6 --per-block 200 --per-flashblock 50
-//        --senders 20 --rounds 20 --repeat 3 --cpu-prof DIR]
+//        --senders 20 --rounds 20 --repeat 3 --cpu-prof DIR --alloc]
+// (--alloc: bytes allocated per transaction, sampled; it slows the run, so its times are not the
+// ones to read)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "3" },
     workloads: { type: "string", default: "typical,chains" },
     "cpu-prof": { type: "string" },
+    alloc: { type: "boolean", default: false },
   },
 });
 const BLOCKS = Number(values.blocks);
@@ -52,6 +55,8 @@ const SENDERS = Number(values.senders);
 const ROUNDS = Number(values.rounds);
 const REPEAT = Number(values.repeat);
 const PROFILE_DIR = values["cpu-prof"];
+/** Bytes allocated per phase, from V8's sampling heap profiler (collected objects included). */
+const ALLOC = values.alloc;
 
 type Node = {
   readonly spec: ChainSpec;
@@ -74,7 +79,22 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcMs += e.duration;
 }).observe({ entryTypes: ["gc"] });
 
-type Measure = { cpuMs: number; wallMs: number; gcMs: number };
+/**
+ * `gcSamples`: with --cpu-prof, the garbage collector's share of the main thread's busy samples
+ * (a sample is taken when the thread runs, so on a shared machine this share is closer to its
+ * CPU than the pauses' wall time is).
+ */
+type Measure = {
+  cpuMs: number;
+  wallMs: number;
+  gcMs: number;
+  gcSamples?: number;
+  allocatedBytes?: number;
+};
+
+type HeapNode = { selfSize: number; children: HeapNode[] };
+const heapTotal = (n: HeapNode): number =>
+  n.children.reduce((t, c) => t + heapTotal(c), n.selfSize);
 
 const session = new Session();
 session.connect();
@@ -86,6 +106,14 @@ async function measure(name: string, fn: () => Promise<void>): Promise<Measure> 
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
     await session.post("Profiler.start");
   }
+  if (ALLOC) {
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 16384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
+  }
   await new Promise((r) => setTimeout(r, 50));
   const gc0 = gcMs;
   const cpu0 = process.cpuUsage();
@@ -95,11 +123,19 @@ async function measure(name: string, fn: () => Promise<void>): Promise<Measure> 
   const cpu = process.cpuUsage(cpu0);
   // gc entries are delivered on a later turn of the event loop: flushed before they are read.
   await new Promise((r) => setTimeout(r, 50));
-  const out = { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, gcMs: gcMs - gc0 };
+  const out: Measure = { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, gcMs: gcMs - gc0 };
+  if (ALLOC) {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    out.allocatedBytes = heapTotal(profile.head as HeapNode);
+  }
   if (PROFILE_DIR !== undefined) {
     const { profile } = await session.post("Profiler.stop");
     mkdirSync(PROFILE_DIR, { recursive: true });
     writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
+    const names = (profile.samples ?? []).map((id) => kind.get(id));
+    const busy = names.filter((n) => n !== "(idle)").length;
+    out.gcSamples = names.filter((n) => n === "(garbage collector)").length / busy;
   }
   return out;
 }
@@ -277,10 +313,20 @@ for (const name of values.workloads.split(",")) {
     const gc = all.map((row) => (row.gcMs / row.wallMs) * 100).sort((a, b) => a - b);
     const gcPerTx = all.map((row) => (row.gcMs * 1000) / row.txs).sort((a, b) => a - b);
     const mid = Math.floor(all.length / 2);
+    const sampled = all.flatMap((row) => (row.gcSamples === undefined ? [] : [row.gcSamples]));
+    const gcShare =
+      sampled.length === 0
+        ? ""
+        : `, ${((sampled.reduce((a, b) => a + b, 0) / sampled.length) * 100).toFixed(1)}% of busy samples`;
+    const allocs = all.flatMap((r) => (r.allocatedBytes === undefined ? [] : [r.allocatedBytes]));
+    const alloc =
+      allocs.length === 0
+        ? ""
+        : `  allocated ${(allocs.reduce((a, b) => a + b, 0) / allocs.length / first.txs / 1024).toFixed(0)} KiB/tx`;
     console.log(
       `${name.padEnd(8)} ${first.path.padEnd(22)} ${(Number(first.gas) / first.txs).toFixed(0).padStart(7)} gas/tx  ` +
         `${perTx[mid]!.toFixed(0).padStart(6)} µs/tx (${perTx.map((v) => v.toFixed(0)).join(", ")})  ` +
-        `${mgas[mid]!.toFixed(1).padStart(6)} Mgas/CPU-s  GC ${gc[mid]!.toFixed(1)}% of wall, ${gcPerTx[mid]!.toFixed(0)} µs/tx`,
+        `${mgas[mid]!.toFixed(1).padStart(6)} Mgas/CPU-s  GC ${gc[mid]!.toFixed(1)}% of wall, ${gcPerTx[mid]!.toFixed(0)} µs/tx${gcShare}${alloc}`,
     );
   }
 }
