@@ -2,6 +2,7 @@
 // (core/txpool/validation.go) and its error texts; nonce gaps are queued, not dropped.
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
+import { hashOf, senderOf } from "../chain/txFacts.ts";
 import type { AccountRecord } from "../chain/types.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
@@ -71,7 +72,7 @@ export class TxPool {
     serializedSize: number,
     ctx: PoolContext,
   ): { sender: Uint8Array; hash: string } {
-    const hash = bytesToHex(tx.hash());
+    const hash = bytesToHex(hashOf(tx));
     if (this.known.has(hash)) throw new TxRejectedError("already known");
     if (serializedSize > TX_MAX_SIZE) {
       throw new TxRejectedError(
@@ -93,7 +94,7 @@ export class TxPool {
     }
     let senderBytes: Uint8Array;
     try {
-      senderBytes = tx.getSenderAddress().bytes;
+      senderBytes = senderOf(tx).bytes;
     } catch (e) {
       throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
     }
@@ -161,8 +162,8 @@ export class TxPool {
    * (performance.now()), not taken again before then.
    */
   requeue(tx: TypedTransaction, notBefore?: number): void {
-    const sender = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
-    const hash = bytesToHex(tx.hash());
+    const sender = bytesToUnprefixedHex(senderOf(tx).bytes);
+    const hash = bytesToHex(hashOf(tx));
     let queue = this.bySender.get(sender);
     if (queue === undefined) {
       queue = new Map();
