@@ -60,9 +60,9 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
   }
   if (node.process === "primary") printAfterLogs(plan.logger, banner(plan, node, details));
   void node.failed.then((e) => {
-    // One line, as every operator error is (src/cli/main.ts).
-    process.stderr.write(`flashnode: ${e.message}\n`);
-    stop(1);
+    // One line, as every operator error is (src/cli/main.ts); a reader's primary says it.
+    if (primary) process.stderr.write(`flashnode: ${e.message}\n`);
+    stop(primary ? 1 : 0);
   });
 }
 

@@ -66,7 +66,13 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
     switch (plan.source.kind) {
       case "sequencer": {
         source = await unlessAborted(
-          startSequencerSource({ datadir, chain: plan.source.chain, logger, publish }),
+          startSequencerSource({
+            datadir,
+            chain: plan.source.chain,
+            logger,
+            publish,
+            onFatal: fail,
+          }),
           stop,
           (late) => late.close(),
         );
@@ -96,7 +102,13 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       case "follow": {
         const { startFollowSource } = await import("./sources/followSource.ts");
         source = await unlessAborted(
-          startFollowSource({ datadir, follow: plan.source.follow, logger, publish }),
+          startFollowSource({
+            datadir,
+            follow: plan.source.follow,
+            logger,
+            publish,
+            onFatal: fail,
+          }),
           stop,
           (late) => late.close(),
         );

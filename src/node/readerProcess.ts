@@ -12,6 +12,11 @@ import { readerCount, readerSlot } from "./readerSlot.ts";
 import { openArchive } from "./sources/archiveSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
+/** This reader's primary is gone: the node it served is stopping or has died. */
+export class PrimaryGoneError extends Error {
+  readonly code = "PRIMARY_GONE";
+}
+
 export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
   const slot = readerSlot();
   const link = connectToPrimary(readerCount(), slot);
@@ -100,8 +105,9 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     })();
     return closing;
   };
-  // Without its primary the node is gone: so is this reader.
-  void link.whenGone().then(() => close().then(() => process.exit(0)));
+  // Without its primary the node is gone: so is this reader (the CLI stops it, quietly: the
+  // primary has said why).
+  const failed = link.whenGone().then((e) => new PrimaryGoneError(e.message, { cause: e }));
   return {
     process: "reader",
     role: plan.role,
@@ -119,7 +125,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     fork: undefined,
     pending: reader.pending,
     stats: reader.stats,
-    failed: new Promise<Error>(() => {}),
+    failed,
     close,
   };
 }

@@ -1,13 +1,15 @@
 // The RPC thread's handle on the sequencer worker, over the one channel (src/util/channel.ts):
 // transaction intake, the dev methods, and the stream of flashblocks and seals that keeps the
 // pending view current. After start, a sequencer that dies is fatal: the chain would silently
-// stop. What waited on it has failed first, with the channel's error.
+// stop. What waited on it has failed first, with the channel's error; the node is told through
+// `onFatal` and stops as a whole (the assembly, src/node/assembly.ts).
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { Channel } from "../util/channel.ts";
+import { WorkerDiedError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
@@ -46,6 +48,7 @@ export class SequencerClient {
     data: SequencerWorkerData,
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
     logger: Logger,
+    onFatal: (e: Error) => void,
   ): Promise<SequencerClient> {
     const heard: Heard = {
       poolNonces: new Map(),
@@ -98,8 +101,7 @@ export class SequencerClient {
     );
     void channel.whenGone().then((e) => {
       if (client.stopping !== undefined) return;
-      logger.fatal({ err: e.message }, "sequencer worker exited");
-      process.exit(1);
+      onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
     });
     return client;
   }

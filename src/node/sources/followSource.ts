@@ -39,6 +39,8 @@ export async function startFollowSource(args: {
   readonly follow: FollowPlan;
   readonly logger: Logger;
   readonly publish: (u: ChainUpdate) => void;
+  /** The follower's thread ended by itself: the node cannot go on. */
+  readonly onFatal: (e: Error) => void;
 }): Promise<ChainSource> {
   const f = args.follow;
   const env = openKvEnv(args.datadir);
@@ -120,6 +122,7 @@ export async function startFollowSource(args: {
     },
     args.publish,
     args.logger.child({ module: "follow" }),
+    args.onFatal,
   );
   const txTarget = new UpstreamClient(
     f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream }),

@@ -27,6 +27,8 @@ export async function startSequencerSource(args: {
   readonly chain: DevChainOptions;
   readonly logger: Logger;
   readonly publish: (u: ChainUpdate) => void;
+  /** The sequencer's thread ended by itself: the node cannot go on. */
+  readonly onFatal: (e: Error) => void;
 }): Promise<ChainSource> {
   let o = args.chain;
   /** The stream's last position: a replacing sequencer goes on after it. */
@@ -125,7 +127,7 @@ export async function startSequencerSource(args: {
     return { data, info };
   };
   const launch = (data: SequencerWorkerData) =>
-    SequencerClient.start(data, publish, args.logger.child({ module: "sequencer" }));
+    SequencerClient.start(data, publish, args.logger.child({ module: "sequencer" }), args.onFatal);
   const first = await prepare(o, false);
   let sequencer = await launch(first.data);
   let info = first.info;
