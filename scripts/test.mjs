@@ -37,6 +37,7 @@ const HEAVY = {
   "test/e2e/importReject.test.ts": 95,
   "test/e2e/forkCli.test.ts": 90,
   "test/e2e/devConsistency.test.ts": 80,
+  "test/e2e/workerDeath.test.ts": 70,
   "test/e2e/replicaRevert.test.ts": 65,
   "test/e2e/replicaSequencerCrash.test.ts": 60,
   "test/e2e/replicaWorkers.test.ts": 55,
