@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
 import { createLogger } from "../log/logger.ts";
 import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/plan.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress, isLocalHost } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
@@ -12,7 +11,7 @@ import { forkPlan } from "./forkOptions.ts";
 import { DEV_LOCAL_API_KEY, frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile, readStateFile, stateFilePath } from "./inputFiles.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
@@ -110,10 +109,10 @@ export async function devCommand(argv: string[]): Promise<void> {
   const logger = createLogger(values.get("log-level") as string);
   const host = values.get("host") as string;
   const frontend = frontendOptions(values, isLocalHost(host) ? DEV_LOCAL_API_KEY : undefined);
-  const workers = rpcWorkerCount(values, frontend);
+  const workers = rpcWorkerPlan(values, frontend);
   const gasLimit = BigInt(values.get("gas-limit") as number);
   const accounts = values.get("accounts") as number;
-  const reader = isReader();
+  const reader = workers.process.kind === "reader";
   // Every input is checked before the datadir is created (or, with --fresh, wiped); a reader
   // process takes what its primary checked.
   const genesisFile = values.get("genesis") as string | undefined;
@@ -127,7 +126,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     fresh: !reader && values.get("fresh") === true,
     logger,
     frontend,
-    rpcWorkers: workers,
+    ...workers,
     argv: ["dev", ...argv],
     callLimits: callLimitOptions(values),
     view: {

@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { DEV_FORKS, type DevFork } from "../chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 /** Base's flashblock cadence: /readyz calls pending stale after five intervals without one. */
@@ -50,16 +49,16 @@ export async function followCommand(argv: string[]): Promise<void> {
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "follow");
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerCount(values, frontend);
-  if (!isReader()) await checkListenAddress(frontend.host, frontend.port);
+  const workers = rpcWorkerPlan(values, frontend);
+  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode(
     {
       role: "follow",
       datadir,
-      fresh: !isReader() && values.get("fresh") === true,
+      fresh: workers.process.kind !== "reader" && values.get("fresh") === true,
       logger,
       frontend,
-      rpcWorkers: workers,
+      ...workers,
       argv: ["follow", ...argv],
       callLimits: callLimitOptions(values),
       view: {

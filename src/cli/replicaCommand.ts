@@ -1,7 +1,6 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
 import {
   checkUpstreamUrl,
@@ -14,7 +13,7 @@ import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 /** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
@@ -40,15 +39,15 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values.get("log-level") as string);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerCount(values, frontend);
-  if (!isReader()) await checkListenAddress(frontend.host, frontend.port);
+  const workers = rpcWorkerPlan(values, frontend);
+  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode({
     role: "replica",
     datadir,
     fresh: false,
     logger,
     frontend,
-    rpcWorkers: workers,
+    ...workers,
     argv: ["replica", ...argv],
     callLimits: callLimitOptions(values),
     view: {

@@ -8,7 +8,6 @@ import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { DatadirUnavailableError, datadirAsFound } from "../store/datadir.ts";
 import { StopRequested } from "../util/errors.ts";
 import { DEV_LOCAL_API_KEY } from "./frontendOptions.ts";
@@ -16,7 +15,7 @@ import { onStopSignals } from "./signals.ts";
 
 export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
   // A reader process stops with its node: the primary says it once.
-  const primary = !isReader();
+  const primary = plan.process.kind === "primary";
   let node: RunningNode | undefined;
   let stopping = false;
   const stop = (code: number) => {

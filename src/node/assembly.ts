@@ -15,7 +15,6 @@ import { PositionFence } from "./positionFence.ts";
 import { type Archive, startReader } from "./reader.ts";
 import { startReaderHost } from "./readerHost.ts";
 import { startReaderProcess } from "./readerProcess.ts";
-import { isReader } from "./readerSlot.ts";
 import { openArchive, servedArchive } from "./sources/archiveSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
@@ -25,7 +24,9 @@ import { UpdateStream } from "./updateStream.ts";
  * aborted while it starts: the start gives up (rejects with its reason), what it started stopped.
  */
 export function startNode(plan: NodePlan, stop?: AbortSignal): Promise<RunningNode> {
-  return isReader() ? startReaderProcess(plan) : startPrimary(plan, stop);
+  return plan.process.kind === "reader"
+    ? startReaderProcess(plan, plan.process)
+    : startPrimary(plan, stop);
 }
 
 /** Stops, in reverse order of start, what was started. */
@@ -178,6 +179,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       const host = await startReaderHost({
         readers: plan.rpcWorkers,
         argv: plan.argv,
+        env: plan.readerEnv,
         logger,
         stream: live ? stream : undefined,
         fence,

@@ -119,6 +119,11 @@ export type FollowPlan = {
   readonly streamReadTimeoutMs: number;
 };
 
+/** A node's primary process, or one of its --rpc-workers readers (slot 0..count-1). */
+export type ProcessRole =
+  | { readonly kind: "primary" }
+  | { readonly kind: "reader"; readonly slot: number; readonly count: number };
+
 export type NodePlan = {
   readonly role: Role;
   readonly datadir: string;
@@ -128,6 +133,10 @@ export type NodePlan = {
   readonly frontend: FrontendOptions;
   /** Reader processes serving RPC (--rpc-workers); 1: this process serves. */
   readonly rpcWorkers: number;
+  /** This process: the node's primary, or one of its readers. */
+  readonly process: ProcessRole;
+  /** What the primary adds to its readers' environment (a generated API key). */
+  readonly readerEnv: Readonly<Record<string, string>>;
   /** The CLI arguments a reader process runs with (it builds the same plan). */
   readonly argv: readonly string[];
   readonly callLimits: CallLimits | undefined;

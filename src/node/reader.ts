@@ -88,6 +88,8 @@ export type ReaderDeps = {
   readonly callWorkerFirst?: boolean;
   /** Whether this reader records each flashblock's build time (one reader does, for the node). */
   readonly recordsBuilds?: boolean;
+  /** This reader's slot of the node's --rpc-workers (0 in a process that serves alone). */
+  readonly slot?: number;
   /** Listens for each update's delay from the primary to this reader. */
   readonly onRelay?: (listener: (lagMs: number) => void) => void;
   /** A forked chain's upstream (the archive says where it forked). */
@@ -127,6 +129,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     const serve = (): MethodRegistry => {
       const backend = createBackend(spec, store, {
         calls,
+        readerSlot: deps.slot ?? 0,
         ...(fork === undefined ? {} : { state: fork.state, fork: fork.origin }),
         ...(feed === undefined ? {} : { feed }),
         ...(follower === undefined

@@ -8,7 +8,6 @@ import { PositionFence } from "./positionFence.ts";
 import { type ReaderTarget, startReader } from "./reader.ts";
 import { connectToPrimary } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
-import { readerCount, readerSlot } from "./readerSlot.ts";
 import { openArchive } from "./sources/archiveSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
@@ -17,9 +16,11 @@ export class PrimaryGoneError extends Error {
   readonly code = "PRIMARY_GONE";
 }
 
-export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
-  const slot = readerSlot();
-  const link = connectToPrimary(readerCount(), slot);
+export async function startReaderProcess(
+  plan: NodePlan,
+  { slot, count }: { readonly slot: number; readonly count: number },
+): Promise<RunningNode> {
+  const link = connectToPrimary(count, slot);
   // Updates land in a stream of this process's own: the reader subscribes when it is ready,
   // from the block so far, whatever arrived meanwhile.
   const stream = new UpdateStream();
@@ -92,6 +93,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     link,
     ...(fence === undefined ? {} : { fence }),
     recordsBuilds: slot === 0,
+    slot,
     onRelay: (l) => relayListeners.push(l),
   });
   link.listening(reader.url, reader.dedicatedUrl);
@@ -119,7 +121,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     head: archive.store.headNumber() ?? 0,
     resumedAt: undefined,
     accounts: [],
-    readers: readerCount(),
+    readers: count,
     readerPids: () => [process.pid],
     upstream: undefined,
     fork: undefined,
