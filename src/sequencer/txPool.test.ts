@@ -217,5 +217,4 @@ test("executable slots: past globalSlots a sender keeps accountSlots; the whole 
     refusal(() => full.add(transfer(0, 0), 120, ctx)),
     "already known",
   );
-  assert.equal(hexToBytes(senderOf(0)).length, 20);
 });
