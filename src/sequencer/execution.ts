@@ -86,6 +86,19 @@ export async function executeNext(
   }
 }
 
+/**
+ * The background's step: the pool's next transaction onto the block being built, held for the
+ * next flashblock (`resync`: the senders' nonces read again first); whether more may follow.
+ */
+export async function executeOneWaiting(seq: ExecutionParts, resync: boolean): Promise<boolean> {
+  if (resync) await resyncNonces(seq);
+  const b = seq.current();
+  const ran = await executeNext(seq, b);
+  if (ran === "none") return false;
+  if (ran !== "not run") b.hold([ran]);
+  return true;
+}
+
 /** Executes everything the pool can run now onto `b` (a forced seal, a dev method's flush). */
 export async function executeWaiting(
   seq: ExecutionParts,

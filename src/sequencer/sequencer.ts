@@ -17,7 +17,7 @@ import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
 import { control } from "./devRequests.ts";
 import { DevState } from "./devState.ts";
-import { automineWaiting, executeNext, executeWaiting, resyncNonces } from "./execution.ts";
+import { automineWaiting, executeOneWaiting, executeWaiting } from "./execution.ts";
 import { acceptTransaction, type SubmitResult } from "./intake.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { blockTimeUp, initialMining, type MiningMode } from "./mining.ts";
@@ -173,12 +173,12 @@ export class Sequencer {
     this.publish(update);
   }
 
-  /** Runs `fn` after everything queued before it (`urgent`: the flashblock tick, ahead). */
-  serial<T>(fn: () => Promise<T>, urgent = false): Promise<T> {
+  /** Runs `fn` after everything queued before it (a flashblock tick: ahead of the rest). */
+  serial<T>(fn: () => Promise<T>, kind: "tick" | "step" = "step"): Promise<T> {
     return this.steps.run(() => {
       this.noncesStale = true;
       return fn();
-    }, urgent);
+    }, kind);
   }
 
   async start(): Promise<void> {
@@ -249,7 +249,7 @@ export class Sequencer {
       }
       // Otherwise it runs in the background (executeOne) once this step is done.
       return result;
-    });
+    }, "intake");
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -274,19 +274,10 @@ export class Sequencer {
     // A damaged block waits for the next tick's repair; automine mines at intake and ticks.
     if (this.block === undefined || this.stopped || this.recovery.damaged) return false;
     if (this.miningMode.automine) return false;
-    return this.recovery
-      .guard(async () => {
-        if (this.noncesStale) {
-          this.noncesStale = false;
-          await resyncNonces(this);
-        }
-        const b = this.current();
-        const ran = await executeNext(this, b);
-        if (ran === "none") return false;
-        if (ran !== "not run") b.hold([ran]);
-        return true;
-      })
-      .catch(() => false); // logged once by the stall; the next tick repairs the block
+    const resync = this.noncesStale;
+    this.noncesStale = false;
+    // A failure is logged once by the stall; the next tick repairs the block.
+    return this.recovery.guard(() => executeOneWaiting(this, resync)).catch(() => false);
   }
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */
@@ -297,7 +288,7 @@ export class Sequencer {
     this.timer = setTimeout(
       () => {
         // A failure is logged once by the stall, and repaired at the next tick.
-        void this.serial(() => this.tick(), true).then(
+        void this.serial(() => this.tick(), "tick").then(
           () => this.schedule(),
           () => this.schedule(),
         );

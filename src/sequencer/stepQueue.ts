@@ -5,10 +5,18 @@
 // transactions) — so a backlog runs back to back, yet intake and ticks wait for at most one
 // transaction. Ticks go ahead of the other waiting steps.
 
-/** How long queued steps may hold back waiting background work: then one background step runs. */
+/** How long waiting steps may hold back the background: then one background step runs. */
 const BACKGROUND_SHARE_MS = 20;
+/**
+ * After an intake, how long the background waits for the next one before it runs: while a burst
+ * comes in, the thread that forwards it (on the same core, often) gets the CPU, so the burst is
+ * accepted at the pace it is sent and executed after.
+ */
+const INTAKE_GAP_MS = 1;
 
-type Step = () => Promise<void>;
+export type StepKind = "tick" | "intake" | "step";
+
+type Step = { readonly kind: StepKind; run(): Promise<void> };
 
 export class StepQueue {
   private readonly urgent: Step[] = [];
@@ -16,7 +24,11 @@ export class StepQueue {
   private running = false;
   /** Whether the background may have work (it said so, or a step may have given it some). */
   private backgroundDue = false;
+  /** Since when the background has waited behind steps. */
+  private heldSince = 0;
   private idleWaiters: Array<() => void> = [];
+  /** Wakes the pump waiting for the next intake (INTAKE_GAP_MS). */
+  private arrived: (() => void) | undefined;
 
   /**
    * @param background one background step; whether it did something (so there may be more).
@@ -27,20 +39,27 @@ export class StepQueue {
     private readonly mayHaveWork: () => boolean,
   ) {}
 
-  /** Runs `fn` after the steps queued before it; `urgent`: before every non-urgent one. */
-  run<T>(fn: () => Promise<T>, urgent = false): Promise<T> {
+  /** Runs `fn` after the steps queued before it; a tick before every other kind. */
+  run<T>(fn: () => Promise<T>, kind: StepKind = "step"): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      (urgent ? this.urgent : this.waiting).push(() =>
-        Promise.resolve().then(fn).then(resolve, reject),
-      );
+      (kind === "tick" ? this.urgent : this.waiting).push({
+        kind,
+        run: () => Promise.resolve().then(fn).then(resolve, reject),
+      });
+      this.arrived?.();
       void this.pump();
     });
   }
 
   /** The background has work: it runs as soon as no step waits. */
   wake(): void {
-    this.backgroundDue = true;
+    this.due();
     void this.pump();
+  }
+
+  private due(): void {
+    if (!this.backgroundDue) this.heldSince = performance.now();
+    this.backgroundDue = true;
   }
 
   /** Resolves once nothing runs or waits (background work may remain). */
@@ -49,22 +68,46 @@ export class StepQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  private next(): Step | undefined {
+    return this.urgent.shift() ?? this.waiting.shift();
+  }
+
+  /** Waits up to `ms` for a step to be queued. */
+  private waitForStep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(), ms);
+      const done = () => {
+        clearTimeout(timer);
+        this.arrived = undefined;
+        resolve();
+      };
+      this.arrived = done;
+    });
+  }
+
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
-      let busySince = performance.now();
+      let last: StepKind | undefined;
       for (;;) {
-        const shareDue = this.backgroundDue && performance.now() - busySince > BACKGROUND_SHARE_MS;
-        const step = shareDue ? undefined : (this.urgent.shift() ?? this.waiting.shift());
+        const held = this.backgroundDue && performance.now() - this.heldSince > BACKGROUND_SHARE_MS;
+        const step = held ? undefined : this.next();
         if (step !== undefined) {
-          await step();
-          if (this.mayHaveWork()) this.backgroundDue = true;
+          await step.run();
+          last = step.kind;
+          if (this.mayHaveWork()) this.due();
           continue;
         }
         if (!this.backgroundDue) break;
+        if (last === "intake" && !held) {
+          last = undefined;
+          await this.waitForStep(INTAKE_GAP_MS);
+          continue;
+        }
         this.backgroundDue = await this.background().catch(() => false);
-        busySince = performance.now();
+        this.heldSince = performance.now();
+        last = undefined;
         // The event loop runs between two transactions: the flashblock timer, new submissions.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
