@@ -17,6 +17,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import { type BlockBuilder, buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import type { ChainSpec } from "../chain/genesis.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type {
   AccountChange,
   AccountRecord,
@@ -265,8 +266,10 @@ export class ExecutorCore {
   }
 
   /** A dev method's write into the block being built (src/exec/devWrites.ts). */
-  applyStateWrite(w: StateWrite): Promise<void> {
-    return applyStateWrite(this.state, w);
+  async applyStateWrite(w: StateWrite): Promise<void> {
+    await applyStateWrite(this.state, w);
+    // It may have written the L1 fee parameters (anvil_setStorageAt on L1Block).
+    this.op?.forgetFeeParams();
   }
 
   /**
@@ -380,7 +383,7 @@ export class ExecutorCore {
       headerRlp: block.header.serialize(),
       bodyRlp: bodyRlp(block),
       timestamp: block.header.timestamp,
-      transactionHashes: block.transactions.map((tx) => tx.hash()),
+      transactionHashes: block.transactions.map((tx) => hashOf(tx)),
       receipts,
       accountChanges,
       storageChanges,
@@ -390,9 +393,17 @@ export class ExecutorCore {
   }
 }
 
-/** Block body as stored: the block RLP's list without its header. */
+/**
+ * Block body as stored: the block RLP's list without its header (Block.raw()'s, with each typed
+ * transaction's encoding as it was decoded rather than serialized again).
+ */
 export function bodyRlp(block: Block): Uint8Array {
-  return RLP.encode(block.raw().slice(1) as Input);
+  const txs = block.transactions.map((tx) => (tx.type === 0 ? tx.raw() : encodingOf(tx)));
+  const uncles = block.uncleHeaders.map((h) => h.raw());
+  const withdrawals = block.withdrawals?.map((w) => w.raw());
+  return RLP.encode(
+    (withdrawals === undefined ? [txs, uncles] : [txs, uncles, withdrawals]) as Input,
+  );
 }
 
 /** The access list a typed transaction carries (none for a legacy one). */

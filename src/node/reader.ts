@@ -43,8 +43,13 @@ import type { ReaderLink } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
 import { storeReadiness, withinLag } from "./readiness.ts";
 
-/** How long a call waits for an update the fence says another reader may have shown. */
-const FENCE_WAIT_MS = 250;
+/**
+ * How long a call waits for an update the fence says another reader may have shown. A reader is
+ * normally behind by well under a millisecond, but on a loaded machine (four test files on two
+ * cores) it can be scheduled late by hundreds; 250 ms was suspected of a stale answer there.
+ * Past this, it answers anyway.
+ */
+const FENCE_WAIT_MS = 2_000;
 
 /** The archive, opened once per process. */
 export type Archive = { readonly kv: KvEnv; readonly store: ChainStore };

@@ -7,6 +7,7 @@ import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { placeholderSender } from "../exec/impersonation.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
@@ -76,11 +77,11 @@ export async function includeInBlock(
   // The block holds the tx without its blob sidecar; the builder keeps that form.
   const built = builderTransactions(b.builder);
   const included = built[built.length - 1]!;
-  const hash = included.hash();
+  const hash = hashOf(included);
   const receivedAt = seq.intake.take(bytesToHex(hash));
   const pending: PendingTransaction = {
     hash,
-    raw: included.serialize(),
+    raw: encodingOf(included),
     ...(receivedAt === undefined ? {} : { receivedAt }),
   };
   // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
@@ -88,7 +89,7 @@ export async function includeInBlock(
     tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined
       ? (tx as Blob4844Tx).serializeNetworkWrapper()
       : undefined;
-  await b.append(pending, record, networkForm);
+  b.append(pending, record, networkForm);
   return pending;
 }
 
@@ -145,7 +146,7 @@ export async function openBlock(
         ),
       ).subarray(0, 8),
     );
-  const b = new Building(builder, base, payloadId, openedAt, seq.common);
+  const b = new Building(builder, base, payloadId, openedAt);
   if (seq.executor.op !== undefined) {
     for (const tx of seq.deposits.opening(timestamp, recorded?.deposits, recorded?.freshL1Info))
       await includeInBlock(seq, b, tx, false);

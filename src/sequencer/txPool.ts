@@ -3,6 +3,7 @@
 // (POOL_LIMITS). They run in the order they arrived, each sender's by nonce (takeNext).
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
+import { hashOf, senderOf } from "../chain/txFacts.ts";
 import type { AccountRecord } from "../chain/types.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
@@ -118,7 +119,7 @@ export class TxPool {
     serializedSize: number,
     ctx: PoolContext,
   ): { sender: Uint8Array; hash: string } {
-    const hash = bytesToHex(tx.hash());
+    const hash = bytesToHex(hashOf(tx));
     if (this.known.has(hash)) throw new TxRejectedError("already known");
     if (serializedSize > TX_MAX_SIZE) {
       throw new TxRejectedError(
@@ -140,7 +141,7 @@ export class TxPool {
     }
     let senderBytes: Uint8Array;
     try {
-      senderBytes = tx.getSenderAddress().bytes;
+      senderBytes = senderOf(tx).bytes;
     } catch (e) {
       throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
     }
@@ -328,9 +329,9 @@ export class TxPool {
   restore(txs: readonly TypedTransaction[]): void {
     this.front -= txs.length;
     for (const [i, tx] of txs.entries()) {
-      const sender = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
+      const sender = bytesToUnprefixedHex(senderOf(tx).bytes);
       const queue = this.queueOf(sender);
-      const hash = bytesToHex(tx.hash());
+      const hash = bytesToHex(hashOf(tx));
       const old = queue.entries.get(tx.nonce);
       if (old !== undefined) this.known.delete(old.hash);
       queue.entries.set(tx.nonce, { tx, hash, sender, nonce: tx.nonce, arrival: this.front + i });
