@@ -220,6 +220,14 @@ export class Sequencer {
     this.block = b;
   }
 
+  /**
+   * Resolves once no step waits and everything the pool can run now has run (held for the next
+   * flashblock): a test's tick then publishes all it sent.
+   */
+  idle(): Promise<void> {
+    return this.steps.idle();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
