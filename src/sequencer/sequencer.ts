@@ -8,10 +8,11 @@
 import type { Common } from "@ethereumjs/common";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
+import { encodingOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/chainStore.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
@@ -113,7 +114,11 @@ export class Sequencer {
       stopping: () => this.stopped,
       announce: async (sealed) => {
         await this.executor.abandonBuild();
-        this.publish({ ...sealed, next: await this.openNext(performance.now()) });
+        // The next block opens as the seal's write recorded it (its deposits are taken).
+        const recorded = this.store
+          .recordedFlashblocks(sealed.number + 1)
+          .find((r) => r.index === 0);
+        this.publish({ ...sealed, next: await this.openNext(performance.now(), recorded) });
       },
       rebuild: () => rebuildDamaged(this),
     });
@@ -359,27 +364,42 @@ export class Sequencer {
     // A fork: what the seal reads of the upstream, before anything is built (a failure here
     // leaves the block as it was).
     await this.executor.fetchSealReads();
-    const sealed = await commitBlock(this, b, (sealed) => {
-      this.recovery.committed(sealed);
-      // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
-      this.dev.sealed();
-      this.onBlockCommitted?.(sealed.number);
-      // Intake times of what the pool dropped or replaced meanwhile.
-      this.intake.prune((hash) => this.pool.has(hash));
-    });
+    // The next block's opening (its time, its deposits) is recorded in the seal's own write: one
+    // durable write per block (with automine, per transaction), not one more for flashblock 0.
+    const timestamp = this.dev.clock.following(b.base.timestamp);
+    const deposits = this.executor.op === undefined ? [] : this.deposits.preview(timestamp);
+    const opening = { timestamp, transactions: deposits.map((d) => encodingOf(d)) };
+    const sealed = await commitBlock(
+      this,
+      b,
+      (sealed) => {
+        this.recovery.committed(sealed);
+        // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
+        this.dev.sealed();
+        this.onBlockCommitted?.(sealed.number);
+        // Intake times of what the pool dropped or replaced meanwhile.
+        this.intake.prune((hash) => this.pool.has(hash));
+      },
+      opening,
+    );
+    // The user deposits among them are in the next block now (the L1-info deposit is first).
+    this.deposits.taken(Math.max(0, deposits.length - 1));
     // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
     // the seal's time is not added to the next interval. Off the grid (a forced seal, or a tick
     // more than an interval late) it starts now.
     const slot = b.openedAt + b.index * interval;
     const onGrid = !offGrid && performance.now() - slot < interval;
-    const next = await this.openNext(onGrid ? slot : performance.now());
+    const next = await this.openNext(onGrid ? slot : performance.now(), opening);
     this.recovery.announced();
     return { ...sealed, next };
   }
 
-  /** Opens the block after the head (its flashblock 0 recorded); flashblock 0 to publish. */
-  private async openNext(openedAt: number): Promise<FlashblockUpdate> {
-    const next = await openNextBlock(this, openedAt);
+  /**
+   * Opens the block after the head (its flashblock 0 recorded, or as `recorded` by the seal);
+   * flashblock 0 to publish.
+   */
+  private async openNext(openedAt: number, recorded?: NextOpening): Promise<FlashblockUpdate> {
+    const next = await openNextBlock(this, openedAt, recorded);
     // What its seal will read of a fork's upstream (the system contracts' slots), fetched while
     // it is built.
     this.sealReads.fetchSoon();

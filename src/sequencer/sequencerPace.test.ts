@@ -1,17 +1,20 @@
 // The sequencer's pace, on a real archive and EVM in this process: a transaction sent while a
 // backlog executes is taken into the pool after at most the one transaction executing (not behind
 // the backlog), and a block holds the pool's transactions in the order they arrived (each sender's
-// by nonce) however often ticks cut the execution.
+// by nonce) however often ticks cut the execution; a seal is one durable write, the next block's
+// flashblock 0 recorded in it.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
+import { startInProcessChain } from "../../test/utils/inProcessChain.ts";
 import { within } from "../../test/utils/within.ts";
 import { type DevAccount, devAccounts, devGenesis } from "../chain/devGenesis.ts";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
+import { encodeDeposit } from "../chain/op/depositTx.ts";
 import { ensureGenesis } from "../exec/chainStart.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import { createChainStore } from "../store/chainStore.ts";
+import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
@@ -25,6 +28,8 @@ const sequencers: Sequencer[] = [];
 
 type Chain = {
   readonly sequencer: Sequencer;
+  readonly env: KvEnv;
+  readonly store: ChainStore;
   readonly updates: (FlashblockUpdate | SealedUpdate)[];
   /** Resolves once the published flashblocks hold `count` transactions in all. */
   published(count: number): Promise<void>;
@@ -77,6 +82,8 @@ async function startChain(opts: Partial<SequencerOptions>): Promise<Chain> {
   await sequencer.start();
   return {
     sequencer,
+    env,
+    store,
     updates,
     published: (count) =>
       publishedCount >= count
@@ -175,4 +182,69 @@ test("a block holds the pool's transactions in arrival order, each sender's by n
     updates.filter((u) => u.kind === "flashblock" && u.base.number === number).length > 2,
     "ticks came while the backlog ran",
   );
+});
+
+test("with automine a transaction's block costs one durable write: the next block's flashblock 0 is recorded in the seal's", async () => {
+  const { sequencer, transfer, updates, env, store } = await startChain({ automine: true });
+  let writes = 0;
+  const writeAtomically = env.writeAtomically.bind(env);
+  env.writeAtomically = <T>(fn: () => T): T => {
+    writes++;
+    return writeAtomically(fn);
+  };
+  const head = store.headNumber()!;
+  for (let n = 0; n < 3; n++) await sequencer.submit(transfer(0, n));
+  assert.equal(store.headNumber(), head + 3, "a block per transaction");
+  // One write each (an fsync each: the largest part of a send-to-receipt round on a dev chain).
+  assert.equal(writes, 3);
+  // Recorded as published: a restart opens the same block (its time, its payload id).
+  const last = updates.at(-1)!;
+  assert.ok(last.kind === "sealed" && last.next.base.number === head + 4);
+  const records = store.recordedFlashblocks(head + 4);
+  assert.deepEqual(
+    records.map((r) => [r.index, r.timestamp, r.transactions.length]),
+    [[0, last.next.base.timestamp, 0]],
+  );
+});
+
+test("on an OP-stack chain the seal records the next block's opening deposits as its flashblock 0 publishes them, a user deposit once", async () => {
+  const chain = await startInProcessChain();
+  const seq = chain.sequencer;
+  const store = chain.archive.store;
+  /** Block `number`'s flashblock 0 as recorded, and as the last seal published it. */
+  const opening = (number: number) => {
+    const last = chain.updates.at(-1)!;
+    assert.ok(last.kind === "sealed" && last.next.base.number === number);
+    const records = store.recordedFlashblocks(number);
+    assert.deepEqual(
+      records.map((r) => [r.index, r.timestamp]),
+      [[0, last.next.base.timestamp]],
+    );
+    const published = last.next.transactions.map((t) => bytesToHex(t.raw));
+    assert.deepEqual(records[0]!.transactions.map(bytesToHex), published);
+    return published;
+  };
+  try {
+    const deposit = encodeDeposit({
+      sourceHash: new Uint8Array(32).fill(9),
+      from: new Uint8Array(20).fill(0x11),
+      to: new Uint8Array(20).fill(0x22),
+      mint: 5n,
+      value: 0n,
+      gasLimit: 100_000n,
+      isSystemTx: false,
+      data: new Uint8Array(0),
+    });
+    await seq.submit(deposit);
+    const first = await seq.mine();
+    // The L1-info deposit, then the user deposit.
+    const withDeposit = opening(first + 1);
+    assert.equal(withDeposit.length, 2);
+    assert.equal(withDeposit[1], bytesToHex(deposit));
+    const second = await seq.mine();
+    // Taken into that block: the next one opens with the L1-info deposit alone.
+    assert.equal(opening(second + 1).length, 1);
+  } finally {
+    await chain.close();
+  }
 });
