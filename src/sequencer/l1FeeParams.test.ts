@@ -26,6 +26,8 @@ test("the L1 fee parameters are read once a block, and again after a write of th
   /** The receipts of what the next flashblock publishes after sending `raws`. */
   const flashblockOf = async (raws: Uint8Array[]) => {
     for (const raw of raws) await seq.submit(raw);
+    // Executed in the background; the tick publishes what has run by then.
+    await seq.idle();
     const before = chain.updates.length;
     await seq.serial(() => seq.tick());
     const fb = chain.updates.slice(before).find((u) => u.kind === "flashblock");

@@ -4,6 +4,7 @@
 // after them. When transactions sent to it had been pre-confirmed, the stream says the block was
 // replaced as evm_revert says it: one update that drops the pre-confirmed view (their logs
 // `removed`) and carries the new flashblock 0 (a new payload_id at a height already seen).
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { type BlockTransaction, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
@@ -177,6 +178,8 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
   const pending = preconfirmedReceipts(b);
   await dropBlock(seq);
   const timestamp = seq.dev.clock.take(seq.executor.headBlock().header.timestamp);
+  // Back in the pool in front of what waits there, in block order.
+  const waitAgain: TypedTransaction[] = [];
   await rebuildBlock(
     seq,
     kept.map((r) => ({ ...r, timestamp })),
@@ -186,7 +189,7 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
       ...(sent ? { reverted: { blocks: [], pending } } : {}),
       onFailed: (tx, reason) => {
         // A nonce ahead of the sender's now (its earlier transaction dropped) waits in the pool.
-        if (!isDepositTx(tx) && /nonce/i.test(reason)) seq.pool.requeue(tx);
+        if (!isDepositTx(tx) && /nonce/i.test(reason)) waitAgain.push(tx);
         else
           seq.log("warn", "transaction dropped at re-execution", {
             hash: bytesToHex(tx.hash()),
@@ -195,5 +198,6 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
       },
     },
   );
+  seq.pool.restore(waitAgain);
   return found;
 }

@@ -43,7 +43,7 @@ export function unrecordedTransactions(
 export async function rebuildDamaged(seq: DevHost): Promise<void> {
   const old = seq.current();
   const records = seq.store.recordedFlashblocks(old.base.number);
-  for (const tx of unrecordedTransactions(seq, old, records)) seq.pool.requeue(tx);
+  seq.pool.restore(unrecordedTransactions(seq, old, records));
   await seq.executor.abandonBuild();
   await rebuildBlock(seq, records, { quiet: { payloadId: old.payloadId, index: old.index } });
 }

@@ -5,7 +5,8 @@
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/chainStore.ts";
+import type { RecordedOpening } from "./blockAssembly.ts";
 import type { Building } from "./building.ts";
 import { DevRequestError } from "./devHost.ts";
 import { MAX_TIMESTAMP } from "./devState.ts";
@@ -20,7 +21,7 @@ export type SealParts = {
 
 /** What opening the next block uses of the sequencer. */
 export type OpenParts = SealParts & {
-  open(recorded: undefined, openedAt: number): Promise<Building>;
+  open(recorded: RecordedOpening | undefined, openedAt: number): Promise<Building>;
   replace(b: Building): void;
   flashblockOf(
     b: Building,
@@ -30,42 +31,54 @@ export type OpenParts = SealParts & {
 };
 
 /**
- * Opens the block after the head and makes it the block being built, its flashblock 0 recorded;
- * flashblock 0 to publish.
+ * Opens the block after the head and makes it the block being built, its flashblock 0 recorded
+ * (`recorded`: as the seal recorded it, in the block's own write); flashblock 0 to publish.
  */
-export async function openNextBlock(seq: OpenParts, openedAt: number): Promise<FlashblockUpdate> {
-  const b = await seq.open(undefined, openedAt);
+export async function openNextBlock(
+  seq: OpenParts,
+  openedAt: number,
+  recorded?: NextOpening,
+): Promise<FlashblockUpdate> {
+  const b = await seq.open(
+    recorded === undefined
+      ? undefined
+      : { timestamp: recorded.timestamp, deposits: recorded.transactions },
+    openedAt,
+  );
   seq.replace(b);
   // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
   const opening = b.transactions.slice();
   const next = await seq.flashblockOf(b, opening, performance.now());
-  seq.store.recordFlashblock(
-    b.base.number,
-    0,
-    b.base.timestamp,
-    opening.map((t) => t.raw),
-  );
+  if (recorded === undefined)
+    seq.store.recordFlashblock(
+      b.base.number,
+      0,
+      b.base.timestamp,
+      opening.map((t) => t.raw),
+    );
   return next;
 }
 
 /**
- * Commits `b` to the archive in one write; the seal to announce. `committed` is told at once, so
- * that a failure after the commit leaves the seal to announce, never the block to seal again.
+ * Commits `b` to the archive in one write, with the next block's opening (`next`) recorded in it;
+ * the seal to announce. `committed` is told at once, so that a failure after the commit leaves
+ * the seal to announce, never the block to seal again.
  */
 export async function commitBlock(
   seq: SealParts,
   b: Building,
   committed: (sealed: Unannounced) => void,
+  next?: NextOpening,
 ): Promise<Unannounced> {
   const block = await sealBuilder(b.builder, {
     transactions: b.txTrie.root(),
     receipts: b.receiptTrie.root(),
   });
   const write = await seq.executor.collectWrite(block, b.receipts);
-  seq.store.writeBlock({
-    ...write,
-    devWrites: devWritesOf(seq.store.recordedFlashblocks(b.base.number)),
-  });
+  seq.store.writeBlock(
+    { ...write, devWrites: devWritesOf(seq.store.recordedFlashblocks(b.base.number)) },
+    next,
+  );
   const sealed = {
     kind: "sealed",
     number: Number(block.header.number),

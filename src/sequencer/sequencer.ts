@@ -1,22 +1,24 @@
-// The block producer: transactions execute onto the block being built as they arrive; every
-// flashblock interval, on a fixed grid, it publishes a flashblock of what ran since the last
-// one; every block time (interval mining, mining.ts) it seals that block into the archive (one
-// atomic write) and opens the next. With automine each transaction gets a block of its own,
-// sealed as soon as its flashblock is (execution.ts). All work runs through one queue, so
-// submissions, execution, flashblocks and seals never interleave.
+// The block producer: transactions execute onto the block being built as they arrive, back to
+// back while any wait; every flashblock interval, on a fixed grid, it publishes a flashblock of
+// what ran since the last one; every block time (interval mining, mining.ts) it seals that block
+// into the archive (one atomic write) and opens the next. With automine each transaction gets a
+// block of its own, sealed as soon as its flashblock is (execution.ts). All work runs through one
+// queue (stepQueue.ts), so submissions, execution, flashblocks and seals never interleave: a
+// submission or a tick waits for at most the one transaction executing.
 import type { Common } from "@ethereumjs/common";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
+import { encodingOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/chainStore.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
 import { control } from "./devRequests.ts";
 import { DevState } from "./devState.ts";
-import { automineWaiting, executeWaiting } from "./execution.ts";
+import { automineWaiting, executeOneWaiting, executeWaiting } from "./execution.ts";
 import { acceptTransaction, type SubmitResult } from "./intake.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { blockTimeUp, initialMining, type MiningMode } from "./mining.ts";
@@ -24,6 +26,7 @@ import { poolContent } from "./poolContent.ts";
 import { rebuildBlock } from "./rebuild.ts";
 import { Recovery, rebuildDamaged } from "./recovery.ts";
 import { commitBlock, openNextBlock, SealReads, TimestampLimit } from "./sealing.ts";
+import { StepQueue } from "./stepQueue.ts";
 import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
@@ -61,10 +64,18 @@ export class Sequencer {
   private block: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Every step on the chain, one at a time; the pool's execution in the background. */
+  private readonly steps = new StepQueue(
+    () => this.executeOne(),
+    () => this.pool.size > 0 && !this.miningMode.automine,
+  );
+  /**
+   * Whether a step other than the pool's own execution and intake ran since the pool last read
+   * its senders' nonces (a dev method, a seal's next block may have changed them).
+   */
+  private noncesStale = true;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private executeScheduled = false;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
   /** How blocks are sealed (mining.ts); switched by evm_setAutomine & co. (setMining). */
@@ -103,7 +114,11 @@ export class Sequencer {
       stopping: () => this.stopped,
       announce: async (sealed) => {
         await this.executor.abandonBuild();
-        this.publish({ ...sealed, next: await this.openNext(performance.now()) });
+        // The next block opens as the seal's write recorded it (its deposits are taken).
+        const recorded = this.store
+          .recordedFlashblocks(sealed.number + 1)
+          .find((r) => r.index === 0);
+        this.publish({ ...sealed, next: await this.openNext(performance.now(), recorded) });
       },
       rebuild: () => rebuildDamaged(this),
     });
@@ -163,11 +178,12 @@ export class Sequencer {
     this.publish(update);
   }
 
-  /** Runs `fn` after everything queued before it. */
-  serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** Runs `fn` after everything queued before it (a flashblock tick: ahead of the rest). */
+  serial<T>(fn: () => Promise<T>, kind: "tick" | "step" = "step"): Promise<T> {
+    return this.steps.run(() => {
+      this.noncesStale = true;
+      return fn();
+    }, kind);
   }
 
   async start(): Promise<void> {
@@ -209,14 +225,23 @@ export class Sequencer {
     this.block = b;
   }
 
+  /**
+   * Resolves once no step waits and everything the pool can run now has run (held for the next
+   * flashblock): a test's tick then publishes all it sent.
+   */
+  idle(): Promise<void> {
+    return this.steps.idle();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.queue;
+    await this.steps.idle();
   }
 
   /**
-   * Takes a transaction into the pool; with automine, answers once its block is sealed.
+   * Takes a transaction into the pool: answered once it is checked and pooled, waiting for at
+   * most the one transaction executing; with automine, once its block is sealed.
    * `unsigned` (eth_sendUnsignedTransaction): a placeholder signature stands for its sender
    * whether or not that sender is impersonated.
    */
@@ -226,15 +251,18 @@ export class Sequencer {
     // A fork fetches what the transaction names (sender, recipient, access list) before it
     // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
     await this.executor.prefetchFor(raw, this.common);
-    return this.serial(async () => {
+    // Not `serial`: taking a transaction into the pool changes no nonce the pool knows.
+    return this.steps.run(async () => {
       const result = await acceptTransaction(this, raw, receivedAt, unsigned);
       this.onSubmitted?.(result);
       // Accepted is answered: a block that cannot be mined now is mined by a later tick.
-      if (this.miningMode.automine)
+      if (this.miningMode.automine) {
+        this.noncesStale = true;
         await this.recovery.guard(() => automineWaiting(this)).catch(() => {});
-      else this.executeSoon();
+      }
+      // Otherwise it runs in the background (executeOne) once this step is done.
       return result;
-    });
+    }, "intake");
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -249,31 +277,20 @@ export class Sequencer {
   }
 
   /**
-   * Transactions execute as they arrive, between flashblocks; a flashblock then publishes what
-   * has run since the last one. Executing only at the flashblock's slot would put each
-   * flashblock's execution time between its slot and its publication, so a busy flashblock
-   * after a quiet one would come late: the cadence would follow the load.
+   * One transaction of the pool onto the block being built, in the background (stepQueue.ts):
+   * whether there may be more. Transactions execute as they arrive, back to back, and a
+   * flashblock publishes what has run by its slot. Executing only at the flashblock's slot would
+   * put each flashblock's execution time between its slot and its publication, so a busy
+   * flashblock after a quiet one would come late: the cadence would follow the load.
    */
-  private executeSoon(): void {
-    if (this.executeScheduled) return;
-    this.executeScheduled = true;
-    setImmediate(() => {
-      void this.serial(async () => {
-        this.executeScheduled = false;
-        // A damaged block waits for the next tick's repair.
-        if (this.block === undefined || this.stopped || this.recovery.damaged) return;
-        await this.recovery.guard(async () => {
-          const b = this.current();
-          if (this.miningMode.automine) return automineWaiting(this);
-          // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
-          const due = b.nextDue(this.opts.flashblockIntervalMs);
-          const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
-          if (budget > 0) b.hold(await this.executeWaiting(b, budget));
-        });
-      }).catch(() => {
-        // Logged once by the stall; the next tick repairs the block.
-      });
-    });
+  private async executeOne(): Promise<boolean> {
+    // A damaged block waits for the next tick's repair; automine mines at intake and ticks.
+    if (this.block === undefined || this.stopped || this.recovery.damaged) return false;
+    if (this.miningMode.automine) return false;
+    const resync = this.noncesStale;
+    this.noncesStale = false;
+    // A failure is logged once by the stall; the next tick repairs the block.
+    return this.recovery.guard(() => executeOneWaiting(this, resync)).catch(() => false);
   }
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */
@@ -284,7 +301,7 @@ export class Sequencer {
     this.timer = setTimeout(
       () => {
         // A failure is logged once by the stall, and repaired at the next tick.
-        void this.serial(() => this.tick()).then(
+        void this.serial(() => this.tick(), "tick").then(
           () => this.schedule(),
           () => this.schedule(),
         );
@@ -320,9 +337,10 @@ export class Sequencer {
     // takes must not move the seal to an earlier slot.
     const last =
       forceSeal || blockTimeUp(this.miningMode, started, b.openedAt, this.miningSince, interval);
-    // A forced seal takes everything waiting: a mined block holds what was sent before it.
+    // What ran since the last flashblock; a forced seal takes everything waiting too: a mined
+    // block holds what was sent before it.
     const added = b.takeUnpublished();
-    added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
+    if (forceSeal) added.push(...(await this.executeWaiting(b)));
     const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);
     if (!last || !this.canSeal(b, forceSeal)) return;
@@ -346,27 +364,42 @@ export class Sequencer {
     // A fork: what the seal reads of the upstream, before anything is built (a failure here
     // leaves the block as it was).
     await this.executor.fetchSealReads();
-    const sealed = await commitBlock(this, b, (sealed) => {
-      this.recovery.committed(sealed);
-      // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
-      this.dev.sealed();
-      this.onBlockCommitted?.(sealed.number);
-      // Intake times of what the pool dropped or replaced meanwhile.
-      this.intake.prune((hash) => this.pool.has(hash));
-    });
+    // The next block's opening (its time, its deposits) is recorded in the seal's own write: one
+    // durable write per block (with automine, per transaction), not one more for flashblock 0.
+    const timestamp = this.dev.clock.following(b.base.timestamp);
+    const deposits = this.executor.op === undefined ? [] : this.deposits.preview(timestamp);
+    const opening = { timestamp, transactions: deposits.map((d) => encodingOf(d)) };
+    const sealed = await commitBlock(
+      this,
+      b,
+      (sealed) => {
+        this.recovery.committed(sealed);
+        // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
+        this.dev.sealed();
+        this.onBlockCommitted?.(sealed.number);
+        // Intake times of what the pool dropped or replaced meanwhile.
+        this.intake.prune((hash) => this.pool.has(hash));
+      },
+      opening,
+    );
+    // The user deposits among them are in the next block now (the L1-info deposit is first).
+    this.deposits.taken(Math.max(0, deposits.length - 1));
     // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
     // the seal's time is not added to the next interval. Off the grid (a forced seal, or a tick
     // more than an interval late) it starts now.
     const slot = b.openedAt + b.index * interval;
     const onGrid = !offGrid && performance.now() - slot < interval;
-    const next = await this.openNext(onGrid ? slot : performance.now());
+    const next = await this.openNext(onGrid ? slot : performance.now(), opening);
     this.recovery.announced();
     return { ...sealed, next };
   }
 
-  /** Opens the block after the head (its flashblock 0 recorded); flashblock 0 to publish. */
-  private async openNext(openedAt: number): Promise<FlashblockUpdate> {
-    const next = await openNextBlock(this, openedAt);
+  /**
+   * Opens the block after the head (its flashblock 0 recorded, or as `recorded` by the seal);
+   * flashblock 0 to publish.
+   */
+  private async openNext(openedAt: number, recorded?: NextOpening): Promise<FlashblockUpdate> {
+    const next = await openNextBlock(this, openedAt, recorded);
     // What its seal will read of a fork's upstream (the system contracts' slots), fetched while
     // it is built.
     this.sealReads.fetchSoon();
@@ -378,9 +411,9 @@ export class Sequencer {
     return this.timestampLimit.canSeal(b, forceSeal, this.log);
   }
 
-  /** Executes what the pool can run onto `b` within `budgetMs` (execution.ts). */
-  executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
-    return executeWaiting(this, b, budgetMs);
+  /** Executes everything the pool can run onto `b` (execution.ts). */
+  executeWaiting(b: Building): Promise<PendingTransaction[]> {
+    return executeWaiting(this, b);
   }
 
   /**
