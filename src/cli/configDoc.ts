@@ -1,7 +1,7 @@
 // docs/config.md, generated from the option table (optionTable.ts): every option's flag,
 // variable, commands, defaults and meaning (with each command's own, where it has one).
 // scripts/gen-config-doc.ts writes it; a test holds the file equal to this text.
-import { defaultText, envName, isMachineDefault } from "./options.ts";
+import { defaultText, envName, helpText, isMachineDefault } from "./options.ts";
 import { OPTIONS, type OptionDef } from "./optionTable.ts";
 import { NODE } from "./optionTypes.ts";
 
@@ -11,7 +11,7 @@ function meaning(o: OptionDef): string {
     const help = o.commandHelp?.[c];
     return help === undefined ? [] : [`${c}: ${help}`];
   });
-  return own.length === 0 ? o.help : `${o.help} — ${own.join("; ")}`;
+  return own.length === 0 ? helpText(o) : `${helpText(o)} — ${own.join("; ")}`;
 }
 
 export function configDoc(): string {

@@ -5,6 +5,8 @@ import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { test } from "node:test";
 import { BIN } from "../../test/utils/fixtures.ts";
+import { DEV_FORKS } from "../chain/devGenesis.ts";
+import { RECEIPT_LOOKUPS } from "../node/plan.ts";
 import { helpFor } from "./options.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
 
@@ -78,6 +80,12 @@ test("an option shared by commands speaks, in each one's help, of that command o
       command,
     );
   assert.match(entry("dev", "rpc-workers"), /\(default 1\)/);
+});
+
+test("a choice's help lists the values the code takes (dev --hardfork, dev --receipts)", () => {
+  assert.match(entry("dev", "hardfork"), new RegExp(`--hardfork +${DEV_FORKS.join(" \\| ")}: `));
+  assert.match(entry("follow", "hardfork"), new RegExp(`${DEV_FORKS.join(" \\| ")}: `));
+  assert.match(entry("dev", "receipts"), new RegExp(`${RECEIPT_LOOKUPS.join(" \\| ")}: `));
 });
 
 test("flashnode --help is a short overview: each command in one line, and how to get its help", () => {

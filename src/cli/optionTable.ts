@@ -83,7 +83,7 @@ const TABLE = [
     choices: DEV_FORKS,
     commands: ["dev", "follow"],
     default: "osaka",
-    help: "cancun | prague | osaka (anvil's --hardfork)",
+    help: "the EVM's rules (anvil's --hardfork)",
     commandHelp: {
       dev: "a new chain's EVM from block 0",
       follow: "the followed blocks' rules (at least the upstream's at the first one)",
@@ -214,7 +214,7 @@ const TABLE = [
     choices: RECEIPT_LOOKUPS,
     commands: ["dev"],
     default: "preconfirmed",
-    help: "preconfirmed | sealed: whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
+    help: "whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
   },
   {
     name: "nats",

@@ -139,6 +139,11 @@ export function defaultOf(def: OptionDef, command: Command): OptionDef["default"
   return def.commandDefaults?.[command] ?? def.default;
 }
 
+/** An option's help line as --help and docs/config.md say it: a choice's choices first, from the table. */
+export function helpText(def: OptionDef): string {
+  return def.choices === undefined ? def.help : `${def.choices.join(" | ")}: ${def.help}`;
+}
+
 /** A default as help and docs write it (a machine's default by what it depends on). */
 export function defaultText(value: NonNullable<OptionDef["default"]>): string {
   if (isMachineDefault(value)) return value.describe;
@@ -158,7 +163,7 @@ export function helpFor(command: Command): string {
             ? ` (default ${value.describe}: ${value.value()} here)`
             : ` (default ${defaultText(value)})`;
       const own = d.commandHelp?.[command];
-      const help = own === undefined ? d.help : `${d.help}; ${own}`;
+      const help = own === undefined ? helpText(d) : `${helpText(d)}; ${own}`;
       return `  --${d.name.padEnd(width)}${help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
     })
     .join("\n");
