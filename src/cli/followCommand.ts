@@ -1,15 +1,15 @@
 // `flashnode follow --rpc URL --flashblocks WS_URL`: follows a live chain and its flashblocks
 // stream, and serves every method at `pending` from the pre-confirmed block it re-executes.
 import { join } from "node:path";
-import { DEV_FORKS, type DevFork } from "../chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
-import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
+import { checkUpstreamUrl } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
+import { helpFor, resolveOptions } from "./options.ts";
 import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
@@ -30,8 +30,8 @@ ${helpFor("follow")}
 
 export async function followCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("follow", argv);
-  const rpc = values.get("rpc") as string | undefined;
-  const flashblocks = values.get("flashblocks") as string | undefined;
+  const rpc = values.rpc;
+  const flashblocks = values.flashblocks;
   if (rpc === undefined || flashblocks === undefined)
     throw new UsageError(
       "flashnode follow needs --rpc URL and --flashblocks WS_URL (see flashnode follow --help)",
@@ -39,15 +39,10 @@ export async function followCommand(argv: string[]): Promise<void> {
   checkUpstreamUrl(rpc);
   if (!/^wss?:\/\//.test(flashblocks))
     throw new UsageError(`--flashblocks must be a ws:// or wss:// URL, got ${flashblocks}`);
-  const txForward = values.get("tx-forward") as string | undefined;
+  const txForward = values["tx-forward"];
   if (txForward !== undefined) checkUpstreamUrl(txForward);
-  const hardfork = values.get("hardfork") as DevFork;
-  if (!DEV_FORKS.includes(hardfork))
-    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}`);
-  const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
-  const datadir =
-    (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "follow");
-  const logger = createLogger(values.get("log-level") as string);
+  const datadir = values.datadir ?? join(process.cwd(), ".flashnode", "follow");
+  const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
   const workers = rpcWorkerPlan(values, frontend);
   if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
@@ -55,7 +50,7 @@ export async function followCommand(argv: string[]): Promise<void> {
     {
       role: "follow",
       datadir,
-      fresh: workers.process.kind !== "reader" && values.get("fresh") === true,
+      fresh: workers.process.kind !== "reader" && values.fresh,
       logger,
       frontend,
       ...workers,
@@ -73,26 +68,13 @@ export async function followCommand(argv: string[]): Promise<void> {
       source: {
         kind: "follow",
         follow: {
-          upstream: upstreamOptions(rpc, {
-            headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
-            retries: values.get("fork-retries") as number,
-            retryBackoffMs: parseDuration(
-              "fork-retry-backoff",
-              values.get("fork-retry-backoff"),
-              "ms",
-            ),
-            timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
-          }),
+          upstream: upstreamFrom(rpc, values),
           flashblocksUrl: flashblocks,
-          hardfork,
+          hardfork: values.hardfork,
           txForward,
-          pollMs: parseDuration("poll-interval", values.get("poll-interval"), "ms"),
-          maxPendingDepth: values.get("max-pending-depth") as number,
-          streamReadTimeoutMs: parseDuration(
-            "flashblocks-read-timeout",
-            values.get("flashblocks-read-timeout"),
-            "ms",
-          ),
+          pollMs: values["poll-interval"],
+          maxPendingDepth: values["max-pending-depth"],
+          streamReadTimeoutMs: values["flashblocks-read-timeout"],
         },
       },
     },

@@ -2,22 +2,20 @@
 import type { FrontendOptions } from "../node/frontend.ts";
 import type { NodePlan } from "../node/plan.ts";
 import { envName } from "./options.ts";
-import { defaultRpcWorkers } from "./optionTable.ts";
+import type { OptionValues } from "./optionTable.ts";
+import type { NodeCommand } from "./optionTypes.ts";
 import { processRole } from "./processRole.ts";
 
 /**
- * `--rpc-workers` (default one per core, at most 4), which process this is, and what its readers
+ * `--rpc-workers` (its default in the option table), which process this is, and what its readers
  * are started with: a generated API key goes to them in their environment (every reader must
  * serve the same dedicated key), given by the primary when it forks them.
  */
 export function rpcWorkerPlan(
-  values: ReadonlyMap<string, unknown>,
+  values: OptionValues<NodeCommand>,
   frontend: FrontendOptions,
 ): Pick<NodePlan, "rpcWorkers" | "process" | "readerEnv"> {
-  const workers = Math.max(
-    1,
-    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
-  );
+  const workers = Math.max(1, values["rpc-workers"]);
   const key = [...frontend.apiKeys.keys()][0];
   return {
     rpcWorkers: workers,

@@ -21,12 +21,12 @@ ${helpFor("serve")}
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("serve", argv);
-  const datadir = values.get("datadir") as string | undefined;
+  const datadir = values.datadir;
   if (datadir === undefined)
     throw new UsageError(
       "missing --datadir: flashnode serve --datadir D (see flashnode serve --help)",
     );
-  const logger = createLogger(values.get("log-level") as string);
+  const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
   const workers = rpcWorkerPlan(values, frontend);
   if (workers.process.kind !== "reader") {
