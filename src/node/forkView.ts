@@ -5,8 +5,8 @@
 
 import type { CallWorkerFork } from "../exec/callProtocol.ts";
 import type { Logger } from "../log/logger.ts";
-import { routePast } from "../rpc/fork/pastRoutes.ts";
-import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
+import { pastLayer } from "../rpc/fork/pastRoutes.ts";
+import type { MethodLayer } from "../rpc/method.ts";
 import type { RpcBackend } from "../services/backend.ts";
 import { forkedStateReader } from "../services/forkedState.ts";
 import type { ForkHistoryService } from "../services/forkHistory.ts";
@@ -33,8 +33,11 @@ export type ForkView = {
   /** What the RPC layer shows of the fork's origin (anvil_nodeInfo, anvil_metadata). */
   readonly origin: NonNullable<RpcBackend["fork"]>;
   readonly state: StateReader;
-  /** The RPC methods of a fork: the past routed upstream, state misses fetched and run again. */
-  route(methods: MethodRegistry, backend: RpcBackend): MethodRegistry;
+  /**
+   * A fork's steps of the read path (node/readPath.ts), outermost first: the upstream's past
+   * sent there, then state misses fetched and the handler run again.
+   */
+  steps(backend: RpcBackend): readonly MethodLayer[];
   close(): void;
 };
 
@@ -74,16 +77,10 @@ export function openForkView(
       retryBackoffMs: upstream.retryBackoffMs,
     },
     state: forkedStateReader(archive.store, reads.state, noteMiss(reads.state)),
-    route(methods, backend) {
-      const collecting: Record<string, MethodDef> = {};
-      for (const [name, def] of Object.entries(methods)) {
-        const handler = def.handler;
-        collecting[name] = {
-          params: def.params,
-          handler: (args, ctx, raw) => runFetchingMisses(() => handler(args, ctx, raw), fetch),
-        };
-      }
-      return routePast(collecting, backend, historyService(reads, base));
+    steps(backend) {
+      const fetchingMisses: MethodLayer = (_name, _def, next) => (args, ctx, raw) =>
+        runFetchingMisses(() => next(args, ctx, raw), fetch);
+      return [pastLayer(backend, historyService(reads, base)), fetchingMisses];
     },
     close: () => reads.close(),
   };

@@ -18,7 +18,7 @@ import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { ChainReset, ChainUpdate } from "../pending/types.ts";
 import { poolTransactionJson } from "../rpc/format/block.ts";
-import type { MethodDef, MethodRegistry } from "../rpc/method.ts";
+import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { TransactionSink } from "../services/transactions.ts";
@@ -26,7 +26,6 @@ import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { mergeUpstreamSeries, UpstreamCallStats } from "../upstream/callStats.ts";
 import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
-import { perRun } from "../util/perRun.ts";
 import { DEV_CLIENT_VERSION } from "../version.ts";
 import { createBackend } from "./backendFactory.ts";
 import {
@@ -42,14 +41,7 @@ import type { PositionFence } from "./positionFence.ts";
 import type { ReaderLink } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
 import { storeReadiness, withinLag } from "./readiness.ts";
-
-/**
- * How long a call waits for an update the fence says another reader may have shown. A reader is
- * normally behind by well under a millisecond, but on a loaded machine (four test files on two
- * cores) it can be scheduled late by hundreds; 250 ms was suspected of a stale answer there.
- * Past this, it answers anyway.
- */
-const FENCE_WAIT_MS = 2_000;
+import { type ChainSteps, createReadPath } from "./readPath.ts";
 
 /** The archive, opened once per process. */
 export type Archive = { readonly kv: KvEnv; readonly store: ChainStore };
@@ -125,8 +117,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     const feed = deps.follow === undefined ? undefined : createFeedHub();
     let follower: ChainFollower | undefined;
     let spec = deps.spec;
-    /** The methods as this chain serves them (rebuilt when anvil_reset replaces the chain). */
-    const serve = (): MethodRegistry => {
+    /** The chain's own methods and its fork's steps (rebuilt when anvil_reset replaces it). */
+    const serve = (): { own: MethodRegistry; steps: ChainSteps } => {
       const backend = createBackend(spec, store, {
         calls,
         readerSlot: deps.slot ?? 0,
@@ -156,31 +148,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
           ? { forkchoice: trailingForkchoice(view.forkchoice.safe, view.forkchoice.finalized) }
           : {}),
       });
-      const own = createMethods(backend);
-      return fork === undefined ? own : fork.route(own, backend);
-    };
-    let current: MethodRegistry | undefined;
-    /** Set while a replaced chain's methods are being rebuilt: calls wait for them. */
-    let rebuilding: Promise<void> | undefined;
-    const replaced = (reset: ChainReset) => {
-      rebuilding = (async () => {
-        const config = store.chainConfig();
-        if (config === undefined) throw new Error("the replaced chain has no config");
-        spec = await chainSpecFromGenesis(JSON.parse(config));
-        fork?.close();
-        const upstream =
-          reset.fork === undefined
-            ? undefined
-            : upstreamOptions(reset.fork.url, {
-                ...(deps.forkUpstream ?? {}),
-                headers: reset.fork.headers,
-              });
-        fork = openForkView(archive, upstream, deps.logger, upstreamStats.hooks);
-        calls.reconfigure(callData(fork));
-        current = serve();
-      })().finally(() => {
-        rebuilding = undefined;
-      });
+      return { own: createMethods(backend), steps: fork?.steps(backend) ?? [] };
     };
     if (deps.follow !== undefined && feed !== undefined) {
       const chain = createChainFollower({
@@ -193,31 +161,46 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
           poolTransactionJson(decodeTransaction(spec.common, raw), from),
       });
       follower = chain;
+    }
+    const first = serve();
+    const path = createReadPath(
+      first.own,
+      first.steps,
+      deps.fence === undefined || follower === undefined
+        ? undefined
+        : { fence: deps.fence, follower },
+    );
+    /** anvil_reset replaced the chain: its methods are rebuilt (calls wait for them). */
+    const replaced = (reset: ChainReset) => {
+      void path.rebuild(
+        (async () => {
+          const config = store.chainConfig();
+          if (config === undefined) throw new Error("the replaced chain has no config");
+          spec = await chainSpecFromGenesis(JSON.parse(config));
+          fork?.close();
+          const upstream =
+            reset.fork === undefined
+              ? undefined
+              : upstreamOptions(reset.fork.url, {
+                  ...(deps.forkUpstream ?? {}),
+                  headers: reset.fork.headers,
+                });
+          fork = openForkView(archive, upstream, deps.logger, upstreamStats.hooks);
+          calls.reconfigure(callData(fork));
+          return serve();
+        })(),
+      );
+    };
+    if (deps.follow !== undefined && follower !== undefined) {
+      const chain = follower;
       deps.follow((u, catchUp) => {
         chain.apply(u, catchUp);
         if (u.kind === "sealed" && u.reset !== undefined) replaced(u.reset);
       });
     }
-    current = serve();
-    const served = current;
-    // The frontend's registry: each method runs the current chain's handler.
-    const delegating: Record<string, MethodDef> = {};
-    for (const [name, def] of Object.entries(served)) {
-      delegating[name] = {
-        params: def.params,
-        handler: (args, ctx, raw) => {
-          const run = () => (current ?? served)[name]!.handler(args, ctx, raw);
-          return rebuilding === undefined ? run() : rebuilding.then(run);
-        },
-      };
-    }
-    const methods =
-      deps.fence === undefined || follower === undefined
-        ? delegating
-        : fenced(delegating, deps.fence, follower);
     const frontend = await startFrontend({
       options: deps.frontend,
-      methods,
+      methods: path.methods,
       feed,
       logger: deps.logger,
       ...(deps.link === undefined ? {} : { link: deps.link }),
@@ -325,32 +308,4 @@ function health(deps: ReaderDeps, follower: ChainFollower | undefined): () => He
     if (maxLag !== undefined) h = withinLag(h, source.lag?.blocks ?? 0, maxLag);
     return h;
   };
-}
-
-/**
- * Each call first catches up with the fence: another reader may already have shown a newer
- * flashblock or head to the same client. Caught up (nearly always), the call runs as it is.
- * The fence is read once per synchronous run (a batch's calls share the read): every call of a
- * run was sent before its client saw any answer of it, so a newer position written meanwhile
- * cannot have been shown to that client.
- */
-function fenced(
-  methods: MethodRegistry,
-  fence: PositionFence,
-  follower: ChainFollower,
-): MethodRegistry {
-  const fencePosition = perRun(() => fence.read());
-  const out: Record<string, MethodRegistry[string]> = {};
-  for (const [name, def] of Object.entries(methods)) {
-    const handler = def.handler;
-    out[name] = {
-      ...def,
-      handler: (args, ctx, raw) => {
-        const at = fencePosition();
-        if (at <= follower.position()) return handler(args, ctx, raw);
-        return follower.waitForPosition(at, FENCE_WAIT_MS).then(() => handler(args, ctx, raw));
-      },
-    };
-  }
-  return out;
 }

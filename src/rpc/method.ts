@@ -92,16 +92,61 @@ export type ParamValues<P extends readonly ParamSpec<unknown>[]> = {
 };
 
 /**
+ * How a method reaches its data, which decides where a forked or following chain answers it
+ * (rpc/fork/pastRoutes.ts, placed by resolveBlock.ts `placeBlock`). The block is the one its
+ * block parameter names (the parameter whose parser names blocks, `ParamSpec.blocks`):
+ * - `state`: the state after that block (a fork's state below F is the upstream's);
+ * - `block`: that block's contents (at or below F: the upstream's);
+ * - `proof`: a proof of state at that block (the chain's trie holds only what it wrote: at or
+ *   below F, the upstream's);
+ * - `transaction`: a transaction by its hash, the first parameter (the chain's, else the
+ *   upstream's);
+ * - `logs`: the logs its filter parameter selects (a range across F is split);
+ * - `ownBlocks`: the chain's own blocks only, whatever its block parameter says (the upstream's
+ *   past is not asked).
+ * A method that declares none reads no block's data.
+ */
+export type DataAccess = "state" | "block" | "proof" | "transaction" | "logs" | "ownBlocks";
+
+/**
  * A registered method. The handler returns a JSON-serializable value (hex strings, not
  * bigint), a RawJson or a RawJsonBytes; it may throw RpcError subclasses or plain Errors (-32000).
  */
 export type MethodDef = {
   readonly params: readonly ParamSpec<unknown>[];
+  readonly reads?: DataAccess;
   /** `raw`: the call's parameters as sent (what a fork forwards to its upstream). */
   readonly handler: (args: readonly unknown[], ctx: RequestContext, raw?: unknown) => unknown;
 };
 
 export type MethodRegistry = Readonly<Record<string, MethodDef>>;
+
+export type Handler = MethodDef["handler"];
+
+/** The position of a method's block parameter (the first whose parser names blocks). */
+export function blockParamAt(def: MethodDef): number | undefined {
+  const at = def.params.findIndex((spec) => spec.blocks !== undefined);
+  return at < 0 ? undefined : at;
+}
+
+/**
+ * One step of a read path around a method's handler: given the method's name, its definition
+ * and the handler it wraps, the handler that runs instead (`next` itself when it has nothing to
+ * do for that method).
+ */
+export type MethodLayer = (name: string, def: MethodDef, next: Handler) => Handler;
+
+/** The methods with each handler wrapped by the layers, the first outermost. */
+export function layered(methods: MethodRegistry, layers: readonly MethodLayer[]): MethodRegistry {
+  if (layers.length === 0) return methods;
+  const out: Record<string, MethodDef> = {};
+  for (const [name, def] of Object.entries(methods)) {
+    let handler = def.handler;
+    for (let i = layers.length - 1; i >= 0; i--) handler = layers[i]!(name, def, handler);
+    out[name] = handler === def.handler ? def : { ...def, handler };
+  }
+  return out;
+}
 
 /** The blocks a call names; undefined when its method takes no block (or is not served). */
 export type CallBlocks = (call: CallSummary) => readonly BlockSelector[] | undefined;
@@ -131,6 +176,7 @@ export function callBlocks(methods: MethodRegistry): CallBlocks {
 
 export function defineMethod<const P extends readonly ParamSpec<unknown>[]>(def: {
   readonly params: P;
+  readonly reads?: DataAccess;
   readonly handler: (args: ParamValues<P>, ctx: RequestContext) => unknown;
 }): MethodDef {
   // The dispatcher builds `args` from `params`, so the tuple type holds at runtime.

@@ -5,7 +5,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RpcBackend } from "../services/backend.ts";
 import type { BlockSelector } from "../services/blockSelector.ts";
-import { callBlocks, defineMethod, type MethodRegistry, optional, required } from "./method.ts";
+import {
+  blockParamAt,
+  callBlocks,
+  defineMethod,
+  type MethodRegistry,
+  optional,
+  required,
+} from "./method.ts";
 import { createMethods, METHOD_NAMES } from "./methods.ts";
 import { parseBlockSelector } from "./params.ts";
 
@@ -103,6 +110,38 @@ describe("the method registry declares every block parameter", () => {
         blocks?.some((b) => b.kind === "tag" && b.tag === "pending"),
         `${method}: ${JSON.stringify(blocks)}`,
       );
+    }
+  });
+});
+
+describe("the method registry declares how each method reaches its data", () => {
+  test("every method with a block parameter declares what it reads", () => {
+    const undeclared = Object.entries(registry)
+      .filter(([, def]) => blockParamAt(def) !== undefined && def.reads === undefined)
+      .map(([name]) => name);
+    assert.deepEqual(undeclared, [], "take a block but do not say what they read of it");
+  });
+
+  test("a method that reads a block's data takes a block parameter", () => {
+    const atNoBlock = Object.entries(registry)
+      .filter(
+        ([, def]) =>
+          (def.reads === "state" ||
+            def.reads === "block" ||
+            def.reads === "proof" ||
+            def.reads === "logs") &&
+          blockParamAt(def) === undefined,
+      )
+      .map(([name]) => name);
+    assert.deepEqual(atNoBlock, []);
+  });
+
+  test("a method that reads a transaction takes its hash first", () => {
+    const byHash = Object.entries(registry).filter(([, def]) => def.reads === "transaction");
+    assert.ok(byHash.length >= 4, byHash.map(([n]) => n).join(", "));
+    for (const [name, def] of byHash) {
+      assert.ok(def.params[0]?.parse(HASH) instanceof Uint8Array, name);
+      assert.throws(() => def.params[0]?.parse("latest"), name);
     }
   });
 });

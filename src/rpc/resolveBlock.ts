@@ -1,12 +1,13 @@
 // The one place where a block selector becomes a block or a state: every method that takes a
-// block calls this. Errors and not-found results follow geth: state reads fail on an unknown
-// block, block reads answer null. `pending` is the pre-confirmed block when one extends the
-// head, and `latest` otherwise: never null, never an error.
+// block calls this, and a forked or following chain asks it first whose the block is (its own,
+// or the upstream's past: `placeBlock`). Errors and not-found results follow geth: state reads
+// fail on an unknown block, block reads answer null. `pending` is the pre-confirmed block when
+// one extends the head, and `latest` otherwise: never null, never an error.
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { PendingOverlay } from "../pending/pendingState.ts";
 import type { RpcBackend } from "../services/backend.ts";
-import type { BlockSelector } from "../services/blockSelector.ts";
+import type { BlockSelector, BlockTag } from "../services/blockSelector.ts";
 import { ServerError } from "../services/errors.ts";
 import type { StateReader } from "../store/chainStore.ts";
 import { equalBytes } from "../util/hex.ts";
@@ -32,6 +33,23 @@ function head(backend: RpcBackend): number {
   const n = backend.chain.headNumber();
   if (n === undefined) throw new ServerError("archive is empty");
   return n;
+}
+
+/** The sealed block a tag names (the head's number for `latest`). */
+export function tagNumber(
+  backend: RpcBackend,
+  tag: Exclude<BlockTag, "pending">,
+  top: number,
+): number {
+  switch (tag) {
+    case "earliest":
+      return 0;
+    case "latest":
+      return top;
+    case "safe":
+    case "finalized":
+      return backend.forkchoice(top)[tag];
+  }
 }
 
 /** The pre-confirmed block if it builds on the current head (a stale one is already sealed). */
@@ -70,19 +88,60 @@ export function resolveBlockTarget(
       return selector.number > BigInt(top) ? undefined : sealed(backend, Number(selector.number));
     case "tag":
       switch (selector.tag) {
-        case "earliest":
-          return sealed(backend, 0);
-        case "latest":
-          return sealed(backend, top);
         case "pending": {
           const p = livePending(backend, top);
           return p === undefined ? sealed(backend, top) : { kind: "pending", block: p };
         }
-        case "safe":
-        case "finalized":
-          return sealed(backend, backend.forkchoice(top)[selector.tag]);
+        default:
+          return sealed(backend, tagNumber(backend, selector.tag, top));
       }
   }
+}
+
+/**
+ * Whose a block's data is: the chain's own (sealed or pending: resolved by the functions here),
+ * or its upstream's past, named by number or by a hash the chain does not hold.
+ */
+export type BlockPlace =
+  | { readonly past: false }
+  | { readonly past: true; readonly number: bigint; readonly hash?: undefined }
+  | { readonly past: true; readonly hash: Uint8Array; readonly number?: undefined };
+
+const OWN: BlockPlace = { past: false };
+
+/**
+ * Where a read of `selector` (absent: latest) lies. Only a chain forked from a live one at F
+ * (dev --fork-url, follow, their replicas) has a past: its blocks at or below F are the
+ * upstream's (F's header is the chain's first, its body and receipts are not), and so is its
+ * state below F (the state after F is the upstream's plus what the chain funded at F). A
+ * hash the chain does not hold is the upstream's to answer; `pending` is always the chain's.
+ */
+export function placeBlock(
+  backend: RpcBackend,
+  selector: BlockSelector | undefined,
+  reads: "state" | "block",
+): BlockPlace {
+  const fork = backend.fork;
+  if (fork === undefined) return OWN;
+  const limit = BigInt(fork.number) + (reads === "state" ? 0n : 1n);
+  const sel = selector ?? LATEST;
+  let n: bigint;
+  switch (sel.kind) {
+    case "hash": {
+      const local = backend.chain.blockNumber(sel.hash);
+      if (local === undefined) return { past: true, hash: sel.hash };
+      n = BigInt(local);
+      break;
+    }
+    case "number":
+      n = sel.number;
+      break;
+    case "tag":
+      if (sel.tag === "pending") return OWN;
+      n = BigInt(tagNumber(backend, sel.tag, backend.chain.headNumber() ?? 0));
+      break;
+  }
+  return n < limit ? { past: true, number: n } : OWN;
 }
 
 /** For methods that only take sealed blocks. */

@@ -13,6 +13,7 @@ import { goDecimalBytes, resolveRawTarget } from "./rawTarget.ts";
 export function getRawHeader(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockSelector)],
+    reads: "block",
     handler: ([selector]) => {
       const target = resolveRawTarget(backend, selector);
       if (target === undefined) return "0x";

@@ -15,6 +15,7 @@ export function getRawReceipts(backend: RpcBackend) {
     new RawJson(array(receipts, (r) => data(backend.decoder.receiptRlp(r))));
   return defineMethod({
     params: [required(parseBlockSelector)],
+    reads: "block",
     handler: ([selector]) => {
       const target = resolveRawTarget(backend, selector);
       if (target === undefined) return null;

@@ -12,6 +12,7 @@ import { parseHash32 } from "../params.ts";
 export function getRawTransaction(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32)],
+    reads: "transaction",
     handler: ([hash]) => {
       const position = transactionPosition(backend, hash);
       if (position === undefined) return "0x";

@@ -9,6 +9,7 @@ import { blockNumberByHash, runTrace } from "./traceTarget.ts";
 export function traceBlockByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash), optional(parseTraceConfig)],
+    reads: "block",
     handler: ([hash, options]) => {
       const number = blockNumberByHash(backend, hash);
       if (number === 0) throw new ServerError("genesis is not traceable");

@@ -12,6 +12,7 @@ import { blockByNumber, runTrace } from "./traceTarget.ts";
 export function traceBlockByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), optional(parseTraceConfig)],
+    reads: "block",
     handler: ([selector, options]) => {
       const target = blockByNumber(backend, selector);
       const config = options ?? DEFAULT_TRACE_OPTIONS;

@@ -14,6 +14,7 @@ import { blockByNumber, blockNumberByHash, runTrace } from "./traceTarget.ts";
 export function traceCall(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseCallArgs), required(parseBlockSelector), optional(parseTraceCallConfig)],
+    reads: "state",
     handler: ([args, selector, config]) => {
       let number: number;
       if (selector.kind === "hash") number = blockNumberByHash(backend, selector.hash);

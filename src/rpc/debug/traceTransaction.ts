@@ -12,6 +12,7 @@ import { runTrace } from "./traceTarget.ts";
 export function traceTransaction(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32), optional(parseTraceConfig)],
+    reads: "transaction",
     handler: ([hash, options]) => {
       const location = backend.chain.transactionLocation(hash);
       if (location === undefined) throw new ServerError("transaction not found");

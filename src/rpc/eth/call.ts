@@ -20,6 +20,7 @@ export function call(backend: RpcBackend) {
       optional(parseOverrides),
       optional(parseOverrides),
     ],
+    reads: "state",
     handler: async ([args, selector, stateOverrides, blockOverrides]) => {
       if (stateOverrides !== undefined || blockOverrides !== undefined) {
         throw new ServerError("state and block overrides are not supported");

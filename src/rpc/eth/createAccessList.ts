@@ -18,6 +18,7 @@ const ACCESS_LIST_DEFAULT: BlockSelector = { kind: "tag", tag: "pending" };
 export function createAccessList(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseCallArgs), optional(parseBlockSelector)],
+    reads: "state",
     handler: async ([args, selector]) => {
       const target = callTarget(backend, selector ?? ACCESS_LIST_DEFAULT);
       const r = await withCallErrors(() => callService(backend).createAccessList(args, target));

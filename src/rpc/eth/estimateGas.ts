@@ -19,6 +19,7 @@ const ESTIMATE_DEFAULT: BlockSelector = PENDING;
 export function estimateGas(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseCallArgs), optional(parseBlockSelector, ESTIMATE_DEFAULT)],
+    reads: "state",
     handler: async ([args, selector]) => {
       const target = callTarget(backend, selector);
       return quantity(await withCallErrors(() => callService(backend).estimateGas(args, target)));

@@ -38,6 +38,7 @@ function parsePercentiles(raw: unknown): number[] {
 export function feeHistory(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockCount), required(parseBlockNumberOnly), optional(parsePercentiles)],
+    reads: "ownBlocks",
     handler: ([count, selector, percentiles]) => {
       if (percentiles !== undefined) {
         if (percentiles.length > FEE_HISTORY_MAX_PERCENTILES) {

@@ -8,6 +8,7 @@ import { resolveState } from "../resolveBlock.ts";
 export function getBalance(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), optional(parseBlockSelector)],
+    reads: "state",
     handler: ([address, selector]) => {
       const state = resolveState(backend, selector);
       return quantity(state.account(address)?.balance ?? 0n);

@@ -8,6 +8,7 @@ import { blockResult } from "./blockResult.ts";
 export function getBlockByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash), required(parseBool)],
+    reads: "block",
     handler: ([hash, full]) =>
       blockResult(
         backend,

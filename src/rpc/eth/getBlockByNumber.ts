@@ -8,6 +8,7 @@ import { blockResult } from "./blockResult.ts";
 export function getBlockByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), required(parseBool)],
+    reads: "block",
     handler: ([selector, full]) =>
       blockResult(backend, resolveBlockTarget(backend, selector), full),
   });

@@ -14,6 +14,7 @@ export function getBlockReceipts(backend: RpcBackend) {
   const cache = new ReceiptsJsonCache();
   return defineMethod({
     params: [required(parseBlockSelector)],
+    reads: "block",
     handler: ([selector]) => {
       const target = resolveBlockTarget(backend, selector);
       const render = () => {

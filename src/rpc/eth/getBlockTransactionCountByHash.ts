@@ -9,6 +9,7 @@ import { blockCounts } from "./blockBody.ts";
 export function getBlockTransactionCountByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash)],
+    reads: "block",
     handler: ([hash]) => {
       const target = resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false });
       const counts = blockCounts(backend, target);

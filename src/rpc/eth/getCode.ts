@@ -8,6 +8,7 @@ import { resolveState } from "../resolveBlock.ts";
 export function getCode(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), optional(parseBlockSelector)],
+    reads: "state",
     handler: ([address, selector]) => {
       const state = resolveState(backend, selector);
       const codeHash = state.account(address)?.codeHash;

@@ -7,6 +7,7 @@ import { queryLogs } from "./logQuery.ts";
 export function getLogs(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseFilterParam)],
+    reads: "logs",
     handler: ([criteria]) =>
       new RawJson(`[${queryLogs(backend, criteria, backend.logLimits).join(",")}]`),
   });

@@ -44,6 +44,7 @@ function outputKey(input: string, key: Uint8Array): string {
 export function getProof(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), required(parseStringList), optional(parseBlockSelector)],
+    reads: "proof",
     handler: async ([address, keys, selector]) => {
       if (keys.length > MAX_PROOF_KEYS)
         throw new InvalidParamsError(

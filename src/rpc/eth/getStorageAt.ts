@@ -13,6 +13,7 @@ import { storageWord } from "./storageWord.ts";
 export function getStorageAt(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), required(parseStorageKeyString), optional(parseBlockSelector)],
+    reads: "state",
     handler: ([address, key, selector]) => {
       // geth resolves the block before it decodes the key: an unknown block wins over a bad key.
       const state = resolveState(backend, selector);

@@ -34,6 +34,7 @@ function parseRequest(raw: unknown): StorageRequest {
 export function getStorageValues(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseRequest), optional(parseBlockSelector)],
+    reads: "state",
     handler: ([request, selector]) => {
       let total = 0;
       for (const [, slots] of request) {

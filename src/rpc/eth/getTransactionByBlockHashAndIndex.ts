@@ -11,6 +11,7 @@ import { transactionAtIndex } from "./blockBody.ts";
 export function getTransactionByBlockHashAndIndex(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash), required(parseUint)],
+    reads: "block",
     handler: ([hash, index]) =>
       transactionAtIndex(
         backend,

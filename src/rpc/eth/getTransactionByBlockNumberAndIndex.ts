@@ -12,6 +12,7 @@ import { transactionAtIndex } from "./blockBody.ts";
 export function getTransactionByBlockNumberAndIndex(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), required(parseUint)],
+    reads: "block",
     handler: ([selector, index]) =>
       transactionAtIndex(backend, resolveBlockTarget(backend, selector), index),
   });

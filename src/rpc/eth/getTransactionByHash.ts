@@ -9,6 +9,7 @@ import { locateTransaction } from "./locateTransaction.ts";
 export function getTransactionByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32)],
+    reads: "transaction",
     handler: ([hash]) => {
       const found = locateTransaction(backend, hash);
       if (found === undefined) return null;

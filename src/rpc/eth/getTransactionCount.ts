@@ -8,6 +8,7 @@ import { resolveState } from "../resolveBlock.ts";
 export function getTransactionCount(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseAddress), optional(parseBlockSelector)],
+    reads: "state",
     handler: ([address, selector]) => {
       const state = resolveState(backend, selector);
       const nonce = state.account(address)?.nonce ?? 0n;

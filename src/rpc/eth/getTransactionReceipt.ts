@@ -8,6 +8,7 @@ import { locateTransaction } from "./locateTransaction.ts";
 export function getTransactionReceipt(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseHash32)],
+    reads: "transaction",
     handler: ([hash]) => {
       const found = locateTransaction(backend, hash);
       const receipt = found?.receipts.receipts[found.index];

@@ -11,6 +11,7 @@ import { uncleAtIndex } from "./blockBody.ts";
 export function getUncleByBlockHashAndIndex(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash), required(parseUint)],
+    reads: "block",
     handler: ([hash, index]) =>
       uncleAtIndex(
         backend,

@@ -11,6 +11,7 @@ import { uncleAtIndex } from "./blockBody.ts";
 export function getUncleByBlockNumberAndIndex(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly), required(parseUint)],
+    reads: "block",
     handler: ([selector, index]) =>
       uncleAtIndex(backend, resolveBlockTarget(backend, selector), index),
   });

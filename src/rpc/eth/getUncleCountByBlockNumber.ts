@@ -12,6 +12,7 @@ import { blockCounts } from "./blockBody.ts";
 export function getUncleCountByBlockNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly)],
+    reads: "block",
     handler: ([selector]) => {
       const counts = blockCounts(backend, resolveBlockTarget(backend, selector));
       return counts === undefined ? null : quantity(counts.uncles);

@@ -10,7 +10,7 @@ import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../../services/filters.
 import { hexToBytes } from "../../util/hex.ts";
 import { checkQueryLimit, matchesCriteria } from "../filterCriteria.ts";
 import { forEachLog, logJson } from "../format/receipt.ts";
-import { livePending } from "../resolveBlock.ts";
+import { livePending, tagNumber } from "../resolveBlock.ts";
 
 const ZERO32 = new Uint8Array(32);
 
@@ -55,18 +55,8 @@ export function queryLogs(
     if (sel === undefined) return head;
     // Past the head is refused below; clamped so a huge number stays a safe integer.
     if (sel.kind === "number") return sel.number > BigInt(head) ? head + 1 : Number(sel.number);
-    switch (sel.tag) {
-      case "latest":
-        return head;
-      case "pending":
-        return pending === undefined ? head : pending.base.number;
-      case "earliest":
-        return 0;
-      case "safe":
-        return backend.forkchoice(head).safe;
-      case "finalized":
-        return backend.forkchoice(head).finalized;
-    }
+    if (sel.tag === "pending") return pending === undefined ? head : pending.base.number;
+    return tagNumber(backend, sel.tag, head);
   };
   const first = resolve(c.fromBlock);
   const last = resolve(c.toBlock);

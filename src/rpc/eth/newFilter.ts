@@ -7,6 +7,7 @@ import { defineMethod, required } from "../method.ts";
 export function newFilter(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseInstalledFilterParam)],
+    reads: "ownBlocks",
     handler: ([criteria]) => {
       if (backend.filters === undefined) throw new ServerError("filters are not served");
       return backend.filters.newLogFilter(criteria);

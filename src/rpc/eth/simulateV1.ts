@@ -87,6 +87,7 @@ export function simulatedBlockJson(b: SimulatedBlock, fullTransactions: boolean)
 export function simulateV1(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseSimulateOptions), optional(parseBlockSelector)],
+    reads: "state",
     handler: async ([req, selector]) => {
       checkSimulateLimits(req);
       const target = callTarget(backend, selector);

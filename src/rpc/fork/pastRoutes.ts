@@ -3,109 +3,45 @@
 // blocks, receipts, transactions, uncles, traces and proofs at or below F, and state at blocks
 // below F (state at F itself is the chain's own: the upstream's plus the accounts it funded);
 // lookups by transaction hash try the chain first; eth_getLogs ranges across F are split.
+// Which methods, and where their block is, the method registry declares (`MethodDef.reads`,
+// the block parameter's parser); whose a block is, resolveBlock.ts `placeBlock` decides.
 import type { RpcBackend } from "../../services/backend.ts";
 import type { BlockSelector } from "../../services/blockSelector.ts";
 import { RpcError, ServerError } from "../../services/errors.ts";
 import type { FilterCriteria } from "../../services/filters.ts";
 import type { ForkHistoryService } from "../../services/forkHistory.ts";
 import { bytesToHex, hexToBytes } from "../../util/hex.ts";
-import { type MethodDef, type MethodRegistry, RawJson } from "../method.ts";
+import {
+  blockParamAt,
+  type DataAccess,
+  type Handler,
+  type MethodDef,
+  type MethodLayer,
+  RawJson,
+} from "../method.ts";
+import { type BlockPlace, placeBlock, tagNumber } from "../resolveBlock.ts";
 
-/**
- * `state`: the state after a block (below F: the upstream's); `history`: a block's contents (at
- * or below F: the upstream's); `tx`: a transaction by hash (the chain's, else the upstream's at
- * or below F); `logs`: a log query. `at`: the position of the block parameter.
- */
-type Route =
-  | { readonly kind: "state" | "history"; readonly at: number }
-  | { readonly kind: "tx" }
-  | { readonly kind: "logs" };
+type Past = BlockPlace & { past: true };
 
-const ROUTES: Readonly<Record<string, Route>> = {
-  eth_getBalance: { kind: "state", at: 1 },
-  eth_getTransactionCount: { kind: "state", at: 1 },
-  eth_getCode: { kind: "state", at: 1 },
-  eth_getStorageAt: { kind: "state", at: 2 },
-  eth_getStorageValues: { kind: "state", at: 1 },
-  eth_call: { kind: "state", at: 1 },
-  eth_estimateGas: { kind: "state", at: 1 },
-  eth_createAccessList: { kind: "state", at: 1 },
-  eth_simulateV1: { kind: "state", at: 1 },
-  debug_traceCall: { kind: "state", at: 1 },
-  // The chain's trie holds only what it wrote: F's proofs are the upstream's.
-  eth_getProof: { kind: "history", at: 2 },
-  eth_getBlockByNumber: { kind: "history", at: 0 },
-  eth_getBlockByHash: { kind: "history", at: 0 },
-  eth_getBlockReceipts: { kind: "history", at: 0 },
-  eth_getTransactionByBlockHashAndIndex: { kind: "history", at: 0 },
-  eth_getTransactionByBlockNumberAndIndex: { kind: "history", at: 0 },
-  eth_getBlockTransactionCountByHash: { kind: "history", at: 0 },
-  eth_getBlockTransactionCountByNumber: { kind: "history", at: 0 },
-  eth_getUncleCountByBlockHash: { kind: "history", at: 0 },
-  eth_getUncleCountByBlockNumber: { kind: "history", at: 0 },
-  eth_getUncleByBlockHashAndIndex: { kind: "history", at: 0 },
-  eth_getUncleByBlockNumberAndIndex: { kind: "history", at: 0 },
-  debug_getRawHeader: { kind: "history", at: 0 },
-  debug_getRawBlock: { kind: "history", at: 0 },
-  debug_getRawReceipts: { kind: "history", at: 0 },
-  debug_traceBlockByNumber: { kind: "history", at: 0 },
-  debug_traceBlockByHash: { kind: "history", at: 0 },
-  eth_getTransactionByHash: { kind: "tx" },
-  eth_getTransactionReceipt: { kind: "tx" },
-  debug_getRawTransaction: { kind: "tx" },
-  debug_traceTransaction: { kind: "tx" },
-  eth_getLogs: { kind: "logs" },
-};
+/** A block parameter's value as a selector (a ByHash method's is the hash itself). */
+function selectorOf(value: unknown): BlockSelector | undefined {
+  if (value instanceof Uint8Array) return { kind: "hash", hash: value, requireCanonical: false };
+  return value as BlockSelector | undefined;
+}
 
-/** Where a call's block lies: the chain's own, or the upstream's (with its number, if known). */
-type Place =
-  | { readonly past: false }
-  | { readonly past: true; readonly number?: bigint; readonly hash?: Uint8Array };
-
-const OWN: Place = { past: false };
-
-export function routePast(
-  methods: MethodRegistry,
-  backend: RpcBackend,
-  past: ForkHistoryService,
-): MethodRegistry {
+/** The step of a fork's read path that sends the upstream's past there. */
+export function pastLayer(backend: RpcBackend, past: ForkHistoryService): MethodLayer {
   const F = BigInt(past.base.number);
   const chain = backend.chain;
 
-  /** Where `sel` lies for a route that goes upstream below `limit` (F or F + 1). */
-  function place(sel: BlockSelector | Uint8Array | undefined, limit: bigint): Place {
-    if (sel instanceof Uint8Array) sel = { kind: "hash", hash: sel, requireCanonical: false };
-    if (sel === undefined) sel = { kind: "tag", tag: "latest" };
-    const head = BigInt(chain.headNumber() ?? 0);
-    let n: bigint;
-    switch (sel.kind) {
-      case "hash": {
-        const local = chain.blockNumber(sel.hash);
-        if (local === undefined) return { past: true, hash: sel.hash };
-        n = BigInt(local);
-        break;
-      }
-      case "number":
-        n = sel.number;
-        break;
-      case "tag":
-        if (sel.tag === "pending") return OWN;
-        if (sel.tag === "earliest") n = 0n;
-        else if (sel.tag === "latest") n = head;
-        else n = BigInt(backend.forkchoice(Number(head))[sel.tag] ?? 0);
-        break;
-    }
-    return n < limit ? { past: true, number: n } : OWN;
-  }
-
   /** The upstream hash of a block at or below F: the selector's, or its canonical ancestor's. */
-  async function hashOf(p: Place & { past: true }): Promise<Uint8Array> {
+  async function hashOf(p: Past): Promise<Uint8Array> {
     if (p.hash !== undefined) {
       const block = await past.blockByHash(p.hash, false);
       if (block === null) throw new ServerError("header not found");
       return p.hash;
     }
-    const block = await past.blockByNumber(p.number ?? 0n, false);
+    const block = await past.blockByNumber(p.number, false);
     if (block === null) throw new ServerError("header not found");
     return hexToBytes(String(block.hash));
   }
@@ -123,7 +59,7 @@ export function routePast(
     args: readonly unknown[],
     raw: unknown,
     at: number,
-    p: Place & { past: true },
+    p: Past,
   ): Promise<unknown> {
     switch (method) {
       case "eth_getBlockByNumber":
@@ -131,16 +67,16 @@ export function routePast(
         const full = args[1] === true;
         return p.hash !== undefined
           ? past.blockByHash(p.hash, full)
-          : past.blockByNumber(p.number ?? 0n, full);
+          : past.blockByNumber(p.number, full);
       }
       case "eth_getBlockReceipts": {
         if (p.hash !== undefined && (await past.blockByHash(p.hash, false)) === null) return null;
-        const block = p.hash === undefined ? await past.blockByNumber(p.number ?? 0n, false) : null;
+        const block = p.hash === undefined ? await past.blockByNumber(p.number, false) : null;
         if (p.hash === undefined && block === null) return null;
         return past.blockReceipts(p.hash ?? hexToBytes(String(block?.hash)));
       }
     }
-    const id = p.hash !== undefined ? bytesToHex(p.hash) : `0x${(p.number ?? 0n).toString(16)}`;
+    const id = p.hash !== undefined ? bytesToHex(p.hash) : `0x${p.number.toString(16)}`;
     return forward(method, withBlock(raw, at, id));
   }
 
@@ -152,63 +88,56 @@ export function routePast(
     }
   }
 
-  function wrap(name: string, def: MethodDef, route: Route): MethodDef {
-    const handler = def.handler;
-    switch (route.kind) {
-      case "state":
-      case "history": {
-        const limit = route.kind === "state" ? F : F + 1n;
-        return {
-          params: def.params,
-          handler: (args, ctx, raw) => {
-            const p = place(args[route.at] as BlockSelector | Uint8Array | undefined, limit);
-            if (!p.past) return handler(args, ctx, raw);
-            if (route.kind === "history") return historyCall(name, args, raw, route.at, p);
-            return hashOf(p).then((hash) =>
-              forward(name, withBlock(raw, route.at, { blockHash: bytesToHex(hash) })),
-            );
-          },
-        };
+  /** A method that reads a block's state or contents: the upstream's past sent there. */
+  function atBlock(name: string, def: MethodDef, next: Handler, reads: "state" | "block"): Handler {
+    const at = blockParamAt(def);
+    if (at === undefined) throw new Error(`${name} reads a block but takes no block parameter`);
+    return (args, ctx, raw) => {
+      const p = placeBlock(backend, selectorOf(args[at]), reads);
+      if (!p.past) return next(args, ctx, raw);
+      if (reads === "block") return historyCall(name, args, raw, at, p);
+      return hashOf(p).then((hash) =>
+        forward(name, withBlock(raw, at, { blockHash: bytesToHex(hash) })),
+      );
+    };
+  }
+
+  /** A transaction by hash: the chain's answer, else the upstream's. */
+  function byHash(name: string, next: Handler): Handler {
+    return async (args, ctx, raw) => {
+      const hash = args[0] as Uint8Array;
+      if (chain.transactionLocation(hash) !== undefined) return next(args, ctx, raw);
+      // Not the chain's (or only pre-confirmed): the chain's answer, else the upstream's.
+      let local: unknown;
+      try {
+        local = await next(args, ctx, raw);
+        if (local !== null) return local;
+      } catch (e) {
+        if ((await past.transaction(hash)) === null) throw e;
       }
-      case "tx":
-        return {
-          params: def.params,
-          handler: async (args, ctx, raw) => {
-            const hash = args[0] as Uint8Array;
-            if (chain.transactionLocation(hash) !== undefined) return handler(args, ctx, raw);
-            // Not the chain's (or only pre-confirmed): the chain's answer, else the upstream's.
-            let local: unknown;
-            try {
-              local = await handler(args, ctx, raw);
-              if (local !== null) return local;
-            } catch (e) {
-              if ((await past.transaction(hash)) === null) throw e;
-            }
-            if (name === "eth_getTransactionByHash") return past.transaction(hash);
-            if (name === "eth_getTransactionReceipt") return past.receipt(hash);
-            if ((await past.transaction(hash)) === null) return local ?? null;
-            return forward(name, Array.isArray(raw) ? raw : [raw]);
-          },
-        };
-      case "logs":
-        return {
-          params: def.params,
-          handler: (args, ctx, raw) =>
-            logs(args[0] as FilterCriteria, (c) => handler([c], ctx, raw)),
-        };
-    }
+      if (name === "eth_getTransactionByHash") return past.transaction(hash);
+      if (name === "eth_getTransactionReceipt") return past.receipt(hash);
+      if ((await past.transaction(hash)) === null) return local ?? null;
+      return forward(name, Array.isArray(raw) ? raw : [raw]);
+    };
+  }
+
+  /** A log range's bound (absent: latest) as the resolver reads it; pending is past F: undefined. */
+  function boundOf(sel: FilterCriteria["fromBlock"], top: number): bigint | undefined {
+    if (sel === undefined) return BigInt(top);
+    if (sel.kind === "number") return sel.number;
+    return sel.tag === "pending" ? undefined : BigInt(tagNumber(backend, sel.tag, top));
   }
 
   /** eth_getLogs: the upstream's logs up to F, the chain's after it, in chain order. */
   function logs(c: FilterCriteria, own: (c: FilterCriteria) => unknown): unknown {
-    const head = BigInt(chain.headNumber() ?? 0);
+    const head = chain.headNumber() ?? 0;
     if (c.blockHash !== undefined) {
-      if (chain.blockNumber(c.blockHash) !== undefined && place(c.blockHash, F + 1n).past === false)
-        return own(c);
+      if (!placeBlock(backend, selectorOf(c.blockHash), "block").past) return own(c);
       return forward("eth_getLogs", [{ ...criteriaJson(c), blockHash: bytesToHex(c.blockHash) }]);
     }
-    const from = numberOf(c.fromBlock, head);
-    const to = numberOf(c.toBlock, head);
+    const from = boundOf(c.fromBlock, head);
+    const to = boundOf(c.toBlock, head);
     if (from === undefined || from > F || (to !== undefined && from > to)) return own(c);
     const upTo = to === undefined || to > F ? F : to;
     const upstream = past.logs({
@@ -237,26 +166,24 @@ export function routePast(
     );
   }
 
-  const out: Record<string, MethodDef> = { ...methods };
-  for (const [name, route] of Object.entries(ROUTES)) {
-    const def = methods[name];
-    if (def !== undefined) out[name] = wrap(name, def, route);
-  }
-  return out;
-}
-
-/** A selector's number (tags resolved against the head; pending is past F: undefined). */
-function numberOf(sel: FilterCriteria["fromBlock"], head: bigint): bigint | undefined {
-  if (sel === undefined) return head;
-  if (sel.kind === "number") return sel.number;
-  switch (sel.tag) {
-    case "earliest":
-      return 0n;
-    case "pending":
-      return undefined;
-    default:
-      return head;
-  }
+  return (name, def, next) => {
+    const reads: DataAccess | undefined = def.reads;
+    switch (reads) {
+      case undefined:
+      case "ownBlocks":
+        return next;
+      case "state":
+        return atBlock(name, def, next, "state");
+      // The chain's trie holds only what it wrote: F's proofs are the upstream's.
+      case "block":
+      case "proof":
+        return atBlock(name, def, next, "block");
+      case "transaction":
+        return byHash(name, next);
+      case "logs":
+        return (args, ctx, raw) => logs(args[0] as FilterCriteria, (c) => next([c], ctx, raw));
+    }
+  };
 }
 
 /** A filter's address and topic criteria as eth_getLogs takes them. */

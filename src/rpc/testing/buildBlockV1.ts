@@ -67,6 +67,7 @@ export function buildBlockV1(backend: RpcBackend) {
       optional(parseTransactionList),
       optional(parseHexBytes),
     ],
+    reads: "ownBlocks",
     handler: async ([parentHash, attributes, given, extraData]) => {
       const head = backend.chain.headNumber();
       const headHash = head === undefined ? undefined : backend.chain.canonicalHash(head);
