@@ -7,6 +7,7 @@
 import { deserialize, serialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainUpdate } from "../pending/types.ts";
+import { FlashnodeError } from "../util/errors.ts";
 
 export const FORMAT = "flashnode-v8/1";
 
@@ -29,7 +30,7 @@ export type BlockMessage = Omit<BlockWrite, "code" | "trieNodes"> & {
   };
 };
 
-export class FormatError extends Error {
+export class FormatError extends FlashnodeError {
   readonly code = "REPLICA_FORMAT";
 }
 

@@ -32,7 +32,7 @@ describe("error classes", () => {
     ];
     for (const [err, staticCode, code, message] of cases) {
       assert.equal(staticCode, code);
-      assert.equal(err.code, code);
+      assert.equal(err.rpcCode, code);
       assert.equal(err.message, message);
       assert.ok(err instanceof RpcError && err instanceof Error);
       assert.equal("data" in err, false, `${err.name} must have no data`);

@@ -13,25 +13,24 @@ import { UpstreamClient } from "../../upstream/client.ts";
 import { UpstreamCallError, upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
+import { FlashnodeError, RpcError } from "../../util/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { ChainSource, FollowPlan, ForkInfo } from "../plan.ts";
 
 /** The upstream's own answer to a forwarded transaction (its code, message and data). */
-export class ForwardedCallError extends Error {
-  readonly code = "FORWARDED";
-  constructor(
-    message: string,
-    readonly rpcCode: number,
-    readonly data?: unknown,
-  ) {
-    super(message);
+export class ForwardedCallError extends RpcError {
+  override readonly code = "FORWARDED";
+  constructor(message: string, rpcCode: number, data?: unknown) {
+    super(rpcCode, message, data);
   }
 }
 
 /** A request a follower cannot serve: its blocks are the upstream's. */
-export class NotASequencerError extends Error {
-  readonly code = "NOT_A_SEQUENCER";
-  readonly rpcCode = -32000;
+export class NotASequencerError extends RpcError {
+  override readonly code = "NOT_A_SEQUENCER";
+  constructor(message: string) {
+    super(-32000, message);
+  }
 }
 
 export async function startFollowSource(args: {
@@ -191,6 +190,6 @@ export async function startFollowSource(args: {
   };
 }
 
-export class FollowDatadirError extends Error {
+export class FollowDatadirError extends FlashnodeError {
   readonly code = "FOLLOW_DATADIR";
 }
