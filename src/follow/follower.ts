@@ -16,6 +16,7 @@ import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import type { Prefetcher } from "./prefetcher.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
 
@@ -44,6 +45,8 @@ export type FollowerDeps = {
   readonly datadir?: string;
   readonly sequencing?: Partial<SequencingOptions>;
   readonly now?: () => number;
+  /** Fetches what a flashblock or block will read before it runs (prefetcher.ts). */
+  readonly prefetch?: Prefetcher;
 };
 
 /** The fields of an event worth a log line, beside its name. */
@@ -93,7 +96,7 @@ export class Follower {
   private readonly arrivals = new WeakMap<Flashblock, number>();
 
   constructor(private readonly deps: FollowerDeps) {
-    this.replay = new PendingReplay(deps.executor, deps.common);
+    this.replay = new PendingReplay(deps.executor, deps.common, deps.prefetch);
     this.sequencing = new Sequencing(deps.sequencing ?? {});
     this.now = deps.now ?? (() => performance.timeOrigin + performance.now());
   }
@@ -240,11 +243,30 @@ export class Follower {
     let write = await this.replay.sealAs(block);
     if (write !== undefined) this.imported.fromReplay++;
     try {
-      write ??= await executor.execute(block, { ownStateRoot: true });
+      if (write === undefined) {
+        const h = block.header;
+        await this.deps.prefetch?.prepare(
+          block.transactions,
+          {
+            number: h.number,
+            timestamp: h.timestamp,
+            coinbase: h.coinbase.bytes,
+            gasLimit: h.gasLimit,
+            baseFeePerGas: h.baseFeePerGas,
+            prevRandao: h.mixHash,
+            parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+            extraData: h.extraData,
+          },
+          false,
+        );
+        write = await executor.execute(block, { ownStateRoot: true });
+      }
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
       return;
+    } finally {
+      this.deps.prefetch?.finished();
     }
     store.writeBlock(write);
     this.imported.blocks++;
