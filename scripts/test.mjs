@@ -29,6 +29,7 @@ const SOLO = new Set([]);
  */
 const HEAVY = {
   "test/e2e/replicaFaults.test.ts": 190,
+  "src/exec/interpreterLoop.test.ts": 115,
   "test/e2e/cliErrors.test.ts": 180,
   "test/e2e/crash.test.ts": 115,
   "test/e2e/importCrash.test.ts": 110,

@@ -1,12 +1,10 @@
 // `flashnode dev` (what `npm start` runs): a local chain with a sequencer, 200 ms flashblocks,
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
 import { createLogger } from "../log/logger.ts";
 import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/plan.ts";
 import { isReader } from "../node/readerSlot.ts";
-import { missingRoot } from "../store/datadir.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress, isLocalHost } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
@@ -123,7 +121,6 @@ export async function devCommand(argv: string[]): Promise<void> {
     genesisFile === undefined || reader ? undefined : (await readGenesisFile(genesisFile)).json;
   const states = reader ? {} : stateFiles(values);
   if (!reader) await checkListenAddress(frontend.host, frontend.port);
-  const created = reader ? undefined : missingRoot(datadir);
   const plan: NodePlan = {
     role: "dev",
     datadir,
@@ -166,13 +163,10 @@ export async function devCommand(argv: string[]): Promise<void> {
       },
     },
   };
+  // Past the checks, a start can still fail (the port taken since it was probed, a full disk,
+  // an unreachable upstream): runNode leaves the datadir as it found it.
   await runNode(plan, [
     automine ? "automine: a block per transaction" : `block time: ${blockTimeMs} ms`,
     `flashblocks every ${flashblockIntervalMs} ms`,
-  ]).catch((e: unknown) => {
-    // Past the checks, a start can still fail (the port taken since it was probed, a full
-    // disk): a datadir this run created goes with it. The node has released it by now.
-    if (created !== undefined) rmSync(created, { recursive: true, force: true });
-    throw e;
-  });
+  ]);
 }

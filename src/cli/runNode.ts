@@ -9,6 +9,7 @@ import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
 import { isReader } from "../node/readerSlot.ts";
+import { DatadirUnavailableError, datadirAsFound } from "../store/datadir.ts";
 import { StopRequested } from "../util/errors.ts";
 import { DEV_LOCAL_API_KEY } from "./frontendOptions.ts";
 import { onStopSignals } from "./signals.ts";
@@ -40,9 +41,14 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
       process.exit(1);
     },
   });
+  // A start that fails, or is stopped, leaves the datadir as it found it.
+  const found =
+    primary && plan.source.kind !== "archive" ? datadirAsFound(plan.datadir) : undefined;
   try {
     node = await startNode(plan, signals.signal);
   } catch (e) {
+    // By now the node has released the datadir. Not one another process holds.
+    if (!(e instanceof DatadirUnavailableError)) found?.restore();
     if (signals.signal.aborted) throw new StopRequested("stopped while starting");
     signals.dispose();
     throw e;

@@ -2,6 +2,7 @@
 // Plain data only.
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 import type { SequencingEventName } from "./sequencingTypes.ts";
@@ -53,6 +54,8 @@ export type FollowerHealth = {
   };
   /** The flashblocks stream: its state and its figures so far. */
   readonly stream: FollowerStreamHealth;
+  /** What the follower's upstream client did, by method (metrics). */
+  readonly upstream?: readonly UpstreamSeries[];
 };
 
 export type FollowerStreamHealth = {

@@ -6,6 +6,7 @@ import { ensureForkBase } from "../exec/chainStart.ts";
 import { forwardingLogger } from "../log/logger.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import { toWire } from "../util/channel.ts";
@@ -49,7 +50,13 @@ async function main(): Promise<void> {
     hash: hexToBytes(data.hash),
   };
   const logger = forwardingLogger("debug", log);
-  const reads = openForkReads(env, { upstream: followerUpstream(data.upstream), point, logger });
+  const upstreamStats = new UpstreamCallStats();
+  const reads = openForkReads(env, {
+    upstream: followerUpstream(data.upstream),
+    point,
+    logger,
+    hooks: upstreamStats.hooks,
+  });
   // What a flashblock will read is fetched before it runs; the executor's own waits are told.
   const prefetch = new Prefetcher(
     store,
@@ -187,6 +194,7 @@ async function main(): Promise<void> {
         bytes: s.bytes,
         lastFrameAt: s.lastFrameAt,
       },
+      upstream: upstreamStats.snapshot(),
     };
     const text = JSON.stringify(h);
     if (text === said) return;

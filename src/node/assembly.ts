@@ -126,6 +126,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
       ...(source.counters === undefined ? {} : { counters: source.counters() }),
       ...(source.followStream === undefined ? {} : { followStream: source.followStream() }),
+      ...(source.upstreamCalls === undefined ? {} : { upstream: source.upstreamCalls() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
     // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.

@@ -11,6 +11,7 @@ import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { FrontendOptions } from "./frontend.ts";
 
@@ -174,6 +175,8 @@ export type ChainSource = {
   counters?(): Readonly<Record<string, number>>;
   /** A follower's flashblocks stream (flashnode_follow_stream_*). */
   followStream?(): FollowStreamFigures;
+  /** What its upstream clients did so far, by method (flashnode_upstream_*): a fork, a follower. */
+  upstreamCalls?(): readonly UpstreamSeries[];
   close(): Promise<void>;
 };
 

@@ -6,6 +6,7 @@ import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import type { FollowStreamFigures } from "../metrics/followStreamMetrics.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 
 /** [limiter name, client key, tokens]: what a reader's rate limiters took. */
 export type SpentEntries = ReadonlyArray<readonly [string, string, number]>;
@@ -23,6 +24,8 @@ export type SourceHealth = {
   readonly counters?: Readonly<Record<string, number>>;
   /** A follower's flashblocks stream. */
   readonly followStream?: FollowStreamFigures;
+  /** What the source's upstream clients did (a fork's sequencer, a follower), by method. */
+  readonly upstream?: readonly UpstreamSeries[];
 };
 
 /** A reader's metrics, for the primary to sum into the node's. */

@@ -29,6 +29,11 @@ export type RebuildOptions = {
   readonly freshOpening?: boolean;
   /** Told of each transaction that could not run again (reopened blocks only). */
   readonly onFailed?: (tx: BlockTransaction, reason: string) => void;
+  /**
+   * The same block again, after a step on it failed midway: nothing published or recorded (the
+   * readers show it already), its payload id kept, going on at this flashblock index.
+   */
+  readonly quiet?: { readonly payloadId: string; readonly index: number };
 };
 
 /**
@@ -49,6 +54,7 @@ export async function rebuildBlock(
           deposits: opening.transactions,
           freshL1Info: how.freshOpening === true,
           generation: how.rerecord === true ? seq.dev.nextGeneration() : 0,
+          ...(how.quiet === undefined ? {} : { payloadId: how.quiet.payloadId }),
         },
   );
   seq.replace(b);
@@ -63,16 +69,19 @@ export async function rebuildBlock(
       ops,
     );
   if (how.rerecord === true) rec(0, first.transactions, []);
-  if (how.reverted !== undefined)
-    seq.publish({
-      kind: "sealed",
-      number: b.base.number - 1,
-      hash: b.base.parentHash,
-      next: first,
-      reverted: how.reverted,
-    });
-  else if (how.record === true) seq.publishFlashblock(b, first);
-  else seq.publish(first);
+  // A quiet rebuild's flashblocks are out already.
+  if (how.quiet === undefined) {
+    if (how.reverted !== undefined)
+      seq.publish({
+        kind: "sealed",
+        number: b.base.number - 1,
+        hash: b.base.parentHash,
+        next: first,
+        reverted: how.reverted,
+      });
+    else if (how.record === true) seq.publishFlashblock(b, first);
+    else seq.publish(first);
+  }
   for (const fb of records) {
     if (fb.index === 0) continue;
     const started = performance.now();
@@ -94,8 +103,11 @@ export async function rebuildBlock(
     }
     for (const op of fb.ops) await seq.executor.applyStateWrite(decodeStateWrite(op));
     if (how.rerecord === true) rec(fb.index, added, fb.ops);
-    seq.publish(await seq.flashblockOf(b, added, started));
+    const update = await seq.flashblockOf(b, added, started);
+    if (how.quiet === undefined) seq.publish(update);
   }
+  // Empty flashblocks are not recorded: it goes on after the last one published.
+  if (how.quiet !== undefined) b.resumeAt(how.quiet.index);
   // The next flashblock is one interval away, not (index + 1) intervals.
   b.regrid(performance.now(), seq.opts.flashblockIntervalMs);
 }

@@ -6,6 +6,7 @@ import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { Channel } from "../util/channel.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
@@ -21,6 +22,8 @@ type Heard = {
   readonly poolNonces: Map<string, bigint>;
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   reasons: readonly string[];
+  /** What the sequencer's upstream client did (a fork's). */
+  upstream: readonly UpstreamSeries[];
 };
 
 export class SequencerClient {
@@ -44,7 +47,12 @@ export class SequencerClient {
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
     logger: Logger,
   ): Promise<SequencerClient> {
-    const heard: Heard = { poolNonces: new Map(), onPoolNonce: undefined, reasons: [] };
+    const heard: Heard = {
+      poolNonces: new Map(),
+      onPoolNonce: undefined,
+      reasons: [],
+      upstream: [],
+    };
     // Listening from the start: the sequencer logs, and publishes the block it opens (or
     // rebuilds after a restart), before it says it is ready.
     const listen = (channel: Channel<SequencerApi, SequencerParentApi>) => {
@@ -63,6 +71,7 @@ export class SequencerClient {
       });
       channel.on("health", (m) => {
         heard.reasons = m.reasons;
+        heard.upstream = m.upstream ?? [];
       });
       channel.on("update", (update) => {
         // After evm_revert the pool's next nonces are the state's again (what the dropped
@@ -117,6 +126,11 @@ export class SequencerClient {
   /** Why the sequencer's node is not ready (its NATS unreachable); empty: ready. */
   readiness(): string[] {
     return [...this.heard.reasons];
+  }
+
+  /** What the sequencer's upstream client did so far (a fork's; metrics). */
+  upstreamCalls(): readonly UpstreamSeries[] {
+    return this.heard.upstream;
   }
 
   /** Every sender's next pool nonce (what a new RPC reader starts from). */

@@ -2,6 +2,7 @@
 // (core/txpool/validation.go) and its error texts; nonce gaps are queued, not dropped.
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
+import { hashOf, senderOf } from "../chain/txFacts.ts";
 import type { AccountRecord } from "../chain/types.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
@@ -27,6 +28,8 @@ type Entry = {
   readonly hash: string;
   readonly sender: string;
   readonly arrival: number;
+  /** performance.now() before which it is not taken (it waits for a fork's upstream). */
+  readonly notBefore?: number;
 };
 
 function feeCap(tx: TypedTransaction): bigint {
@@ -69,7 +72,7 @@ export class TxPool {
     serializedSize: number,
     ctx: PoolContext,
   ): { sender: Uint8Array; hash: string } {
-    const hash = bytesToHex(tx.hash());
+    const hash = bytesToHex(hashOf(tx));
     if (this.known.has(hash)) throw new TxRejectedError("already known");
     if (serializedSize > TX_MAX_SIZE) {
       throw new TxRejectedError(
@@ -91,7 +94,7 @@ export class TxPool {
     }
     let senderBytes: Uint8Array;
     try {
-      senderBytes = tx.getSenderAddress().bytes;
+      senderBytes = senderOf(tx).bytes;
     } catch (e) {
       throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
     }
@@ -154,16 +157,25 @@ export class TxPool {
     return [...this.bySender.keys()].map((s) => Buffer.from(s, "hex"));
   }
 
-  /** Puts back a transaction that did not fit in the block (no re-validation). */
-  requeue(tx: TypedTransaction): void {
-    const sender = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
-    const hash = bytesToHex(tx.hash());
+  /**
+   * Puts back a transaction that did not fit in the block (no re-validation); with `notBefore`
+   * (performance.now()), not taken again before then.
+   */
+  requeue(tx: TypedTransaction, notBefore?: number): void {
+    const sender = bytesToUnprefixedHex(senderOf(tx).bytes);
+    const hash = bytesToHex(hashOf(tx));
     let queue = this.bySender.get(sender);
     if (queue === undefined) {
       queue = new Map();
       this.bySender.set(sender, queue);
     }
-    queue.set(tx.nonce, { tx, hash, sender, arrival: -1 });
+    queue.set(tx.nonce, {
+      tx,
+      hash,
+      sender,
+      arrival: -1,
+      ...(notBefore === undefined ? {} : { notBefore }),
+    });
     this.known.add(hash);
   }
 
@@ -217,6 +229,7 @@ export class TxPool {
    */
   takeExecutable(stateNonce: (sender: Uint8Array) => bigint): TypedTransaction[] {
     const runs: Entry[][] = [];
+    const now = performance.now();
     for (const [sender, queue] of this.bySender) {
       let n = stateNonce(Buffer.from(sender, "hex"));
       // Anything below the state nonce can never execute now.
@@ -227,7 +240,11 @@ export class TxPool {
         }
       }
       const run: Entry[] = [];
-      for (let e = queue.get(n); e !== undefined; e = queue.get(++n)) {
+      for (
+        let e = queue.get(n);
+        e !== undefined && (e.notBefore ?? now) <= now;
+        e = queue.get(++n)
+      ) {
         run.push(e);
         queue.delete(n);
         this.known.delete(e.hash);

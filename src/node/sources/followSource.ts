@@ -7,6 +7,8 @@ import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
+import { mergeUpstreamSeries, UpstreamCallStats } from "../../upstream/callStats.ts";
+import { combineHooks, startRetryNotice } from "../../upstream/calls.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
 import { UpstreamCallError, upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
@@ -40,7 +42,12 @@ export async function startFollowSource(args: {
 }): Promise<ChainSource> {
   const f = args.follow;
   const env = openKvEnv(args.datadir);
-  const client = new UpstreamClient(f.upstream, { logger: args.logger });
+  /** What this thread's upstream clients did (the start, forwarded transactions; metrics). */
+  const calls = new UpstreamCallStats();
+  const client = new UpstreamClient(f.upstream, {
+    logger: args.logger,
+    hooks: combineHooks(calls.hooks, startRetryNotice(args.logger, upstreamHost(f.upstream.url))),
+  });
   let start: {
     genesis: Record<string, unknown>;
     chainId: bigint;
@@ -68,6 +75,7 @@ export async function startFollowSource(args: {
         hardfork: f.hardfork,
         accounts: [],
         balanceWei: 0n,
+        continuing: stored !== undefined,
       },
       { logger: args.logger },
     );
@@ -115,7 +123,7 @@ export async function startFollowSource(args: {
   );
   const txTarget = new UpstreamClient(
     f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream }),
-    { logger: args.logger },
+    { logger: args.logger, hooks: calls.hooks },
   );
   const info: ForkInfo = {
     host: upstreamHost(f.upstream.url),
@@ -144,6 +152,7 @@ export async function startFollowSource(args: {
     upstream: { label: "Following", url: info.host },
     fork: info,
     readiness: () => [...follower.health.reasons],
+    upstreamCalls: () => mergeUpstreamSeries([calls.snapshot(), follower.health.upstream]),
     lag: () => ({ blocks: follower.health.lagBlocks, seconds: 0 }),
     counters: () => {
       const h = follower.health;

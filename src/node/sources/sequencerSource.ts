@@ -9,6 +9,11 @@ import { type ChainReset, type ChainUpdate, updatePosition } from "../../pending
 import type { SequencerWorkerData } from "../../sequencer/protocol.ts";
 import { SequencerClient } from "../../sequencer/sequencerClient.ts";
 import type { DevAnswer, DevRequest } from "../../services/transactions.ts";
+import {
+  mergeUpstreamSeries,
+  UpstreamCallStats,
+  type UpstreamSeries,
+} from "../../upstream/callStats.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
 import type { ChainSource, DevChainOptions, ForkInfo, PoolNonces } from "../plan.ts";
@@ -31,6 +36,10 @@ export async function startSequencerSource(args: {
    * the reset is answered once it is out.
    */
   let replacing: { readonly reset: ChainReset; readonly published: () => void } | undefined;
+  /** What this thread's upstream clients did (a fork's start and resets; metrics). */
+  const startCalls = new UpstreamCallStats();
+  /** What the sequencers replaced by anvil_reset did with their upstream (metrics never go back). */
+  let retiredCalls: readonly UpstreamSeries[] = [];
   const publish = (u: ChainUpdate) => {
     position = Math.max(position, updatePosition(u));
     const r = replacing;
@@ -53,7 +62,14 @@ export async function startSequencerSource(args: {
     const forked =
       chain.upstream === undefined
         ? undefined
-        : await prepareForkStart(args.datadir, chain, chain.upstream, args.logger, replace);
+        : await prepareForkStart(
+            args.datadir,
+            chain,
+            chain.upstream,
+            args.logger,
+            replace,
+            startCalls.hooks,
+          );
     // Neither a fork's nor --genesis: the sequencer's thread makes a new dev chain's, when its
     // datadir holds none (a restart never pays for it).
     const genesis = forked?.genesis ?? chain.genesis;
@@ -139,6 +155,7 @@ export async function startSequencerSource(args: {
       // on after the stream's last position.
       const next = await prepare(chain, true);
       await sequencer.stop();
+      retiredCalls = mergeUpstreamSeries([retiredCalls, sequencer.upstreamCalls()]);
       const published = new Promise<void>((resolve) => {
         replacing = {
           reset:
@@ -159,6 +176,13 @@ export async function startSequencerSource(args: {
       if (poolListener !== undefined) sequencer.onPoolNonce = poolListener;
       info = next.info;
       o = chain;
+      if (info === undefined)
+        args.logger.info({ chainId: Number(chain.chainId) }, "anvil_reset: a new dev chain");
+      else
+        args.logger.info(
+          { upstream: info.host, chainId: Number(info.chainId), block: info.number },
+          "anvil_reset: forked anew",
+        );
       return {};
     };
     const done = resets.then(run, run);
@@ -179,6 +203,8 @@ export async function startSequencerSource(args: {
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
     ...(info === undefined ? {} : { fork: info }),
     readiness: () => sequencer.readiness(),
+    upstreamCalls: () =>
+      mergeUpstreamSeries([startCalls.snapshot(), retiredCalls, sequencer.upstreamCalls()]),
     async close() {
       if (o.dumpState !== undefined) await dumpStateFile(sequencer, o.dumpState, args.logger);
       await sequencer.stop();
