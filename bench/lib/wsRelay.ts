@@ -52,19 +52,35 @@ export async function startWsRelay(source: string, latencyMs: number): Promise<W
       // not JSON: handed on, not noted
     }
   };
-  const upstream = new WebSocket(source);
-  upstream.on("message", (data, binary) => {
-    queue.push({ data, binary, due: performance.now() + latencyMs });
-    timer ??= setTimeout(flush, latencyMs);
-  });
+  // The source drops a subscriber that falls behind (this process, busy on a loaded machine):
+  // dialled again, as a follower's own stream would be.
+  let closed = false;
+  let upstream: WebSocket;
+  const dial = () => {
+    upstream = new WebSocket(source);
+    upstream.on("message", (data, binary) => {
+      queue.push({ data, binary, due: performance.now() + latencyMs });
+      timer ??= setTimeout(flush, latencyMs);
+    });
+    upstream.on("error", () => undefined);
+    upstream.once("close", () => {
+      if (!closed) setTimeout(dial, 50);
+    });
+    return upstream;
+  };
+  const first = dial();
   await new Promise<void>((ok, fail) => {
-    upstream.once("open", () => ok());
-    upstream.once("error", fail);
+    first.once("open", () => ok());
+    first.once("error", (e) => {
+      closed = true;
+      fail(e);
+    });
   });
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/flashblocks`,
     delivered,
     close() {
+      closed = true;
       clearTimeout(timer);
       upstream.terminate();
       for (const c of server.clients) c.terminate();
