@@ -31,7 +31,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, hexToBytes, trimLeadingZeros } from "../util/hex.ts";
 import type { PendingWrites } from "./pendingWrites.ts";
-import { ReadSet } from "./prefetchPlan.ts";
+import { ReadSet, senderOf } from "./prefetchPlan.ts";
 
 const EMPTY = new Uint8Array(0);
 
@@ -341,8 +341,3 @@ const BEACON_ROOTS = hexToBytes("0x000f3df6d732807ef1319fb7b8bb8522d0beac02");
 /** An address parameter of the VM's Common as 20 bytes. */
 const addressParam = (common: Common, name: string) =>
   setLengthLeft(bigIntToBytes(common.param(name)), 20);
-
-/** Who sends a transaction (a deposit's `from`). */
-export function senderOf(tx: BlockTransaction): Uint8Array {
-  return isDepositTx(tx) ? tx.from.bytes : tx.getSenderAddress().bytes;
-}

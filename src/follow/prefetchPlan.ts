@@ -3,10 +3,10 @@
 // block's fee recipient; and, of those, what is not here yet — not written by the chain since
 // its base block, not written by the pending block, not fetched from the upstream.
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
+import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { senderOf } from "./discovery.ts";
 import type { PendingWrites } from "./pendingWrites.ts";
 
 /** Accounts and slots to read, each once. */
@@ -99,4 +99,9 @@ export function heldState(
       return account?.codeHash !== undefined && upstream.peekStorage(address, slot) === undefined;
     },
   };
+}
+
+/** Who sends a transaction (a deposit's `from`). */
+export function senderOf(tx: BlockTransaction): Uint8Array {
+  return isDepositTx(tx) ? tx.from.bytes : tx.getSenderAddress().bytes;
 }

@@ -22,8 +22,9 @@ import { useSyncInterpreter } from "../exec/vmInternals.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, type DryRunBlock, senderOf } from "./discovery.ts";
+import { DryRun, type DryRunBlock } from "./discovery.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
+import { senderOf } from "./prefetchPlan.ts";
 
 const SENDERS = 4;
 const LATENCY_MS = 15;
