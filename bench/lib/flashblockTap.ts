@@ -25,8 +25,9 @@ export const flashblockKey = (block: number, index: number) => `${block}/${index
 export function tapFlashblocks(url: string): Promise<FlashblockTap> {
   const arrivals = new Map<string, Arrival>();
   const listeners = new Set<(at: number) => void>();
-  const ws = new WebSocket(url);
-  ws.on("message", (data: Buffer) => {
+  let closed = false;
+  let ws: WebSocket;
+  const onMessage = (data: Buffer) => {
     // The time first: parsing is the same work for both taps, but it should not count.
     const at = performance.now();
     const m = JSON.parse(data.toString("utf8")) as WireMessage;
@@ -35,18 +36,36 @@ export function tapFlashblocks(url: string): Promise<FlashblockTap> {
     if (arrivals.has(key)) return;
     arrivals.set(key, { at, transactions: m.diff?.transactions?.length ?? 0 });
     for (const fn of listeners) fn(at);
-  });
+  };
+  // A node drops a subscriber that falls behind (a bench process busy signing its load on a
+  // loaded machine): dialled again, so the tap does not go silent for the rest of the run.
+  const dial = () => {
+    ws = new WebSocket(url);
+    ws.on("message", onMessage);
+    ws.on("error", () => undefined);
+    ws.once("close", () => {
+      if (!closed) setTimeout(dial, 50);
+    });
+    return ws;
+  };
+  const first = dial();
   return new Promise((ok, fail) => {
-    ws.once("open", () =>
+    first.once("open", () =>
       ok({
         arrivals,
         onArrival(fn) {
           listeners.add(fn);
           return () => listeners.delete(fn);
         },
-        close: () => ws.terminate(),
+        close: () => {
+          closed = true;
+          ws.terminate();
+        },
       }),
     );
-    ws.once("error", fail);
+    first.once("error", (e) => {
+      closed = true;
+      fail(e);
+    });
   });
 }

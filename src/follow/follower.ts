@@ -17,6 +17,7 @@ import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { canonicalBlock, FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import type { Prefetcher } from "./prefetcher.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
 
@@ -45,6 +46,8 @@ export type FollowerDeps = {
   readonly datadir?: string;
   readonly sequencing?: Partial<SequencingOptions>;
   readonly now?: () => number;
+  /** Fetches what a flashblock or block will read before it runs (prefetcher.ts). */
+  readonly prefetch?: Prefetcher;
 };
 
 /** The fields of an event worth a log line, beside its name. */
@@ -94,7 +97,7 @@ export class Follower {
   private readonly arrivals = new WeakMap<Flashblock, number>();
 
   constructor(private readonly deps: FollowerDeps) {
-    this.replay = new PendingReplay(deps.executor, deps.common);
+    this.replay = new PendingReplay(deps.executor, deps.common, deps.prefetch);
     this.sequencing = new Sequencing(deps.sequencing ?? {});
     this.now = deps.now ?? (() => performance.timeOrigin + performance.now());
   }
@@ -245,13 +248,31 @@ export class Follower {
       return;
     }
     try {
-      write ??= await executor.execute(blockFromRlp(rlp, { common, setHardfork: true }), {
-        ownStateRoot: true,
-      });
+      if (write === undefined) {
+        const block = blockFromRlp(rlp, { common, setHardfork: true });
+        const h = block.header;
+        await this.deps.prefetch?.prepare(
+          block.transactions,
+          {
+            number: h.number,
+            timestamp: h.timestamp,
+            coinbase: h.coinbase.bytes,
+            gasLimit: h.gasLimit,
+            baseFeePerGas: h.baseFeePerGas,
+            prevRandao: h.mixHash,
+            parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+            extraData: h.extraData,
+          },
+          false,
+        );
+        write = await executor.execute(block, { ownStateRoot: true });
+      }
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
       return;
+    } finally {
+      this.deps.prefetch?.finished();
     }
     store.writeBlock(write);
     this.imported.blocks++;

@@ -13,8 +13,10 @@ import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
+import { DryRun } from "./discovery.ts";
 import { FlashblockStream } from "./flashblockStream.ts";
 import { Follower } from "./follower.ts";
+import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import type {
   FollowerApi,
   FollowerHealth,
@@ -55,10 +57,17 @@ async function main(): Promise<void> {
     logger,
     hooks: upstreamStats.hooks,
   });
+  // What a flashblock will read is fetched before it runs; the executor's own waits are told.
+  const prefetch = new Prefetcher(
+    store,
+    reads.state,
+    await DryRun.create(spec, store, reads.state),
+  );
+  const upstream = reportingWaits(reads.state, () => prefetch.executorWaits());
   const executor = await ensureForkBase(
     spec,
     store,
-    { upstream: reads.state, hashes: reads.hashes },
+    { upstream, hashes: reads.hashes },
     {
       chainId: point.chainId,
       number: data.number,
@@ -96,6 +105,7 @@ async function main(): Promise<void> {
     },
     sequencing: { maxPendingDepth: data.maxPendingDepth },
     datadir: data.datadir,
+    prefetch,
   });
   let streamDown: string | undefined = "the flashblocks stream is not connected yet";
   const stream = new FlashblockStream({
