@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { DEV_FORKS, type DevFork } from "../chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
+import type { FollowPlan } from "../node/plan.ts";
 import { isReader } from "../node/readerSlot.ts";
 import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
@@ -24,7 +25,10 @@ stream: each canonical block is fetched, executed here on state read from --rpc 
 against its header (receipts root, gas used); each flashblock is re-executed on the head, so
 every method answers at "pending" from the pre-confirmed state, eth_getStorageAt and
 eth_getBlockReceipts included. Blocks and state from before the node started are the upstream's,
-served through it. Transactions go to --rpc, or --tx-forward. See docs/follow.md.
+served through it. Transactions go to --rpc, or --tx-forward. With --nats, what it follows is
+published to NATS JetStream for replicas (flashnode replica --nats URL --fork-url RPC); followers
+sharing the streams elect one publisher, and a standby takes over when it dies. See
+docs/follow.md and docs/replicas.md.
 
 ${helpFor("follow")}
 `;
@@ -49,6 +53,7 @@ export async function followCommand(argv: string[]): Promise<void> {
   const datadir =
     (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "follow");
   const logger = createLogger(values.get("log-level") as string);
+  const nats = natsOptions(values);
   const frontend = frontendOptions(values);
   const workers = rpcWorkerCount(values, frontend);
   if (!isReader()) await checkListenAddress(frontend.host, frontend.port);
@@ -94,9 +99,38 @@ export async function followCommand(argv: string[]): Promise<void> {
             values.get("flashblocks-read-timeout"),
             "ms",
           ),
+          ...(nats === undefined ? {} : { nats }),
         },
       },
     },
     [`following ${new URL(rpc).host}`],
   );
+}
+
+/** `--nats …`: the streams the follower publishes to, shared with other followers under a lease. */
+function natsOptions(values: ReadonlyMap<string, unknown>): FollowPlan["nats"] {
+  const servers = (values.get("nats") as readonly string[] | undefined) ?? [];
+  if (servers.length === 0) return undefined;
+  const leaseTtlMs = parseDuration("nats-lease", values.get("nats-lease"), "ms");
+  if (leaseTtlMs < 100) throw new UsageError("--nats-lease must be at least 100ms");
+  return {
+    servers,
+    leaseTtlMs,
+    streams: {
+      prefix: values.get("nats-prefix") as string,
+      replicas: values.get("nats-replicas") as number,
+      // A follower's archive is not one a replica can restore (its trie is its own).
+      snapshotEveryBlocks: 0,
+      blockRetentionMs: parseDuration(
+        "nats-block-retention",
+        values.get("nats-block-retention"),
+        "s",
+      ),
+      flashblockRetentionMs: parseDuration(
+        "nats-flashblock-retention",
+        values.get("nats-flashblock-retention"),
+        "s",
+      ),
+    },
+  };
 }

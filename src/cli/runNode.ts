@@ -97,6 +97,12 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
     ...(node.upstream === undefined
       ? []
       : [`${`${node.upstream.label}:`.padEnd(23)}${node.upstream.url}`]),
+    ...(node.publishing === undefined
+      ? []
+      : [
+          `${"Publishing to NATS:".padEnd(23)}${node.publishing.where}`,
+          `${"Publisher role:".padEnd(23)}${node.publishing.role()} (elected by lease; /readyz and flashnode_follow_publisher_role follow it)`,
+        ]),
     "",
     describePolicy(plan.frontend.policy),
     "",

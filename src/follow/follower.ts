@@ -32,6 +32,11 @@ export type FollowerDeps = {
   /** The upstream's JSON-RPC: new heads and canonical blocks. */
   readonly client: UpstreamClient;
   readonly publish: (u: FlashblockUpdate | SealedUpdate) => void;
+  /**
+   * The archive's head moved (a block committed, or an unwind), before the update saying so is
+   * built: a NATS publisher sends the block at once.
+   */
+  readonly onCommitted?: () => void;
   readonly log: FollowerLog;
   /** Told of every sequencing event (a metric each). */
   readonly onEvent: (e: SequencingEvent) => void;
@@ -247,6 +252,7 @@ export class Follower {
       return;
     }
     store.writeBlock(write);
+    this.deps.onCommitted?.();
     this.imported.blocks++;
     this.imported.gas += block.header.gasUsed;
     this.imported.ms += performance.now() - started;
@@ -307,6 +313,7 @@ export class Follower {
     await this.replay.clear();
     const removed = store.revertTo(n, []);
     await this.deps.executor.resetToHead();
+    this.deps.onCommitted?.();
     this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
       from: head,
       to: n,

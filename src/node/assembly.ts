@@ -126,6 +126,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
       ...(source.counters === undefined ? {} : { counters: source.counters() }),
       ...(source.followStream === undefined ? {} : { followStream: source.followStream() }),
+      ...(source.publisherRole === undefined ? {} : { publisher: source.publisherRole() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
     // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.
@@ -147,6 +148,14 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       readers: plan.rpcWorkers,
       upstream: source.upstream,
       fork: source.fork,
+      ...(source.publishing === undefined || source.publisherRole === undefined
+        ? {}
+        : {
+            publishing: {
+              where: source.publishing,
+              role: source.publisherRole.bind(source),
+            },
+          }),
       failed,
     };
     if (plan.rpcWorkers > 1) {

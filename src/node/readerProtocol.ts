@@ -23,6 +23,8 @@ export type SourceHealth = {
   readonly counters?: Readonly<Record<string, number>>;
   /** A follower's flashblocks stream. */
   readonly followStream?: FollowStreamFigures;
+  /** A follower publishing to NATS (`follow --nats`): whether it writes the shared stream now. */
+  readonly publisher?: "leader" | "standby";
 };
 
 /** A reader's metrics, for the primary to sum into the node's. */
