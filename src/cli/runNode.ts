@@ -101,7 +101,7 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
       ? []
       : [
           `${"Publishing to NATS:".padEnd(23)}${node.publishing.where}`,
-          `${"Publisher role:".padEnd(23)}${node.publishing.role()} (elected by lease; /readyz and flashnode_follow_publisher_role follow it)`,
+          `${"Publisher:".padEnd(23)}${node.publishing.id}, ${node.publishing.role()} now (elected by lease: /readyz and flashnode_follow_publisher_role say the role as it changes)`,
         ]),
     "",
     describePolicy(plan.frontend.policy),

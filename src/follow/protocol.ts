@@ -32,6 +32,8 @@ export type FollowerWorkerData = {
     readonly servers: readonly string[];
     readonly streams: StreamOptions;
     readonly leaseTtlMs: number;
+    /** Its publisher id (the banner's). */
+    readonly id: string;
     /** Where replicas' transactions go (--tx-forward, or the upstream). */
     readonly txForward: UpstreamOptions;
     readonly logLevel: string;

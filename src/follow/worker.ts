@@ -247,7 +247,7 @@ async function startFollowPublisher(
     streams: nats.streams,
     sequencer: forwarder,
     logger,
-    shared: { leaseTtlMs: nats.leaseTtlMs },
+    shared: { leaseTtlMs: nats.leaseTtlMs, id: nats.id },
     connectionName: "flashnode-follower",
   });
   return {

@@ -153,6 +153,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
         : {
             publishing: {
               where: source.publishing,
+              id: source.publisherId ?? "",
               role: source.publisherRole.bind(source),
             },
           }),

@@ -190,6 +190,8 @@ export type ChainSource = {
   publisherRole?(): PublisherRole;
   /** A follower publishing to NATS: where (the banner's line). */
   readonly publishing?: string;
+  /** A follower publishing to NATS: its publisher id (the Flashnode-Publisher header). */
+  readonly publisherId?: string;
   close(): Promise<void>;
 };
 
@@ -216,7 +218,7 @@ export type RunningNode = {
   readonly upstream: { readonly label: string; readonly url: string } | undefined;
   readonly fork: ForkInfo | undefined;
   /** A follower publishing to NATS: where, and its role as it is now. */
-  readonly publishing?: { readonly where: string; role(): PublisherRole };
+  readonly publishing?: { readonly where: string; readonly id: string; role(): PublisherRole };
   /** The current pre-confirmed block, as this process sees it (tests, metrics). */
   pending(): PendingBlock | undefined;
   /** Flashblock timings as this process saw them (absent: the readers are other processes). */

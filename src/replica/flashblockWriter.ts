@@ -14,9 +14,6 @@ import { partHeader, splitPayload } from "./parts.ts";
 import { flashblockStreamEnd, POSITION_HEADER } from "./streamEnds.ts";
 import { HEADER, type StreamNames } from "./streams.ts";
 
-/** Header naming the writer of a message (its publisher id). */
-export const PUBLISHER_HEADER = "Flashnode-Publisher";
-
 /** Own updates kept for a new term to continue from: a block's worth of flashblocks and more. */
 const RECENT = 64;
 
@@ -125,7 +122,7 @@ export class FlashblockWriter {
         headers: c.headers({
           [HEADER.format]: FORMAT,
           [POSITION_HEADER]: String(updatePosition(u)),
-          [PUBLISHER_HEADER]: this.o.id,
+          [HEADER.publisher]: this.o.id,
           ...partHeader(i, parts.length),
         }),
       });

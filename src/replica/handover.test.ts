@@ -95,3 +95,11 @@ test("an empty pending update and a flashblock 0 with the same block are told ap
   assert.deepEqual(indexes(publish), ["9:0"]);
   assert.deepEqual(positions(publish), [701]);
 });
+
+test("its seal of the block the stream's last update built on: only the flashblock 0 it carries", () => {
+  // The stream's last update: the old writer's seal of 8 with nothing pre-confirmed on it yet.
+  const tail = tailAt(sealed(8, { ...fb(9, 0, 0, 0), empty: true }), 500);
+  const { publish } = resume([sealed(8, fb(9, 0, 60, 4)), fb(9, 1, 61, 4)], tail);
+  assert.deepEqual(indexes(publish), ["9:0", "9:1"], "the seal of 8 is not sent twice");
+  assert.deepEqual(positions(publish), [501, 502]);
+});

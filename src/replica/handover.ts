@@ -97,6 +97,10 @@ export class Handover {
       if (!continuesFrom(u, tail.mark)) return undefined;
       this.offset = tail.position + 1 - updatePosition(u);
       this.waitingFor = undefined;
+      // A seal of the block the stream's last update built on: replicas have that seal already,
+      // only its flashblock 0 is news.
+      if (u.kind === "sealed" && tail.mark !== undefined && mark.block === tail.mark.block)
+        return renumbered(u.next, updatePosition(u) + this.offset);
     }
     return this.offset === 0 ? u : renumbered(u, updatePosition(u) + this.offset);
   }

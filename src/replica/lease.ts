@@ -6,12 +6,12 @@
 // second guard: it writes only while its last renewal was sent less than three quarters of the TTL
 // ago, so a holder paused past its TTL does not write before it learns it was deposed. A write that
 // slips through anyway is refused by the streams' expected-last-sequence (publisher.ts).
-import { hostname } from "node:os";
 import { jetstream, StorageType } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { Logger } from "../log/logger.ts";
 import { pause } from "../util/abort.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
+import { newPublisherId } from "./streams.ts";
 
 export const LEASE_KEY = "publisher";
 
@@ -63,11 +63,6 @@ export type LeaseOptions = {
   readonly eligible?: () => boolean;
   readonly now?: () => number;
 };
-
-/** A publisher id naming the machine and the process, unique per start. */
-export function newPublisherId(): string {
-  return `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-}
 
 /** NATS's "wrong last sequence" (10071): a compare-and-set that lost. */
 export function isWrongLastSequence(e: unknown): boolean {

@@ -15,19 +15,13 @@ import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
 import { encodeMessage, FORMAT } from "./codec.ts";
-import { FlashblockWriter, PUBLISHER_HEADER } from "./flashblockWriter.ts";
-import {
-  isWrongLastSequence,
-  type LeaseRole,
-  newPublisherId,
-  type PublisherLease,
-  startLease,
-} from "./lease.ts";
+import { FlashblockWriter } from "./flashblockWriter.ts";
+import { isWrongLastSequence, type LeaseRole, type PublisherLease, startLease } from "./lease.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
 import { partHeader, splitPayload } from "./parts.ts";
 import { startSnapshotter } from "./snapshots.ts";
 import { blockStreamEnd } from "./streamEnds.ts";
-import { HEADER, type StreamOptions, streamNames } from "./streams.ts";
+import { HEADER, newPublisherId, type StreamOptions, streamNames } from "./streams.ts";
 import { answerTransactions, type TransactionTarget } from "./txForwarding.ts";
 
 export type PublisherStatus = {
@@ -115,6 +109,7 @@ export function startPublisher(opts: {
   let blockSeq = 0;
   let failing = false;
   let ineligibleUntil = 0;
+  let cannotSaid: string | undefined;
   let wake: () => void = () => {};
   const nap = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -226,7 +221,7 @@ export function startPublisher(opts: {
           [HEADER.format]: FORMAT,
           [HEADER.block]: String(number),
           [HEADER.genesis]: genesisHex(),
-          [PUBLISHER_HEADER]: id,
+          [HEADER.publisher]: id,
           ...extra,
           ...partHeader(i, parts.length),
         }),
@@ -303,6 +298,7 @@ export function startPublisher(opts: {
       const term = lease?.term();
       if (!(await startTerm(c))) return;
       blockTerm = term;
+      cannotSaid = undefined;
     }
     while (reverts.length > 0) {
       const r = reverts[0]!;
@@ -341,7 +337,10 @@ export function startPublisher(opts: {
           continue;
         }
         if (e instanceof CannotContinueError && lease !== undefined) {
-          log.error({ id }, `${e.message}; another follower may publish it`);
+          // Said once while it lasts: it is tried again every few seconds.
+          if (e.message !== cannotSaid)
+            log.error({ id }, `${e.message}; another follower may publish it`);
+          cannotSaid = e.message;
           ineligibleUntil = Date.now() + INELIGIBLE_MS;
           await lease.release();
           continue;

@@ -7,7 +7,7 @@ import { FollowerClient } from "../../follow/followerClient.ts";
 import { transactionForwarder } from "../../follow/txForward.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
-import { streamNames } from "../../replica/streams.ts";
+import { newPublisherId, streamNames } from "../../replica/streams.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
@@ -82,6 +82,7 @@ export async function startFollowSource(args: {
   }
   const txTarget =
     f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream });
+  const publisherId = newPublisherId();
   const follower = await FollowerClient.start(
     {
       datadir: args.datadir,
@@ -103,6 +104,7 @@ export async function startFollowSource(args: {
               servers: f.nats.servers,
               streams: f.nats.streams,
               leaseTtlMs: f.nats.leaseTtlMs,
+              id: publisherId,
               txForward: txTarget,
               logLevel: args.logger.level,
             },
@@ -128,6 +130,7 @@ export async function startFollowSource(args: {
       ? {}
       : {
           publisherRole: () => follower.health.publisher?.role ?? "standby",
+          publisherId,
           publishing: `${f.nats.servers.join(",")} (streams ${streamNames(f.nats.streams.prefix).blocks.replace(/_BLOCKS$/, "")}_*, lease TTL ${f.nats.leaseTtlMs} ms)`,
         }),
     lag: () => ({ blocks: follower.health.lagBlocks, seconds: 0 }),
