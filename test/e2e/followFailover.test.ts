@@ -12,8 +12,11 @@ import { after, before, test } from "node:test";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { decodeChainUpdate } from "../../src/replica/codec.ts";
+import { blockMessageFromStore } from "../../src/replica/blockMessage.ts";
+import { decodeChainUpdate, encodeMessage } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
+import { createChainStore } from "../../src/store/chainStore.ts";
+import { openKvEnv } from "../../src/store/lmdb.ts";
 import {
   pollUntil,
   setCalldata,
@@ -340,4 +343,31 @@ test("a publisher paused past its lease writes nothing once it is back, and stan
     );
   }
   assert.equal(await roleOf(second), "standby");
+});
+
+test("a block's message is the same bytes whichever follower publishes it", async () => {
+  const { blocks } = await readStreams(nats.url, PREFIX);
+  const archives = followers().map((f) => {
+    const env = openKvEnv(f.datadir, { readOnly: true });
+    return { f, env, store: createChainStore(env) };
+  });
+  try {
+    let compared = 0;
+    const differ: string[] = [];
+    for (const m of blocks) {
+      for (const { f, store } of archives) {
+        // Each follower's own first block carries its own start record: only the blocks after.
+        if (f.id === m.publisher || m.block! <= (store.forkBase()?.number ?? 0)) continue;
+        const ours = blockMessageFromStore(store, m.block!);
+        if (ours === undefined) continue;
+        compared++;
+        if (Buffer.compare(Buffer.from(encodeMessage(ours)), Buffer.from(m.data)) !== 0)
+          differ.push(`block ${m.block} from ${m.publisher}, as ${f.id} would send it`);
+      }
+    }
+    assert.deepEqual(differ, []);
+    assert.ok(compared > 10, `${compared} messages compared`);
+  } finally {
+    for (const { env } of archives) await env.close();
+  }
 });
