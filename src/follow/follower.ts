@@ -34,6 +34,11 @@ export type FollowerDeps = {
   /** The upstream's JSON-RPC: new heads and canonical blocks. */
   readonly client: UpstreamClient;
   readonly publish: (u: FlashblockUpdate | SealedUpdate) => void;
+  /**
+   * The archive's head moved (a block committed, or an unwind), before the update saying so is
+   * built: a NATS publisher sends the block at once.
+   */
+  readonly onCommitted?: () => void;
   readonly log: FollowerLog;
   /** Told of every sequencing event (a metric each). */
   readonly onEvent: (e: SequencingEvent) => void;
@@ -275,6 +280,7 @@ export class Follower {
       this.deps.prefetch?.finished();
     }
     store.writeBlock(write);
+    this.deps.onCommitted?.();
     this.imported.blocks++;
     this.imported.gas += canonical.header.gasUsed;
     this.imported.ms += performance.now() - started;
@@ -335,6 +341,7 @@ export class Follower {
     await this.replay.clear();
     const removed = store.revertTo(n, []);
     await this.deps.executor.resetToHead();
+    this.deps.onCommitted?.();
     this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
       from: head,
       to: n,

@@ -4,7 +4,7 @@
 // message is built from the same domain types the node already passes between its threads and
 // processes, so the stream adds no second schema to keep in step. Sequencer and replicas must
 // run releases that share FORMAT (docs/replicas.md).
-import { deserialize, serialize } from "node:v8";
+import { DefaultSerializer, deserialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 
@@ -33,8 +33,29 @@ export class FormatError extends Error {
   readonly code = "REPLICA_FORMAT";
 }
 
+/**
+ * V8's serialization with a Node Buffer written as the Uint8Array it is: the archive hands back
+ * Buffers or Uint8Arrays for the same bytes depending on when a value is read, and the message
+ * must not depend on that (followers publishing one stream send the same bytes for a block).
+ */
+type HostObjectWriter = { _writeHostObject(view: ArrayBufferView): void };
+/** DefaultSerializer's own writer of typed arrays (node:v8 documents it; its types do not). */
+const writeView = (DefaultSerializer.prototype as unknown as HostObjectWriter)._writeHostObject;
+
+class PlainBytesSerializer extends DefaultSerializer {
+  _writeHostObject(view: ArrayBufferView): void {
+    const plain = Buffer.isBuffer(view)
+      ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+      : view;
+    writeView.call(this, plain);
+  }
+}
+
 export function encodeMessage(m: BlockMessage | ChainUpdate): Uint8Array {
-  return serialize(m);
+  const s = new PlainBytesSerializer();
+  s.writeHeader();
+  s.writeValue(m);
+  return s.releaseBuffer();
 }
 
 export function decodeBlockMessage(bytes: Uint8Array, format: string | undefined): BlockMessage {
