@@ -24,6 +24,8 @@ export type OptionDef = {
   readonly min?: number;
   /** Largest value of an int option. */
   readonly max?: number;
+  /** A list whose flag values are comma-separated too, as its environment variable's. */
+  readonly commaSeparated?: boolean;
 };
 
 /** The commands that run a node. */
