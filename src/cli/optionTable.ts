@@ -221,7 +221,8 @@ const TABLE = [
     kind: "list",
     commands: ["dev", "replica", "follow"],
     env: "FLASHNODE_NATS",
-    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (repeatable; env: comma-separated)",
+    commaSeparated: true,
+    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (comma-separated, or repeated)",
     commandHelp: {
       dev: "the chain's blocks and flashblocks are published to JetStream, for replicas",
       replica:
