@@ -22,7 +22,7 @@ import { pin } from "./compare/peers.ts";
 import { stealMs } from "./compare/wrk.ts";
 import { beforeCheckout } from "./lib/beforeWorktree.ts";
 import { BIN } from "./lib/devChain.ts";
-import { burstPhase, printAccept } from "./lib/execBurst.ts";
+import { burstPhase, printAccept, printAutomine } from "./lib/execBurst.ts";
 import { type Side, stopNode, writeOpGenesis } from "./lib/execNodes.ts";
 import { followerPhase, importPhase, type PhaseContext, sequencerPhase } from "./lib/execPhases.ts";
 import { signPlan, signRounds, signSwaps } from "./lib/execPlan.ts";
@@ -144,11 +144,7 @@ try {
       printPath(b.execution);
       printAccept(b.accept);
     }
-    if (phases.has("automine"))
-      printLatencies(
-        "automine: Uniswap V2 and V3 swaps in turn, each sent alone, eth_sendRawTransaction → its receipt",
-        b.automine,
-      );
+    if (phases.has("automine")) printAutomine(b.automine);
   }
 } finally {
   await Promise.all(children.splice(0).map(stopNode));
