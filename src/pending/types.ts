@@ -23,6 +23,13 @@ export type StateDiff = {
  */
 export type LaidOutDiff = { readonly layer: Uint8Array };
 
+/** A flashblock's identity on Base's wire: its builder's payload id and the block's hash so far. */
+export type FlashblockWireIds = {
+  readonly payloadId: string;
+  /** The hash of the header so far with a zero state root (Base's `diff.block_hash`). */
+  readonly blockHash: Uint8Array;
+};
+
 /** The block environment, fixed at flashblock 0 (Base's `base`). */
 export type PendingBase = {
   readonly number: number;
@@ -63,8 +70,18 @@ export type FlashblockUpdate = {
   readonly logsBloom: Uint8Array;
   readonly receiptsRoot: Uint8Array;
   readonly transactionsRoot: Uint8Array;
-  /** Base wire message, JSON text, for the /flashblocks stream. */
-  readonly wireJson: string;
+  /**
+   * What Base's wire message for /flashblocks holds beyond the rest of the update; the JSON is
+   * rendered from the update where it is served (pending/flashblockWire.ts: wireJsonOf). Absent
+   * from an update that is not on that stream (`empty`).
+   */
+  readonly wire?: FlashblockWireIds;
+  /**
+   * The wire message already rendered: set on an update handed to a reader process (its diff
+   * laid out, the accounts the JSON needs gone), and on the stream of releases before
+   * flashnode-v8/2. Otherwise absent, rendered on use.
+   */
+  readonly wireJson?: string;
   /** Time the sequencer took to build it (ms), and when it was published (epoch ms, sub-ms precision). */
   readonly buildMs: number;
   readonly publishedAt: number;
