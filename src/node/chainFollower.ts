@@ -12,7 +12,7 @@ import type { LogEvent } from "../feed/types.ts";
 import type { MetricsSources } from "../metrics/metrics.ts";
 import { RateWindow } from "../metrics/rateWindow.ts";
 import { FlashblockStats } from "../pending/flashblockStats.ts";
-import { wireJsonOf } from "../pending/flashblockWire.ts";
+import { hasWireJson, wireJsonOf } from "../pending/flashblockWire.ts";
 import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { TxTimeline } from "../pending/txTimeline.ts";
@@ -219,12 +219,21 @@ export function createChainFollower(deps: {
     });
   };
 
-  /** /flashblocks: Base's wire message, rendered here from the update (once per process). */
+  /**
+   * /flashblocks: Base's wire message, rendered from the update in this process (once, and only
+   * when a client reads it), after this update's turn: readers see the pending view first.
+   */
   const emitWire = (fb: FlashblockUpdate) => {
-    if (fb.empty === true) return;
-    const json = wireJsonOf(fb);
-    if (json !== undefined)
-      feed.emitFlashblock({ blockNumber: fb.base.number, index: fb.index, json });
+    if (fb.empty === true || !hasWireJson(fb)) return;
+    setImmediate(() =>
+      feed.emitFlashblock({
+        blockNumber: fb.base.number,
+        index: fb.index,
+        get json() {
+          return wireJsonOf(fb) ?? "";
+        },
+      }),
+    );
   };
 
   const follower: ChainFollower = {

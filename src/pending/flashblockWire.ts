@@ -98,20 +98,25 @@ export function flashblockWireJson(w: WireInput): string {
   return JSON.stringify(message);
 }
 
+/** Whether wireJsonOf gives the update's wire message (without rendering it). */
+export function hasWireJson(u: FlashblockUpdate): boolean {
+  return u.wireJson !== undefined || (u.wire !== undefined && u.diff.accounts !== undefined);
+}
+
 const rendered = new WeakMap<FlashblockUpdate, string | null>();
 
 /**
  * The update's wire message for /flashblocks, rendered on first use and kept per update object.
  * Undefined for an update that is not on Base's stream: one without the wire ids (`empty`, a
- * made-up one), or one whose diff was laid out without its JSON (withLaidOutDiffs renders it
- * first, so a reader process is handed the JSON with the layer).
+ * made-up one), or a laid-out diff without its accounts (withLaidOutDiffs keeps them for one).
  */
 export function wireJsonOf(u: FlashblockUpdate): string | undefined {
   if (u.wireJson !== undefined) return u.wireJson;
   const known = rendered.get(u);
   if (known !== undefined) return known ?? undefined;
+  const accounts = u.diff.accounts;
   const json =
-    u.wire === undefined || "layer" in u.diff
+    u.wire === undefined || accounts === undefined
       ? undefined
       : flashblockWireJson({
           payloadId: u.wire.payloadId,
@@ -119,7 +124,7 @@ export function wireJsonOf(u: FlashblockUpdate): string | undefined {
           base: u.base,
           transactions: u.transactions,
           receipts: u.receipts,
-          balances: u.diff.accounts,
+          balances: accounts,
           receiptsRoot: u.receiptsRoot,
           logsBloom: u.logsBloom,
           gasUsed: u.gasUsed,

@@ -19,9 +19,14 @@ export type StateDiff = {
 /**
  * A diff already laid out as a state layer's bytes (pending/stateLayer.ts; empty: it writes
  * nothing): how a flashblock crosses to an --rpc-workers reader process, which then copies the
- * layer instead of laying it out again (pending/updateLayers.ts).
+ * layer instead of laying it out again (pending/updateLayers.ts). `accounts`: the diff's accounts
+ * in their order, which the /flashblocks JSON lists and the layer does not keep (absent for an
+ * update that is not on that stream).
  */
-export type LaidOutDiff = { readonly layer: Uint8Array };
+export type LaidOutDiff = {
+  readonly layer: Uint8Array;
+  readonly accounts?: StateDiff["accounts"];
+};
 
 /** A flashblock's identity on Base's wire: its builder's payload id and the block's hash so far. */
 export type FlashblockWireIds = {
@@ -76,11 +81,7 @@ export type FlashblockUpdate = {
    * from an update that is not on that stream (`empty`).
    */
   readonly wire?: FlashblockWireIds;
-  /**
-   * The wire message already rendered: set on an update handed to a reader process (its diff
-   * laid out, the accounts the JSON needs gone), and on the stream of releases before
-   * flashnode-v8/2. Otherwise absent, rendered on use.
-   */
+  /** The wire message already rendered: on the stream of releases before flashnode-v8/2 only. */
   readonly wireJson?: string;
   /** Time the sequencer took to build it (ms), and when it was published (epoch ms, sub-ms precision). */
   readonly buildMs: number;
