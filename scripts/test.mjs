@@ -29,6 +29,7 @@ const SOLO = new Set([]);
  */
 const HEAVY = {
   "test/e2e/replicaFaults.test.ts": 190,
+  "src/exec/interpreterLoop.test.ts": 115,
   "test/e2e/cliErrors.test.ts": 180,
   "test/e2e/crash.test.ts": 115,
   "test/e2e/importCrash.test.ts": 110,
@@ -36,6 +37,7 @@ const HEAVY = {
   "test/e2e/importReject.test.ts": 95,
   "test/e2e/forkCli.test.ts": 90,
   "test/e2e/devConsistency.test.ts": 80,
+  "test/e2e/workerDeath.test.ts": 70,
   "test/e2e/replicaRevert.test.ts": 65,
   "test/e2e/replicaSequencerCrash.test.ts": 60,
   "test/e2e/replicaWorkers.test.ts": 55,

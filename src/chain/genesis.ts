@@ -2,11 +2,12 @@
 // fields and allocations, turned into the EVM library's Common and a genesis header.
 import { readFileSync } from "node:fs";
 import { type Block, createBlock } from "@ethereumjs/block";
-import { type Common, createCommonFromGethGenesis, type GethGenesis } from "@ethereumjs/common";
+import { type Common, type GethGenesis, parseGethGenesis } from "@ethereumjs/common";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { nativeCrypto } from "../util/crypto.ts";
 import { hexToBytes, padLeft } from "../util/hex.ts";
 import { nativeKzg } from "../util/kzg.ts";
+import { ChainCommon } from "./chainCommon.ts";
 import { type OpConfig, opConfigOf } from "./op/config.ts";
 
 export class GenesisError extends Error {
@@ -120,9 +121,12 @@ export async function chainSpecFromGenesis(json: unknown): Promise<ChainSpec> {
   const chainId = quantityOf(genesisJson.config.chainId, "config.chainId");
   let common: Common;
   try {
-    common = createCommonFromGethGenesis(genesisJson, {
-      chain: "flashnode",
+    // As createCommonFromGethGenesis makes it, as a ChainCommon (chainCommon.ts).
+    const chain = parseGethGenesis(genesisJson, "flashnode");
+    common = new ChainCommon({
+      chain: { ...chain, name: chain.name ?? "Custom chain" } as never,
       params: { ...bpoParams(genesisJson), ...opBaseFeeParams(genesisJson) } as never,
+      ...(chain.hardfork === undefined ? {} : { hardfork: chain.hardfork }),
       customCrypto: { ...nativeCrypto, kzg: nativeKzg },
     });
   } catch (e) {

@@ -10,6 +10,7 @@ import {
   bodyUncles,
   MalformedRlpError,
   receiptRlp,
+  splitBlockRlp,
 } from "./rawEncoding.ts";
 import type { ReceiptRecord } from "./types.ts";
 
@@ -69,6 +70,9 @@ describe("raw encodings", () => {
     const header = RLP.encode([bytes(32, 0xaa), bytes(100, 0xbb)]);
     const block = blockRlp(header, body);
     assert.deepEqual(RLP.decode(block), [RLP.decode(header), ...(RLP.decode(body) as unknown[])]);
+    // And split back into the same two.
+    assert.deepEqual(splitBlockRlp(block), { headerRlp: header, bodyRlp: body });
+    assert.throws(() => splitBlockRlp(Uint8Array.of(...block, 0)), MalformedRlpError);
     // A pre-confirmed body: the same transactions, no uncles, empty withdrawals.
     assert.deepEqual(RLP.decode(bodyRlpOf([legacy, typed])), [[RLP.decode(legacy), typed], [], []]);
     assert.deepEqual(bodyRlpOf([]), Uint8Array.of(0xc3, 0xc0, 0xc0, 0xc0));

@@ -133,6 +133,19 @@ export function blockRlp(headerRlp: Uint8Array, bodyRlp: Uint8Array): Uint8Array
   return concat([listPrefix(headerRlp.length + bodyPayload.length), headerRlp, bodyPayload]);
 }
 
+/** blockRlp's inverse: a block's RLP as its header's RLP and its body as stored. */
+export function splitBlockRlp(block: Uint8Array): { headerRlp: Uint8Array; bodyRlp: Uint8Array } {
+  const outer = itemAt(block, 0, block.length);
+  if (outer.end !== block.length) throw new MalformedRlpError("bytes after the block's RLP");
+  const [header] = children(block, outer);
+  if (header === undefined || !header.list) throw new MalformedRlpError("block lacks its header");
+  const rest = block.subarray(header.end, outer.end);
+  return {
+    headerRlp: block.subarray(header.offset, header.end),
+    bodyRlp: concat([listPrefix(rest.length), rest]),
+  };
+}
+
 /**
  * A body of binary-encoded transactions, no uncles and no withdrawals (the pre-confirmed block's,
  * post-Shanghai): legacy transactions go in as lists, typed ones as byte strings.

@@ -1,8 +1,9 @@
 // docs/config.md, generated from the option table (optionTable.ts): every option's flag,
 // variable, commands, defaults and meaning (with each command's own, where it has one).
 // scripts/gen-config-doc.ts writes it; a test holds the file equal to this text.
-import { envName } from "./options.ts";
+import { defaultText, envName, helpText, isMachineDefault } from "./options.ts";
 import { OPTIONS, type OptionDef } from "./optionTable.ts";
+import { NODE } from "./optionTypes.ts";
 
 /** The option's meaning, and each command's own where it has one. */
 function meaning(o: OptionDef): string {
@@ -10,11 +11,13 @@ function meaning(o: OptionDef): string {
     const help = o.commandHelp?.[c];
     return help === undefined ? [] : [`${c}: ${help}`];
   });
-  return own.length === 0 ? o.help : `${o.help} — ${own.join("; ")}`;
+  return own.length === 0 ? helpText(o) : `${helpText(o)} — ${own.join("; ")}`;
 }
 
 export function configDoc(): string {
-  const text = (v: OptionDef["default"]) => `\`${Array.isArray(v) ? v.join(",") : String(v)}\``;
+  // A machine's default is said in words (one per core…), a value as written.
+  const text = (v: NonNullable<OptionDef["default"]>) =>
+    isMachineDefault(v) ? defaultText(v) : `\`${defaultText(v)}\``;
   const rows = OPTIONS.map((o) => {
     // A command's own default is named with the command: `*` (dev).
     const own = Object.entries(o.commandDefaults ?? {}).map(([c, v]) => `${text(v)} (${c})`);
@@ -24,6 +27,13 @@ export function configDoc(): string {
     );
     return `| \`--${o.name}\` | \`${envName(o.name)}\` | ${o.commands.join(", ")} | ${dflt} | ${meaning(o).replace(/\|/g, "\\|")} |`;
   });
+  const inSeconds = OPTIONS.filter((o) => o.kind === "duration" && o.unit === "s")
+    .map((o) => `\`--${o.name}\``)
+    .join(", ");
+  const provider = NODE.filter((c) => c !== "dev")
+    .map((c) => `\`${c}\``)
+    .join(", ")
+    .replace(/, ([^,]*)$/, " and $1");
   return `# Configuration
 
 Every option has a flag, an environment variable and a config-file key (the option name), and
@@ -52,9 +62,10 @@ JSON object whose keys are option names; unknown keys are refused at start.
 ${rows.join("\n")}
 
 A default marked with a command is that command's own: \`dev\` is a local node (any CORS origin,
-no rate limit for clients on its own machine), \`serve\` and \`replica\` a provider's.
+no rate limit for clients on its own machine, one RPC process), ${provider} a provider's.
 
-Durations take \`ms\`, \`s\`, \`m\` or \`h\` (\`200ms\`, \`2s\`, \`1.5s\`, \`10m\`, \`24h\`). Lists take repeated flags, a JSON array in
+Durations take \`ms\`, \`s\`, \`m\` or \`h\` (\`200ms\`, \`2s\`, \`1.5s\`, \`10m\`, \`24h\`); a bare number
+is seconds for ${inSeconds}, milliseconds for the others. Lists take repeated flags, a JSON array in
 the file, or a comma-separated variable.
 
 API keys (\`--api-key\`, \`FLASHNODE_API_KEYS\`) are 8 to 128 characters of \`A-Z a-z 0-9 _ -\`;

@@ -1,20 +1,18 @@
 // `flashnode dev` (what `npm start` runs): a local chain with a sequencer, 200 ms flashblocks,
 // 2 s blocks, prefunded test accounts, and JSON-RPC over HTTP and WebSocket.
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { DEV_FORKS, DEV_MNEMONIC, type DevFork, devAccounts } from "../chain/devGenesis.ts";
+import { DEV_MNEMONIC, devAccounts } from "../chain/devGenesis.ts";
 import { createLogger } from "../log/logger.ts";
-import { type NodePlan, RECEIPT_LOOKUPS, type ReceiptLookups } from "../node/plan.ts";
-import { isReader } from "../node/readerSlot.ts";
-import { missingRoot } from "../store/datadir.ts";
+import type { NodePlan } from "../node/plan.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress, isLocalHost } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { forkPlan } from "./forkOptions.ts";
 import { DEV_LOCAL_API_KEY, frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile, readStateFile, stateFilePath } from "./inputFiles.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+import type { OptionValues } from "./optionTable.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
@@ -35,36 +33,28 @@ ${helpFor("dev")}
 `;
 
 /** `--nats …`: where and how the node publishes its chain for replicas. */
-function natsOptions(values: ReadonlyMap<string, unknown>) {
-  const servers = (values.get("nats") as readonly string[] | undefined) ?? [];
+function natsOptions(values: OptionValues<"dev">) {
+  const servers = values.nats ?? [];
   if (servers.length === 0) return {};
   return {
     nats: {
       servers,
       streams: {
-        prefix: values.get("nats-prefix") as string,
-        replicas: values.get("nats-replicas") as number,
-        snapshotEveryBlocks: values.get("nats-snapshot-every") as number,
-        blockRetentionMs: parseDuration(
-          "nats-block-retention",
-          values.get("nats-block-retention"),
-          "s",
-        ),
-        flashblockRetentionMs: parseDuration(
-          "nats-flashblock-retention",
-          values.get("nats-flashblock-retention"),
-          "s",
-        ),
+        prefix: values["nats-prefix"],
+        replicas: values["nats-replicas"],
+        snapshotEveryBlocks: values["nats-snapshot-every"],
+        blockRetentionMs: values["nats-block-retention"],
+        flashblockRetentionMs: values["nats-flashblock-retention"],
       },
     },
   };
 }
 
 /** --load-state, --dump-state, --state (anvil's): the state loaded at start, the file dumped at exit. */
-function stateFiles(values: ReadonlyMap<string, unknown>) {
-  const both = values.get("state") as string | undefined;
-  const load = values.get("load-state") as string | undefined;
-  const dump = values.get("dump-state") as string | undefined;
+function stateFiles(values: OptionValues<"dev">) {
+  const both = values.state;
+  const load = values["load-state"];
+  const dump = values["dump-state"];
   if (both !== undefined && (load !== undefined || dump !== undefined))
     throw new UsageError("--state is --load-state and --dump-state in one: give it alone");
   const loadState =
@@ -82,59 +72,49 @@ function stateFiles(values: ReadonlyMap<string, unknown>) {
 
 export async function devCommand(argv: string[]): Promise<void> {
   const { values, given } = resolveOptions("dev", argv);
-  const hardfork = values.get("hardfork") as DevFork;
-  if (!DEV_FORKS.includes(hardfork))
-    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}, got ${hardfork}`);
-  const receipts = values.get("receipts") as ReceiptLookups;
-  if (!RECEIPT_LOOKUPS.includes(receipts))
-    throw new UsageError(`--receipts must be one of ${RECEIPT_LOOKUPS.join(", ")}`);
-  const blockTimeMs = parseDuration("block-time", values.get("block-time"), "s");
+  const blockTimeMs = values["block-time"];
   // --block-time 0 is automine (anvil's default: no block time).
-  const automine = values.get("automine") === true || blockTimeMs === 0;
-  const flashblockIntervalMs = parseDuration(
-    "flashblock-interval",
-    values.get("flashblock-interval"),
-    "ms",
-  );
+  const automine = values.automine || blockTimeMs === 0;
+  const flashblockIntervalMs = values["flashblock-interval"];
   if (flashblockIntervalMs < 1) throw new UsageError("--flashblock-interval must be at least 1ms");
   if (!automine && flashblockIntervalMs > blockTimeMs)
     throw new UsageError(
       "--flashblock-interval must be at most --block-time (or --automine / --block-time 0: a block per transaction)",
     );
-  const safeDepth = values.get("safe-depth") as number;
-  const finalizedDepth = values.get("finalized-depth") as number;
+  const safeDepth = values["safe-depth"];
+  const finalizedDepth = values["finalized-depth"];
   if (finalizedDepth < safeDepth)
     throw new UsageError("--finalized-depth must be at least --safe-depth");
   const fork = forkPlan(values);
   const datadir =
-    (values.get("datadir") as string | undefined) ??
-    join(process.cwd(), ".flashnode", fork === undefined ? "dev" : "fork");
-  const logger = createLogger(values.get("log-level") as string);
-  const host = values.get("host") as string;
-  const frontend = frontendOptions(values, isLocalHost(host) ? DEV_LOCAL_API_KEY : undefined);
-  const workers = rpcWorkerCount(values, frontend);
-  const gasLimit = BigInt(values.get("gas-limit") as number);
-  const accounts = values.get("accounts") as number;
-  const reader = isReader();
+    values.datadir ?? join(process.cwd(), ".flashnode", fork === undefined ? "dev" : "fork");
+  const logger = createLogger(values["log-level"]);
+  const frontend = frontendOptions(
+    values,
+    isLocalHost(values.host) ? DEV_LOCAL_API_KEY : undefined,
+  );
+  const workers = rpcWorkerPlan(values, frontend);
+  const gasLimit = BigInt(values["gas-limit"]);
+  const accounts = values.accounts;
+  const reader = workers.process.kind === "reader";
   // Every input is checked before the datadir is created (or, with --fresh, wiped); a reader
   // process takes what its primary checked.
-  const genesisFile = values.get("genesis") as string | undefined;
+  const genesisFile = values.genesis;
   const genesis =
     genesisFile === undefined || reader ? undefined : (await readGenesisFile(genesisFile)).json;
   const states = reader ? {} : stateFiles(values);
   if (!reader) await checkListenAddress(frontend.host, frontend.port);
-  const created = reader ? undefined : missingRoot(datadir);
   const plan: NodePlan = {
     role: "dev",
     datadir,
-    fresh: !reader && values.get("fresh") === true,
+    fresh: !reader && values.fresh,
     logger,
     frontend,
-    rpcWorkers: workers,
+    ...workers,
     argv: ["dev", ...argv],
     callLimits: callLimitOptions(values),
     view: {
-      receipts,
+      receipts: values.receipts,
       forkchoice: { kind: "trailing", safe: safeDepth, finalized: finalizedDepth },
       flashblockIntervalMs,
       gasCeil: gasLimit,
@@ -143,36 +123,33 @@ export async function devCommand(argv: string[]): Promise<void> {
     source: {
       kind: "sequencer",
       chain: {
-        chainId: BigInt(values.get("chain-id") as number),
-        fork: hardfork,
+        chainId: BigInt(values["chain-id"]),
+        fork: values.hardfork,
         genesis,
         chainIdGiven: given.has("chain-id"),
-        ethereum: values.get("ethereum") === true,
+        ethereum: values.ethereum,
         l1: {
-          baseFee: BigInt(values.get("l1-base-fee") as number),
-          blobBaseFee: BigInt(values.get("l1-blob-base-fee") as number),
-          baseFeeScalar: values.get("l1-base-fee-scalar") as number,
-          blobBaseFeeScalar: values.get("l1-blob-base-fee-scalar") as number,
+          baseFee: BigInt(values["l1-base-fee"]),
+          blobBaseFee: BigInt(values["l1-blob-base-fee"]),
+          baseFeeScalar: values["l1-base-fee-scalar"],
+          blobBaseFeeScalar: values["l1-blob-base-fee-scalar"],
         },
         blockTimeMs,
         automine,
         flashblockIntervalMs,
         gasLimit,
         accounts,
-        balanceEth: BigInt(values.get("balance") as number),
+        balanceEth: BigInt(values.balance),
         ...natsOptions(values),
         ...states,
         ...(fork === undefined ? {} : { upstream: fork, gasLimitGiven: given.has("gas-limit") }),
       },
     },
   };
+  // Past the checks, a start can still fail (the port taken since it was probed, a full disk,
+  // an unreachable upstream): runNode leaves the datadir as it found it.
   await runNode(plan, [
     automine ? "automine: a block per transaction" : `block time: ${blockTimeMs} ms`,
     `flashblocks every ${flashblockIntervalMs} ms`,
-  ]).catch((e: unknown) => {
-    // Past the checks, a start can still fail (the port taken since it was probed, a full
-    // disk): a datadir this run created goes with it. The node has released it by now.
-    if (created !== undefined) rmSync(created, { recursive: true, force: true });
-    throw e;
-  });
+  ]);
 }

@@ -6,7 +6,7 @@ const GENERATED_KEY = "none given: one generated for the run";
 const LOOPBACK_LIMITED = "a proxy in front makes every client local";
 const NO_CORS = "none by default: no CORS headers";
 
-export const EDGE_OPTIONS: readonly OptionDef[] = [
+export const EDGE_OPTIONS = [
   {
     name: "host",
     kind: "host",
@@ -116,6 +116,7 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: "30s",
     help: "per request; past it the answer is -32002 request timed out",
+    unit: "s",
   },
   {
     name: "header-timeout",
@@ -123,6 +124,7 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: "10s",
     help: "time a client has to send its request headers",
+    unit: "s",
   },
   {
     name: "read-timeout",
@@ -130,6 +132,7 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: "30s",
     help: "time a client has to send a whole request",
+    unit: "s",
   },
   {
     name: "idle-timeout",
@@ -137,6 +140,7 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: "120s",
     help: "keep-alive connections idle longer are closed",
+    unit: "s",
   },
   {
     name: "max-connections",
@@ -158,5 +162,6 @@ export const EDGE_OPTIONS: readonly OptionDef[] = [
     commands: NODE,
     default: "5s",
     help: "eth_call is aborted past this (-32000 execution aborted (timeout = 5s)); 0 = no limit (geth's --rpc.evmtimeout; bare number: seconds)",
+    unit: "s",
   },
-];
+] as const satisfies readonly OptionDef[];

@@ -1,18 +1,18 @@
 // `flashnode follow --rpc URL --flashblocks WS_URL`: follows a live chain and its flashblocks
 // stream, and serves every method at `pending` from the pre-confirmed block it re-executes.
 import { join } from "node:path";
-import { DEV_FORKS, type DevFork } from "../chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
 import type { FollowPlan } from "../node/plan.ts";
-import { isReader } from "../node/readerSlot.ts";
-import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
+import { checkUpstreamUrl } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+import type { OptionValues } from "./optionTable.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 /** Base's flashblock cadence: /readyz calls pending stale after five intervals without one. */
@@ -35,8 +35,8 @@ ${helpFor("follow")}
 
 export async function followCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("follow", argv);
-  const rpc = values.get("rpc") as string | undefined;
-  const flashblocks = values.get("flashblocks") as string | undefined;
+  const rpc = values.rpc;
+  const flashblocks = values.flashblocks;
   if (rpc === undefined || flashblocks === undefined)
     throw new UsageError(
       "flashnode follow needs --rpc URL and --flashblocks WS_URL (see flashnode follow --help)",
@@ -44,27 +44,22 @@ export async function followCommand(argv: string[]): Promise<void> {
   checkUpstreamUrl(rpc);
   if (!/^wss?:\/\//.test(flashblocks))
     throw new UsageError(`--flashblocks must be a ws:// or wss:// URL, got ${flashblocks}`);
-  const txForward = values.get("tx-forward") as string | undefined;
+  const txForward = values["tx-forward"];
   if (txForward !== undefined) checkUpstreamUrl(txForward);
-  const hardfork = values.get("hardfork") as DevFork;
-  if (!DEV_FORKS.includes(hardfork))
-    throw new UsageError(`--hardfork must be one of ${DEV_FORKS.join(", ")}`);
-  const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
-  const datadir =
-    (values.get("datadir") as string | undefined) ?? join(process.cwd(), ".flashnode", "follow");
-  const logger = createLogger(values.get("log-level") as string);
+  const datadir = values.datadir ?? join(process.cwd(), ".flashnode", "follow");
+  const logger = createLogger(values["log-level"]);
   const nats = natsOptions(values);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerCount(values, frontend);
-  if (!isReader()) await checkListenAddress(frontend.host, frontend.port);
+  const workers = rpcWorkerPlan(values, frontend);
+  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode(
     {
       role: "follow",
       datadir,
-      fresh: !isReader() && values.get("fresh") === true,
+      fresh: workers.process.kind !== "reader" && values.fresh,
       logger,
       frontend,
-      rpcWorkers: workers,
+      ...workers,
       argv: ["follow", ...argv],
       callLimits: callLimitOptions(values),
       view: {
@@ -79,26 +74,13 @@ export async function followCommand(argv: string[]): Promise<void> {
       source: {
         kind: "follow",
         follow: {
-          upstream: upstreamOptions(rpc, {
-            headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
-            retries: values.get("fork-retries") as number,
-            retryBackoffMs: parseDuration(
-              "fork-retry-backoff",
-              values.get("fork-retry-backoff"),
-              "ms",
-            ),
-            timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
-          }),
+          upstream: upstreamFrom(rpc, values),
           flashblocksUrl: flashblocks,
-          hardfork,
+          hardfork: values.hardfork,
           txForward,
-          pollMs: parseDuration("poll-interval", values.get("poll-interval"), "ms"),
-          maxPendingDepth: values.get("max-pending-depth") as number,
-          streamReadTimeoutMs: parseDuration(
-            "flashblocks-read-timeout",
-            values.get("flashblocks-read-timeout"),
-            "ms",
-          ),
+          pollMs: values["poll-interval"],
+          maxPendingDepth: values["max-pending-depth"],
+          streamReadTimeoutMs: values["flashblocks-read-timeout"],
           ...(nats === undefined ? {} : { nats }),
         },
       },
@@ -108,29 +90,21 @@ export async function followCommand(argv: string[]): Promise<void> {
 }
 
 /** `--nats …`: the streams the follower publishes to, shared with other followers under a lease. */
-function natsOptions(values: ReadonlyMap<string, unknown>): FollowPlan["nats"] {
-  const servers = (values.get("nats") as readonly string[] | undefined) ?? [];
+function natsOptions(values: OptionValues<"follow">): FollowPlan["nats"] {
+  const servers = values.nats ?? [];
   if (servers.length === 0) return undefined;
-  const leaseTtlMs = parseDuration("nats-lease", values.get("nats-lease"), "ms");
+  const leaseTtlMs = values["nats-lease"];
   if (leaseTtlMs < 100) throw new UsageError("--nats-lease must be at least 100ms");
   return {
     servers,
     leaseTtlMs,
     streams: {
-      prefix: values.get("nats-prefix") as string,
-      replicas: values.get("nats-replicas") as number,
+      prefix: values["nats-prefix"],
+      replicas: values["nats-replicas"],
       // A follower's archive is not one a replica can restore (its trie is its own).
       snapshotEveryBlocks: 0,
-      blockRetentionMs: parseDuration(
-        "nats-block-retention",
-        values.get("nats-block-retention"),
-        "s",
-      ),
-      flashblockRetentionMs: parseDuration(
-        "nats-flashblock-retention",
-        values.get("nats-flashblock-retention"),
-        "s",
-      ),
+      blockRetentionMs: values["nats-block-retention"],
+      flashblockRetentionMs: values["nats-flashblock-retention"],
     },
   };
 }

@@ -1,16 +1,37 @@
 // `dev --fork-url URL` and its companions (anvil's names): the upstream a chain is forked from,
 // checked before anything starts.
 import type { ForkPlan } from "../node/plan.ts";
-import { checkUpstreamUrl, parseUpstreamHeader, upstreamOptions } from "../upstream/options.ts";
+import {
+  checkUpstreamUrl,
+  parseUpstreamHeader,
+  type UpstreamOptions,
+  upstreamOptions,
+} from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
-import { parseDuration } from "./options.ts";
+import type { OptionValues } from "./optionTable.ts";
+
+/**
+ * The upstream at `url` with --fork-header, --fork-retries, --fork-retry-backoff and
+ * --fork-timeout: a fork's (dev, replica) or a follower's --rpc.
+ */
+export function upstreamFrom(
+  url: string,
+  values: OptionValues<"dev" | "replica" | "follow">,
+): UpstreamOptions {
+  return upstreamOptions(url, {
+    headers: Object.fromEntries((values["fork-header"] ?? []).map(parseUpstreamHeader)),
+    retries: values["fork-retries"],
+    retryBackoffMs: values["fork-retry-backoff"],
+    timeoutMs: values["fork-timeout"],
+  });
+}
 
 /** The fork the flags ask for, or undefined without --fork-url (the other flags then refused). */
-export function forkPlan(values: ReadonlyMap<string, unknown>): ForkPlan | undefined {
-  const url = values.get("fork-url") as string | undefined;
-  const number = values.get("fork-block-number") as string | undefined;
-  const chainId = values.get("fork-chain-id") as number | undefined;
-  const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
+export function forkPlan(values: OptionValues<"dev">): ForkPlan | undefined {
+  const url = values["fork-url"];
+  const number = values["fork-block-number"];
+  const chainId = values["fork-chain-id"];
+  const headers = values["fork-header"] ?? [];
   if (url === undefined) {
     const stray = [
       number === undefined ? undefined : "--fork-block-number",
@@ -34,12 +55,7 @@ export function forkPlan(values: ReadonlyMap<string, unknown>): ForkPlan | undef
       "--fork-chain-id needs --fork-block-number (a block number, not negative): an offline start forks a known block",
     );
   return {
-    options: upstreamOptions(url, {
-      headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
-      retries: values.get("fork-retries") as number,
-      retryBackoffMs: parseDuration("fork-retry-backoff", values.get("fork-retry-backoff"), "ms"),
-      timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
-    }),
+    options: upstreamFrom(url, values),
     ...(blockNumber === undefined ? {} : { blockNumber }),
     ...(chainId === undefined ? {} : { chainId: BigInt(chainId) }),
   };

@@ -8,12 +8,8 @@ import { SUBSCRIPTION_METHODS } from "../feed/subscriptions.ts";
 import type { FrontendOptions } from "../node/frontend.ts";
 import { METHOD_NAMES } from "../rpc/methods.ts";
 import { UsageError } from "../util/errors.ts";
-import { parseDuration } from "./options.ts";
-import type { OptionValue } from "./optionValues.ts";
-
-function num(values: ReadonlyMap<string, OptionValue>, name: string): number {
-  return values.get(name) as number;
-}
+import type { OptionValues } from "./optionTable.ts";
+import type { NodeCommand } from "./optionTypes.ts";
 
 /**
  * dev's dedicated key when it listens only on this machine and none is given: a fixed one, so
@@ -23,14 +19,14 @@ function num(values: ReadonlyMap<string, OptionValue>, name: string): number {
 export const DEV_LOCAL_API_KEY = "local-dev-key";
 
 export function frontendOptions(
-  values: ReadonlyMap<string, OptionValue>,
+  values: OptionValues<NodeCommand>,
   /** The key to serve when none is given (else a random one is generated). */
   defaultKey?: string,
 ): FrontendOptions {
-  const keys = (values.get("api-key") as readonly string[] | undefined) ?? [];
+  const keys = values["api-key"] ?? [];
   const generatedKey = keys.length === 0 && defaultKey === undefined;
-  const keyRate = num(values, "key-rate-limit");
-  const perKey = keyLimits(values.get("key-limits"), keys);
+  const keyRate = values["key-rate-limit"];
+  const perKey = keyLimits(values["key-limits"], keys);
   const apiKeys = new Map<string, RateLimit | undefined>();
   const served = keys.length > 0 ? keys : [defaultKey ?? randomBytes(12).toString("hex")];
   for (const key of served) {
@@ -40,32 +36,32 @@ export function frontendOptions(
     const rate = own?.rate ?? keyRate;
     apiKeys.set(key, rate > 0 ? { rate, burst: own?.burst ?? rate * 2 } : undefined);
   }
-  const rate = num(values, "rate-limit");
+  const rate = values["rate-limit"];
   let policy = DEFAULT_POLICY;
-  if (values.get("policy") !== undefined) {
+  if (values.policy !== undefined) {
     try {
-      policy = parsePolicy(values.get("policy"), [...METHOD_NAMES, ...SUBSCRIPTION_METHODS]);
+      policy = parsePolicy(values.policy, [...METHOD_NAMES, ...SUBSCRIPTION_METHODS]);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
   }
   return {
-    host: values.get("host") as string,
-    port: num(values, "port"),
+    host: values.host,
+    port: values.port,
     apiKeys,
     generatedKey,
-    publicRateLimit: rate > 0 ? { rate, burst: Math.max(num(values, "rate-burst"), 1) } : undefined,
-    exemptLoopback: values.get("rate-limit-loopback") !== true,
+    publicRateLimit: rate > 0 ? { rate, burst: Math.max(values["rate-burst"], 1) } : undefined,
+    exemptLoopback: !values["rate-limit-loopback"],
     policy,
-    corsOrigins: values.get("cors") as readonly string[] | undefined,
-    bodyLimit: num(values, "body-limit"),
-    batchLimit: num(values, "batch-limit"),
-    responseLimit: num(values, "response-limit"),
-    requestTimeoutMs: parseDuration("request-timeout", values.get("request-timeout"), "s"),
-    headerTimeoutMs: parseDuration("header-timeout", values.get("header-timeout"), "s"),
-    readTimeoutMs: parseDuration("read-timeout", values.get("read-timeout"), "s"),
-    idleTimeoutMs: parseDuration("idle-timeout", values.get("idle-timeout"), "s"),
-    maxConnections: num(values, "max-connections"),
+    corsOrigins: values.cors,
+    bodyLimit: values["body-limit"],
+    batchLimit: values["batch-limit"],
+    responseLimit: values["response-limit"],
+    requestTimeoutMs: values["request-timeout"],
+    headerTimeoutMs: values["header-timeout"],
+    readTimeoutMs: values["read-timeout"],
+    idleTimeoutMs: values["idle-timeout"],
+    maxConnections: values["max-connections"],
   };
 }
 
@@ -75,7 +71,7 @@ type KeyLimit = { readonly rate?: number; readonly burst?: number };
  * --key-limits checked as a whole: a limit silently ignored (a misspelt key, a bare number) would
  * leave that key unlimited.
  */
-function keyLimits(raw: OptionValue, keys: readonly string[]): Record<string, KeyLimit> {
+function keyLimits(raw: unknown, keys: readonly string[]): Record<string, KeyLimit> {
   if (raw === undefined) return {};
   const shape = '{"<key>":{"rate":N,"burst":N}}';
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))

@@ -2,8 +2,11 @@
 // with that command's meaning and default (a serve user is never told dev's default datadir).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { test } from "node:test";
 import { BIN } from "../../test/utils/fixtures.ts";
+import { DEV_FORKS } from "../chain/devGenesis.ts";
+import { RECEIPT_LOOKUPS } from "../node/plan.ts";
 import { helpFor } from "./options.ts";
 import { type Command, OPTIONS } from "./optionTable.ts";
 
@@ -69,8 +72,20 @@ test("an option shared by commands speaks, in each one's help, of that command o
         );
     }
   }
-  assert.match(entry("serve", "rpc-workers"), /one per core, at most 4/);
+  // The machine's default, said where it is computed (the option table), for every command it is.
+  for (const command of ["serve", "replica", "follow"] as const)
+    assert.match(
+      entry(command, "rpc-workers"),
+      new RegExp(`\\(default one per core up to 4: ${Math.min(availableParallelism(), 4)} here\\)`),
+      command,
+    );
   assert.match(entry("dev", "rpc-workers"), /\(default 1\)/);
+});
+
+test("a choice's help lists the values the code takes (dev --hardfork, dev --receipts)", () => {
+  assert.match(entry("dev", "hardfork"), new RegExp(`--hardfork +${DEV_FORKS.join(" \\| ")}: `));
+  assert.match(entry("follow", "hardfork"), new RegExp(`${DEV_FORKS.join(" \\| ")}: `));
+  assert.match(entry("dev", "receipts"), new RegExp(`${RECEIPT_LOOKUPS.join(" \\| ")}: `));
 });
 
 test("flashnode --help is a short overview: each command in one line, and how to get its help", () => {

@@ -6,7 +6,7 @@ import { lockDatadir, missingRoot } from "../store/datadir.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkChainFile, checkForkchoiceFile, readGenesisFile } from "./inputFiles.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
+import { helpFor, resolveOptions } from "./options.ts";
 
 export const IMPORT_HELP = `flashnode import --genesis G.json --datadir D [--forkchoice headfcu.json] chain.rlp
 
@@ -44,8 +44,8 @@ export function progressPrinter(intervalMs: number, out: ProgressStream): Import
 
 export async function importCommand(argv: string[]): Promise<void> {
   const { values, positionals } = resolveOptions("import", argv);
-  const genesis = values.get("genesis") as string | undefined;
-  const datadir = values.get("datadir") as string | undefined;
+  const genesis = values.genesis;
+  const datadir = values.datadir;
   const chainFile = positionals[0];
   if (genesis === undefined || datadir === undefined || chainFile === undefined) {
     const missing = [
@@ -57,15 +57,14 @@ export async function importCommand(argv: string[]): Promise<void> {
       `missing ${missing.join(", ")}: flashnode import --genesis G.json --datadir D [--forkchoice F.json] chain.rlp`,
     );
   }
-  const interval = parseDuration("progress-interval", values.get("progress-interval"), "ms");
   // Every input is checked before the datadir is created.
   const { spec } = await readGenesisFile(genesis);
-  const forkchoice = values.get("forkchoice") as string | undefined;
+  const forkchoice = values.forkchoice;
   if (forkchoice !== undefined) checkForkchoiceFile(forkchoice);
   checkChainFile(chainFile);
   const created = missingRoot(datadir);
   const lock = lockDatadir(datadir);
-  const env = openKvEnv(datadir, { noSync: values.get("no-sync") === true });
+  const env = openKvEnv(datadir, { noSync: values["no-sync"] });
   const store = createChainStore(env);
   let keep = true;
   // Ctrl-C stops after the block being executed is committed: the next run resumes after it.
@@ -78,7 +77,7 @@ export async function importCommand(argv: string[]): Promise<void> {
       spec,
       store,
       chainFile,
-      onProgress: progressPrinter(interval, process.stderr),
+      onProgress: progressPrinter(values["progress-interval"], process.stderr),
       signal: stop.signal,
     });
     if (result.interrupted) {

@@ -1,12 +1,15 @@
 // Every option of every command, in one table (the HTTP edge's and the upstream's options in
 // tables of their own, gathered here in their places): its flag, its FLASHNODE_* variable, its
-// config file key, its default and its help line. options.ts resolves them (flag > environment > config
-// file > default) and writes `--help` from them; docs/config.md is kept in step with this table.
+// config file key, its default and its help line. options.ts resolves and parses them (flag >
+// environment > config file > default) and writes `--help` from them; configDoc.ts writes
+// docs/config.md from them. Declared `as const`: each command reads its values typed by it.
 import { availableParallelism } from "node:os";
+import { DEV_FORKS } from "../chain/devGenesis.ts";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
+import { RECEIPT_LOOKUPS } from "../node/plan.ts";
 
 import { EDGE_OPTIONS } from "./edgeOptionTable.ts";
-import { NODE, type OptionDef } from "./optionTypes.ts";
+import { type Command, NODE, type OptionDef, type ValuesOf } from "./optionTypes.ts";
 import { UPSTREAM_OPTIONS } from "./upstreamOptionTable.ts";
 
 export type { Command, OptionDef } from "./optionTypes.ts";
@@ -16,9 +19,7 @@ export function defaultRpcWorkers(): number {
   return Math.min(availableParallelism(), 4);
 }
 
-const PER_CORE = "one per core, at most 4, by default";
-
-export const OPTIONS: readonly OptionDef[] = [
+const TABLE = [
   {
     name: "config",
     kind: "string",
@@ -54,8 +55,8 @@ export const OPTIONS: readonly OptionDef[] = [
     max: 64,
     // A local node starts in a second with one (each reader process loads the node again).
     commandDefaults: { dev: 1 },
+    default: { describe: "one per core up to 4", value: defaultRpcWorkers },
     help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics",
-    commandHelp: { serve: PER_CORE, replica: PER_CORE, follow: PER_CORE },
   },
   {
     name: "fresh",
@@ -78,10 +79,11 @@ export const OPTIONS: readonly OptionDef[] = [
   },
   {
     name: "hardfork",
-    kind: "string",
+    kind: "choice",
+    choices: DEV_FORKS,
     commands: ["dev", "follow"],
     default: "osaka",
-    help: "cancun | prague | osaka (anvil's --hardfork)",
+    help: "the EVM's rules (anvil's --hardfork)",
     commandHelp: {
       dev: "a new chain's EVM from block 0",
       follow: "the followed blocks' rules (at least the upstream's at the first one)",
@@ -135,6 +137,7 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev"],
     default: "2s",
     help: "a block is sealed every block time (bare number: seconds); 0: --automine",
+    unit: "s",
   },
   {
     name: "automine",
@@ -207,10 +210,11 @@ export const OPTIONS: readonly OptionDef[] = [
   },
   {
     name: "receipts",
-    kind: "string",
+    kind: "choice",
+    choices: RECEIPT_LOOKUPS,
     commands: ["dev"],
     default: "preconfirmed",
-    help: "preconfirmed | sealed: whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
+    help: "whether eth_getTransactionReceipt/ByHash answer at pre-confirmation (as Base) or only once sealed (as anvil with a block time)",
   },
   {
     name: "nats",
@@ -256,6 +260,7 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev", "follow"],
     default: "0s",
     help: "how long the block stream keeps a block (0: for ever), when the node creates it",
+    unit: "s",
   },
   {
     name: "nats-flashblock-retention",
@@ -263,6 +268,7 @@ export const OPTIONS: readonly OptionDef[] = [
     commands: ["dev", "follow"],
     default: "600s",
     help: "how long the flashblock stream keeps a flashblock, when the node creates it",
+    unit: "s",
   },
   {
     name: "nats-lease",
@@ -305,4 +311,10 @@ export const OPTIONS: readonly OptionDef[] = [
     default: "1000ms",
     help: "without a TTY, a progress line at most this often (0 = every block)",
   },
-];
+] as const satisfies readonly OptionDef[];
+
+/** Every option, for what walks the table (parsing, --help, docs/config.md). */
+export const OPTIONS: readonly OptionDef[] = TABLE;
+
+/** Command(s) C's options once parsed, typed by the table: each is read with its type. */
+export type OptionValues<C extends Command> = ValuesOf<(typeof TABLE)[number], C>;

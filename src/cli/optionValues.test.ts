@@ -22,7 +22,7 @@ test("port and host are checked when options are parsed", () => {
     () => resolveOptions("dev", [], { FLASHNODE_PORT: "70000" }),
     /FLASHNODE_PORT: --port must be a whole number from 0 to 65535, got 70000/,
   );
-  assert.equal(resolveOptions("dev", ["--host", "::1"], {}).values.get("host"), "::1");
+  assert.equal(resolveOptions("dev", ["--host", "::1"], {}).values.host, "::1");
 });
 
 test("empty values, minimums and stray arguments are refused", () => {

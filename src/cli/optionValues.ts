@@ -7,7 +7,8 @@ import { didYouMean } from "../util/nearestName.ts";
 import { jsonErrorReason } from "./args.ts";
 import type { Command, OptionDef } from "./optionTable.ts";
 
-export type OptionValue = string | number | boolean | readonly string[] | unknown;
+/** A value parsed by its kind; OptionValues (optionTable.ts) says which type each option has. */
+export type OptionValue = unknown;
 
 /** Where a bad value came from, unless it is the flag itself (the message names the flag). */
 function originPrefix(origin: string): string {
@@ -55,7 +56,16 @@ export function coerce(def: OptionDef, raw: unknown, origin: string): OptionValu
       return host;
     }
     case "duration":
-      return raw;
+      return durationMs(def, raw, prefix);
+    case "choice": {
+      const choices = def.choices ?? [];
+      const value = String(raw).trim();
+      if (!choices.includes(value))
+        throw new UsageError(
+          `${prefix}--${def.name} must be one of ${choices.join(", ")}, got ${value}`,
+        );
+      return value;
+    }
     case "list": {
       const list = Array.isArray(raw)
         ? raw.map(String)
@@ -77,6 +87,22 @@ export function coerce(def: OptionDef, raw: unknown, origin: string): OptionValu
     default:
       return String(raw);
   }
+}
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "2s", "200ms", "1.5s", "10m", "24h", or a bare number in the option's unit (ms unless said); → ms. */
+function durationMs(def: OptionDef, raw: unknown, prefix: string): number {
+  const bareUnit = def.unit ?? "ms";
+  if (typeof raw === "number" && Number.isFinite(raw) && raw >= 0)
+    return Math.round(raw * DURATION_UNITS_MS[bareUnit]);
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(String(raw).trim());
+  if (m === null)
+    throw new UsageError(
+      `${prefix}--${def.name} must be a duration like 2s, 200ms, 10m or 24h, got ${String(raw)}`,
+    );
+  const unit = (m[2] ?? bareUnit) as keyof typeof DURATION_UNITS_MS;
+  return Math.round(Number(m[1]) * DURATION_UNITS_MS[unit]);
 }
 
 /** node:util's parseArgs errors, as one line that names the command and suggests a flag. */

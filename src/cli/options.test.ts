@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
 import { configDoc } from "./configDoc.ts";
-import { envName, parseDuration, resolveOptions } from "./options.ts";
+import { envName, resolveOptions } from "./options.ts";
 import { OPTIONS } from "./optionTable.ts";
 
 test("precedence: flag > FLASHNODE_* > config file > default", () => {
@@ -20,15 +20,13 @@ test("precedence: flag > FLASHNODE_* > config file > default", () => {
   );
   const env = { FLASHNODE_RATE_LIMIT: "9", FLASHNODE_BLOCK_TIME: "3s" };
   const { values } = resolveOptions("dev", ["--config", file, "--block-time", "1s"], env);
-  assert.equal(values.get("block-time"), "1s", "flag wins");
-  assert.equal(values.get("rate-limit"), 9, "env over file");
-  assert.equal(values.get("port"), 9001, "file over default");
-  assert.deepEqual(values.get("api-key"), ["file-key-0001"]);
-  assert.equal(values.get("host"), "127.0.0.1", "default");
+  assert.equal(values["block-time"], 1000, "flag wins");
+  assert.equal(values["rate-limit"], 9, "env over file");
+  assert.equal(values.port, 9001, "file over default");
+  assert.deepEqual(values["api-key"], ["file-key-0001"]);
+  assert.equal(values.host, "127.0.0.1", "default");
   assert.deepEqual(
-    resolveOptions("dev", [], { FLASHNODE_API_KEYS: "a-key-00001,b-key-00002" }).values.get(
-      "api-key",
-    ),
+    resolveOptions("dev", [], { FLASHNODE_API_KEYS: "a-key-00001,b-key-00002" }).values["api-key"],
     ["a-key-00001", "b-key-00002"],
   );
 });
@@ -39,12 +37,13 @@ test("bad input is a clear usage error", () => {
   const file = join(tempDatadir("config"), "bad.json");
   writeFileSync(file, JSON.stringify({ colour: "blue" }));
   assert.throws(() => resolveOptions("serve", ["--config", file], {}), /unknown option "colour"/);
-  assert.throws(() => parseDuration("block-time", "2 minutes", "s"), /must be a duration/);
-  assert.equal(parseDuration("block-time", "2", "s"), 2000);
-  assert.equal(parseDuration("flashblock-interval", "250", "ms"), 250);
-  assert.equal(parseDuration("nats-block-retention", "24h", "s"), 86_400_000);
-  assert.equal(parseDuration("idle-timeout", "1.5m", "s"), 90_000);
-  assert.throws(() => parseDuration("block-time", "2d", "s"), /like 2s, 200ms, 10m or 24h, got 2d/);
+  const dev = (...argv: string[]) => resolveOptions("dev", argv, {}).values;
+  assert.throws(() => dev("--block-time", "2 minutes"), /--block-time must be a duration/);
+  assert.equal(dev("--block-time", "2")["block-time"], 2000);
+  assert.equal(dev("--flashblock-interval", "250")["flashblock-interval"], 250);
+  assert.equal(dev("--nats-block-retention", "24h")["nats-block-retention"], 86_400_000);
+  assert.equal(dev("--idle-timeout", "1.5m")["idle-timeout"], 90_000);
+  assert.throws(() => dev("--block-time", "2d"), /like 2s, 200ms, 10m or 24h, got 2d/);
 });
 
 test("every option has help and an environment variable", () => {
@@ -67,13 +66,10 @@ test("docs/config.md is the option table's (regenerate with scripts/gen-config-d
 });
 
 test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fork is refused with a hint", () => {
-  assert.equal(resolveOptions("dev", [], {}).values.get("hardfork"), "osaka");
+  assert.equal(resolveOptions("dev", [], {}).values.hardfork, "osaka");
+  assert.equal(resolveOptions("dev", ["--hardfork", "prague"], {}).values.hardfork, "prague");
   assert.equal(
-    resolveOptions("dev", ["--hardfork", "prague"], {}).values.get("hardfork"),
-    "prague",
-  );
-  assert.equal(
-    resolveOptions("dev", [], { FLASHNODE_HARDFORK: "cancun" }).values.get("hardfork"),
+    resolveOptions("dev", [], { FLASHNODE_HARDFORK: "cancun" }).values.hardfork,
     "cancun",
   );
   const hint =
@@ -93,7 +89,7 @@ test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fo
     /"fork" is not an option: the hardfork is --hardfork/,
   );
   writeFileSync(file, JSON.stringify({ hardfork: "prague" }));
-  assert.equal(resolveOptions("dev", ["--config", file], {}).values.get("hardfork"), "prague");
+  assert.equal(resolveOptions("dev", ["--config", file], {}).values.hardfork, "prague");
   // Commands without a hardfork: an unknown flag like any other.
   assert.throws(
     () => resolveOptions("serve", ["--fork", "x"], {}),

@@ -1,11 +1,12 @@
 // The options of a command resolved from the table in optionTable.ts: each value comes from its
-// flag, else its FLASHNODE_* variable, else the config file, else its default; `--help` is
-// generated from the same table.
+// flag, else its FLASHNODE_* variable, else the config file, else its default, and is parsed
+// here, once, by its kind (a duration into milliseconds); `--help` is generated from the same table.
 import { parseArgs } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 import { readJsonFile } from "./args.ts";
-import { type Command, OPTIONS, type OptionDef } from "./optionTable.ts";
+import { type Command, OPTIONS, type OptionDef, type OptionValues } from "./optionTable.ts";
+import type { MachineDefault } from "./optionTypes.ts";
 import { coerce, type OptionValue, parseArgsMessage } from "./optionValues.ts";
 
 /** The positional arguments each command takes, by name (more are a usage error). */
@@ -36,8 +37,9 @@ function retired(command: Command, name: string | undefined): string | undefined
   return r?.commands.includes(command) ? r.use : undefined;
 }
 
-export type ResolvedOptions = {
-  readonly values: ReadonlyMap<string, OptionValue>;
+export type ResolvedOptions<C extends Command> = {
+  /** Every option of the command parsed by its kind, typed by the table (optionTable.ts). */
+  readonly values: OptionValues<C>;
   readonly positionals: readonly string[];
   /** The options given (a flag, the environment or the config file), not defaulted. */
   readonly given: ReadonlySet<string>;
@@ -49,25 +51,11 @@ export function envName(name: string): string {
   return `FLASHNODE_${name.replace(/-/g, "_").toUpperCase()}`;
 }
 
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** "2s", "200ms", "1.5s", "10m", "24h", or a bare number in `bareUnit`; → ms. */
-export function parseDuration(name: string, value: unknown, bareUnit: "s" | "ms"): number {
-  if (typeof value === "number") return bareUnit === "s" ? value * 1000 : value;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(String(value).trim());
-  if (m === null)
-    throw new UsageError(
-      `--${name} must be a duration like 2s, 200ms, 10m or 24h, got ${String(value)}`,
-    );
-  const unit = (m[2] ?? bareUnit) as keyof typeof DURATION_UNITS_MS;
-  return Math.round(Number(m[1]) * DURATION_UNITS_MS[unit]);
-}
-
-export function resolveOptions(
-  command: Command,
+export function resolveOptions<C extends Command>(
+  command: C,
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-): ResolvedOptions {
+): ResolvedOptions<C> {
   const defs = OPTIONS.filter((o) => o.commands.includes(command));
   const spec: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
   for (const d of defs)
@@ -118,29 +106,48 @@ export function resolveOptions(
         );
     }
   }
-  const values = new Map<string, OptionValue>();
+  const values: Record<string, OptionValue> = {};
   const given = new Set<string>();
   for (const d of defs) {
     const flag = parsed.values[d.name];
     const fromEnv = env[envName(d.name)];
-    if (flag !== undefined) values.set(d.name, coerce(d, flag, "flag"));
+    if (flag !== undefined) values[d.name] = coerce(d, flag, "flag");
     else if (fromEnv !== undefined && fromEnv !== "")
-      values.set(d.name, coerce(d, fromEnv, envName(d.name)));
+      values[d.name] = coerce(d, fromEnv, envName(d.name));
     else if (file[d.name] !== undefined)
-      values.set(d.name, coerce(d, file[d.name], `config ${configPath}`));
+      values[d.name] = coerce(d, file[d.name], `config ${configPath}`);
     else {
+      // A default is written as a user would write it, and parsed the same way.
       const dflt = defaultOf(d, command);
-      if (dflt !== undefined) values.set(d.name, dflt);
+      if (dflt !== undefined)
+        values[d.name] = coerce(d, isMachineDefault(dflt) ? dflt.value() : dflt, "default");
       continue;
     }
     given.add(d.name);
   }
-  return { values, positionals: parsed.positionals, given };
+  // The one place the table's types are trusted: every value above went through coerce() for
+  // its option's kind, and every option with a default has one (OptionValues says which).
+  return { values: values as OptionValues<C>, positionals: parsed.positionals, given };
+}
+
+export function isMachineDefault(v: OptionDef["default"]): v is MachineDefault {
+  return typeof v === "object" && !Array.isArray(v);
 }
 
 /** An option's default for a command: the command's own, else the option's. */
 export function defaultOf(def: OptionDef, command: Command): OptionDef["default"] {
   return def.commandDefaults?.[command] ?? def.default;
+}
+
+/** An option's help line as --help and docs/config.md say it: a choice's choices first, from the table. */
+export function helpText(def: OptionDef): string {
+  return def.choices === undefined ? def.help : `${def.choices.join(" | ")}: ${def.help}`;
+}
+
+/** A default as help and docs write it (a machine's default by what it depends on). */
+export function defaultText(value: NonNullable<OptionDef["default"]>): string {
+  if (isMachineDefault(value)) return value.describe;
+  return Array.isArray(value) ? value.join(",") : String(value);
 }
 
 export function helpFor(command: Command): string {
@@ -152,9 +159,11 @@ export function helpFor(command: Command): string {
       const dflt =
         value === undefined
           ? ""
-          : ` (default ${Array.isArray(value) ? value.join(",") : String(value)})`;
+          : isMachineDefault(value)
+            ? ` (default ${value.describe}: ${value.value()} here)`
+            : ` (default ${defaultText(value)})`;
       const own = d.commandHelp?.[command];
-      const help = own === undefined ? d.help : `${d.help}; ${own}`;
+      const help = own === undefined ? helpText(d) : `${helpText(d)}; ${own}`;
       return `  --${d.name.padEnd(width)}${help}${dflt}\n  ${" ".repeat(width + 2)}env ${envName(d.name)}`;
     })
     .join("\n");

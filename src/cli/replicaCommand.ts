@@ -1,20 +1,16 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
-import {
-  checkUpstreamUrl,
-  parseUpstreamHeader,
-  type UpstreamOptions,
-  upstreamOptions,
-} from "../upstream/options.ts";
+import { checkUpstreamUrl, type UpstreamOptions } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
+import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
-import { helpFor, parseDuration, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { helpFor, resolveOptions } from "./options.ts";
+import type { OptionValues } from "./optionTable.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 /** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
@@ -32,23 +28,23 @@ ${helpFor("replica")}
 
 export async function replicaCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("replica", argv);
-  const datadir = values.get("datadir") as string | undefined;
-  const nats = (values.get("nats") as readonly string[] | undefined) ?? [];
+  const datadir = values.datadir;
+  const nats = values.nats ?? [];
   if (datadir === undefined || nats.length === 0)
     throw new UsageError(
       "flashnode replica needs --nats URL and --datadir D (see flashnode replica --help)",
     );
-  const logger = createLogger(values.get("log-level") as string);
+  const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerCount(values, frontend);
-  if (!isReader()) await checkListenAddress(frontend.host, frontend.port);
+  const workers = rpcWorkerPlan(values, frontend);
+  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode({
     role: "replica",
     datadir,
     fresh: false,
     logger,
     frontend,
-    rpcWorkers: workers,
+    ...workers,
     argv: ["replica", ...argv],
     callLimits: callLimitOptions(values),
     view: {
@@ -60,35 +56,27 @@ export async function replicaCommand(argv: string[]): Promise<void> {
         finalized: DEFAULT_FINALIZED_DEPTH,
       },
       flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
-      maxLagBlocks: values.get("max-lag") as number,
+      maxLagBlocks: values["max-lag"],
     },
     source: {
       kind: "jetstream",
       servers: nats,
       streams: {
         ...DEFAULT_STREAMS,
-        prefix: values.get("nats-prefix") as string,
-        replicas: values.get("nats-replicas") as number,
-        snapshotEveryBlocks: values.get("nats-snapshot-every") as number,
+        prefix: values["nats-prefix"],
+        replicas: values["nats-replicas"],
+        snapshotEveryBlocks: values["nats-snapshot-every"],
       },
-      verify: values.get("verify") as boolean,
+      verify: values.verify,
       ...forkUpstream(values),
     },
   });
 }
 
 /** `--fork-url`: the upstream of a forked sequencer's chain (its state beyond its own writes). */
-function forkUpstream(values: ReadonlyMap<string, unknown>): { forkUpstream?: UpstreamOptions } {
-  const url = values.get("fork-url") as string | undefined;
+function forkUpstream(values: OptionValues<"replica">): { forkUpstream?: UpstreamOptions } {
+  const url = values["fork-url"];
   if (url === undefined) return {};
   checkUpstreamUrl(url);
-  const headers = (values.get("fork-header") as readonly string[] | undefined) ?? [];
-  return {
-    forkUpstream: upstreamOptions(url, {
-      headers: Object.fromEntries(headers.map(parseUpstreamHeader)),
-      retries: values.get("fork-retries") as number,
-      retryBackoffMs: parseDuration("fork-retry-backoff", values.get("fork-retry-backoff"), "ms"),
-      timeoutMs: parseDuration("fork-timeout", values.get("fork-timeout"), "ms"),
-    }),
-  };
+  return { forkUpstream: upstreamFrom(url, values) };
 }

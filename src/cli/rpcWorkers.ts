@@ -1,21 +1,28 @@
-// What `dev`, `serve` and `replica` share about serving from several reader processes.
+// What `dev`, `follow`, `serve` and `replica` share about serving from several reader processes.
 import type { FrontendOptions } from "../node/frontend.ts";
+import type { NodePlan } from "../node/plan.ts";
 import { envName } from "./options.ts";
-import { defaultRpcWorkers } from "./optionTable.ts";
+import type { OptionValues } from "./optionTable.ts";
+import type { NodeCommand } from "./optionTypes.ts";
+import { processRole } from "./processRole.ts";
 
 /**
- * `--rpc-workers` (default one per core, at most 4). With several readers, a generated API key is
- * handed down to them through the environment: every reader must serve the same dedicated key.
+ * `--rpc-workers` (its default in the option table), which process this is, and what its readers
+ * are started with: a generated API key goes to them in their environment (every reader must
+ * serve the same dedicated key), given by the primary when it forks them.
  */
-export function rpcWorkerCount(
-  values: ReadonlyMap<string, unknown>,
+export function rpcWorkerPlan(
+  values: OptionValues<NodeCommand>,
   frontend: FrontendOptions,
-): number {
-  const workers = Math.max(
-    1,
-    (values.get("rpc-workers") as number | undefined) ?? defaultRpcWorkers(),
-  );
-  if (workers > 1 && frontend.generatedKey)
-    process.env[envName("api-key")] = [...frontend.apiKeys.keys()][0];
-  return workers;
+): Pick<NodePlan, "rpcWorkers" | "process" | "readerEnv"> {
+  const workers = Math.max(1, values["rpc-workers"]);
+  const key = [...frontend.apiKeys.keys()][0];
+  return {
+    rpcWorkers: workers,
+    process: processRole(),
+    readerEnv:
+      workers > 1 && frontend.generatedKey && key !== undefined
+        ? { [envName("api-key")]: key }
+        : {},
+  };
 }

@@ -8,14 +8,14 @@ import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
-import { isReader } from "../node/readerSlot.ts";
+import { DatadirUnavailableError, datadirAsFound } from "../store/datadir.ts";
 import { StopRequested } from "../util/errors.ts";
 import { DEV_LOCAL_API_KEY } from "./frontendOptions.ts";
 import { onStopSignals } from "./signals.ts";
 
 export async function runNode(plan: NodePlan, details: readonly string[] = []): Promise<void> {
   // A reader process stops with its node: the primary says it once.
-  const primary = !isReader();
+  const primary = plan.process.kind === "primary";
   let node: RunningNode | undefined;
   let stopping = false;
   const stop = (code: number) => {
@@ -40,9 +40,14 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
       process.exit(1);
     },
   });
+  // A start that fails, or is stopped, leaves the datadir as it found it.
+  const found =
+    primary && plan.source.kind !== "archive" ? datadirAsFound(plan.datadir) : undefined;
   try {
     node = await startNode(plan, signals.signal);
   } catch (e) {
+    // By now the node has released the datadir. Not one another process holds.
+    if (!(e instanceof DatadirUnavailableError)) found?.restore();
     if (signals.signal.aborted) throw new StopRequested("stopped while starting");
     signals.dispose();
     throw e;
@@ -54,9 +59,9 @@ export async function runNode(plan: NodePlan, details: readonly string[] = []): 
   }
   if (node.process === "primary") printAfterLogs(plan.logger, banner(plan, node, details));
   void node.failed.then((e) => {
-    // One line, as every operator error is (src/cli/main.ts).
-    process.stderr.write(`flashnode: ${e.message}\n`);
-    stop(1);
+    // One line, as every operator error is (src/cli/main.ts); a reader's primary says it.
+    if (primary) process.stderr.write(`flashnode: ${e.message}\n`);
+    stop(primary ? 1 : 0);
   });
 }
 

@@ -1,13 +1,12 @@
 // `flashnode serve --datadir D`: serve an existing archive read-only.
 import { createLogger } from "../log/logger.ts";
-import { isReader } from "../node/readerSlot.ts";
 import { assertArchive } from "../node/sources/archiveSource.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
-import { rpcWorkerCount } from "./rpcWorkers.ts";
+import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
 // `flashnode serve --datadir D`: serve an existing archive read-only.
@@ -22,15 +21,15 @@ ${helpFor("serve")}
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = resolveOptions("serve", argv);
-  const datadir = values.get("datadir") as string | undefined;
+  const datadir = values.datadir;
   if (datadir === undefined)
     throw new UsageError(
       "missing --datadir: flashnode serve --datadir D (see flashnode serve --help)",
     );
-  const logger = createLogger(values.get("log-level") as string);
+  const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerCount(values, frontend);
-  if (!isReader()) {
+  const workers = rpcWorkerPlan(values, frontend);
+  if (workers.process.kind !== "reader") {
     // Checked here, once, before any reader starts: the same one-line errors however many serve.
     assertArchive(datadir);
     await checkListenAddress(frontend.host, frontend.port);
@@ -41,7 +40,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     fresh: false,
     logger,
     frontend,
-    rpcWorkers: workers,
+    ...workers,
     argv: ["serve", ...argv],
     callLimits: callLimitOptions(values),
     // safe and finalized as the import's forkchoice stored them.

@@ -3,7 +3,7 @@
 import { DEFAULT_FORK_DEPTH } from "../upstream/forkPoint.ts";
 import type { OptionDef } from "./optionTypes.ts";
 
-export const UPSTREAM_OPTIONS: readonly OptionDef[] = [
+export const UPSTREAM_OPTIONS = [
   {
     name: "fork-url",
     kind: "string",
@@ -93,4 +93,4 @@ export const UPSTREAM_OPTIONS: readonly OptionDef[] = [
     default: "5s",
     help: "a stream that sends nothing this long is closed and dialled again (bare number: ms)",
   },
-];
+] as const satisfies readonly OptionDef[];

@@ -13,6 +13,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { CallService, TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import { type Channel, DeadlineError, PeerGoneError } from "../util/channel.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
@@ -27,6 +28,8 @@ const DEADLINE_MARGIN_MS = 30_000;
 const UNBOUNDED_RUN_MS = 300_000;
 /** geth's trace timeout when the config gives none. */
 const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
+/** A scrape waits this long for the worker's upstream figures (a busy worker's are left out). */
+const UPSTREAM_CALLS_DEADLINE_MS = 2_000;
 
 const worker = new URL("./callWorker.ts", import.meta.url);
 
@@ -190,6 +193,13 @@ export class CallClient implements CallService {
 
   buildBlock(request: BuildBlockRequest): Promise<BuiltPayload> {
     return this.ask("build", request, UNBOUNDED_RUN_MS);
+  }
+
+  /** What the worker's upstream client did (a fork's; metrics); none while no worker runs. */
+  upstreamCalls(): Promise<UpstreamSeries[]> {
+    const channel = this.worker?.channel;
+    if (channel === undefined || channel.closed) return Promise.resolve([]);
+    return channel.request("upstreamCalls", null, UPSTREAM_CALLS_DEADLINE_MS).catch(() => []);
   }
 
   /**

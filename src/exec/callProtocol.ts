@@ -10,6 +10,7 @@ import type {
 } from "../services/callRequest.ts";
 import type { TraceOptions, TraceRequest } from "../services/calls.ts";
 import type { SimulatedBlock, SimulateRequest } from "../services/simulate.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 import type { CallLimits } from "./callLimits.ts";
@@ -52,6 +53,8 @@ export type CallWorkerApi = {
       readonly request: { readonly request: SimulateRequest; readonly target: CallTarget };
       readonly reply: SimulatedBlock[];
     };
+    /** What its upstream client did so far (a fork's; metrics). */
+    readonly upstreamCalls: { readonly request: null; readonly reply: UpstreamSeries[] };
   };
   readonly events: {
     /**

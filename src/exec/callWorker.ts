@@ -11,6 +11,7 @@ import { forkedStateReader, UpstreamReadNeeded } from "../services/forkedState.t
 import { discoverThenRun, fetchMisses, noteMiss } from "../services/stateMisses.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   const env = openKvEnv(datadir, { readOnly: readOnly ?? false });
   const archive = createChainStore(env);
   // A forked chain: what it never wrote is its upstream's at F (the EVM waits for a fetch).
+  const upstreamStats = new UpstreamCallStats();
   const forkReads =
     fork === undefined
       ? undefined
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
             number: BigInt(fork.number),
             hash: hexToBytes(fork.hash),
           },
+          hooks: upstreamStats.hooks,
         });
   const store =
     forkReads === undefined
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
     }
   };
   channel.handle("trace", ({ request, options }) => failures(() => traces.trace(request, options)));
+  channel.handle("upstreamCalls", () => upstreamStats.snapshot());
   channel.handle("build", (request) =>
     failures(() => {
       const ceil = gasCeil === undefined ? DEFAULT_GAS_CEIL : BigInt(gasCeil);

@@ -6,16 +6,33 @@ import {
   NetworkWrapperType,
   type TypedTransaction,
 } from "@ethereumjs/tx";
+import { pinSender, rememberEncoding } from "../chain/txFacts.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { libraryRefusalText } from "./txPrecheck.ts";
 
+/**
+ * The transactions decoded from each byte array, by Common: a submitted transaction is decoded
+ * once, whether a fork's prefetch or the pool's intake asks first.
+ */
+const decoded = new WeakMap<
+  Uint8Array,
+  { readonly common: Common; readonly tx: TypedTransaction }
+>();
+
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+  const known = decoded.get(raw);
+  if (known !== undefined && known.common === common) return known.tx;
+  let tx: TypedTransaction;
   try {
     if (raw[0] === 3) return decodeBlobTx(raw, common);
-    return createTxFromRLP(raw, { common: common });
+    tx = pinSender(createTxFromRLP(raw, { common: common, freeze: false }));
   } catch (e) {
     throw new TxRejectedError(libraryRefusalText((e as Error).message));
   }
+  // A blob transaction's bytes here are its network form; any other's are its block form.
+  rememberEncoding(tx, raw);
+  decoded.set(raw, { common, tx });
+  return tx;
 }
 
 /**

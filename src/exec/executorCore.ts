@@ -17,6 +17,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
 import { type BlockBuilder, buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import type { ChainSpec } from "../chain/genesis.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type {
   AccountChange,
   AccountRecord,
@@ -32,11 +33,12 @@ import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
+import { fetchSealReads, missingSealReads, type SealReads } from "./forkSealReads.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
-import { builderHeader, useSyncInterpreter } from "./vmInternals.ts";
+import { builderHeader, resetJournal, useSyncInterpreter } from "./vmInternals.ts";
 
 export function toRecord(account: Account | undefined): AccountRecord | undefined {
   if (account === undefined) return undefined;
@@ -224,6 +226,23 @@ export class ExecutorCore {
   }
 
   /**
+   * A forked chain: what sealing the block being built reads of its upstream and is not fetched
+   * yet (forkSealReads.ts); undefined when nothing is missing.
+   */
+  sealReadsMissing(): SealReads | undefined {
+    const up = this.fork?.upstream;
+    if (up === undefined) return undefined;
+    const { touchedAccounts: accounts, touchedSlots: slots } = this.state;
+    return missingSealReads(up, this.store, { accounts: accounts.values(), slots: slots.values() });
+  }
+
+  /** Fetches what sealing will read of the upstream (sealReadsMissing); rejects if it cannot. */
+  async fetchSealReads(): Promise<void> {
+    const up = this.fork?.upstream;
+    if (up !== undefined) await fetchSealReads(up, () => this.sealReadsMissing());
+  }
+
+  /**
    * A forked chain: fetches, in one upstream batch, the state a raw transaction names (its
    * sender, its recipient, its access list). Best effort: anything it cannot fetch now is
    * fetched, or refused, when the transaction runs.
@@ -247,8 +266,10 @@ export class ExecutorCore {
   }
 
   /** A dev method's write into the block being built (src/exec/devWrites.ts). */
-  applyStateWrite(w: StateWrite): Promise<void> {
-    return applyStateWrite(this.state, w);
+  async applyStateWrite(w: StateWrite): Promise<void> {
+    await applyStateWrite(this.state, w);
+    // It may have written the L1 fee parameters (anvil_setStorageAt on L1Block).
+    this.op?.forgetFeeParams();
   }
 
   /**
@@ -259,6 +280,26 @@ export class ExecutorCore {
     if (this.store.headNumber() === undefined) throw new Error("archive has no genesis");
     this.trieDb.discardPending();
     this.state.moveToHead();
+  }
+
+  /**
+   * The block being built given up after a step on it failed midway (its builder may hold
+   * checkpoints a throw left open): every checkpoint unwound, the state back on the head.
+   */
+  async abandonBuild(): Promise<void> {
+    await this.state.revertTo(0);
+    resetJournal(this.vm);
+    await this.resetToHead();
+  }
+
+  /** The state's open checkpoints (what a failed transaction must leave, see undoFailed). */
+  get stateDepth(): number {
+    return this.state.checkpointDepth;
+  }
+
+  /** After a transaction threw: the checkpoints it left open reverted, back to `depth`. */
+  undoFailed(depth: number): Promise<void> {
+    return this.state.revertTo(depth);
   }
 
   /**
@@ -342,7 +383,7 @@ export class ExecutorCore {
       headerRlp: block.header.serialize(),
       bodyRlp: bodyRlp(block),
       timestamp: block.header.timestamp,
-      transactionHashes: block.transactions.map((tx) => tx.hash()),
+      transactionHashes: block.transactions.map((tx) => hashOf(tx)),
       receipts,
       accountChanges,
       storageChanges,
@@ -352,9 +393,17 @@ export class ExecutorCore {
   }
 }
 
-/** Block body as stored: the block RLP's list without its header. */
+/**
+ * Block body as stored: the block RLP's list without its header (Block.raw()'s, with each typed
+ * transaction's encoding as it was decoded rather than serialized again).
+ */
 export function bodyRlp(block: Block): Uint8Array {
-  return RLP.encode(block.raw().slice(1) as Input);
+  const txs = block.transactions.map((tx) => (tx.type === 0 ? tx.raw() : encodingOf(tx)));
+  const uncles = block.uncleHeaders.map((h) => h.raw());
+  const withdrawals = block.withdrawals?.map((w) => w.raw());
+  return RLP.encode(
+    (withdrawals === undefined ? [txs, uncles] : [txs, uncles, withdrawals]) as Input,
+  );
 }
 
 /** The access list a typed transaction carries (none for a legacy one). */

@@ -6,6 +6,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToUnpaddedBytes, generateAddress } from "@ethereumjs/util";
 import type { TxReceipt } from "@ethereumjs/vm";
 import { type DepositTx, isDepositTx } from "../chain/op/depositTx.ts";
+import { hashOf, senderOf } from "../chain/txFacts.ts";
 import type { Log, OpReceiptFields, ReceiptRecord } from "../chain/types.ts";
 import type { L1FeeInfo } from "./op/l1Cost.ts";
 
@@ -60,7 +61,7 @@ export function receiptRecord(
   receipt: TxReceipt,
   ctx: ReceiptContext,
 ): ReceiptRecord {
-  const from = tx.getSenderAddress().bytes;
+  const from = senderOf(tx).bytes;
   // A deposit's contract address comes from the nonce it used (its receipt's depositNonce).
   const nonce = isDepositTx(tx) ? (ctx.op?.depositNonce ?? 0n) : tx.nonce;
   const cumulative = receipt.cumulativeBlockGasUsed;
@@ -80,7 +81,7 @@ export function receiptRecord(
     to: tx.to?.bytes,
     contractAddress:
       tx.to === undefined ? generateAddress(from, bigIntToUnpaddedBytes(nonce)) : undefined,
-    transactionHash: tx.hash(),
+    transactionHash: hashOf(tx),
     logsBloom: receipt.bitvector,
     logs,
     blobGasUsed: isBlob ? BigInt(blobCount) * GAS_PER_BLOB : undefined,

@@ -141,8 +141,11 @@ export class TraceExecutor {
     const list = this.chain.devWrites?.(Number(block.header.number)) ?? [];
     let next = 0;
     return async (vm, i) => {
-      for (; next < list.length && list[next]![0] <= i; next++)
+      for (; next < list.length && list[next]![0] <= i; next++) {
         await applyStateWrite(vm.stateManager, decodeStateWrite(list[next]![1]));
+        // As the sequencer did: the write may have changed the L1 fee parameters.
+        this.ops.get(vm)?.forgetFeeParams();
+      }
     };
   }
 

@@ -1,14 +1,14 @@
 // The one place that reaches into what the EVM library keeps private (internals of
 // @ethereumjs/vm and @ethereumjs/evm 10.x, checked by the dev end-to-end tests on every run): the
 // BlockBuilder's running transaction list and header, the EVM's opcode table, its running
-// precompiles and the journal's always-warm set; and, in vmInterpreter.ts and the files beside it
+// precompiles, the journal's always-warm set and its bookkeeping; and, in vmInterpreter.ts and the files beside it
 // (vmSyncOps.ts, vmLibrary.ts), the interpreter's run loop, named here. Everything else uses the
 // library's public API.
 import { Block, type BlockOptions, createBlock, type HeaderData } from "@ethereumjs/block";
 import type { EVMInterface, PrecompileFunc } from "@ethereumjs/evm";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Address } from "@ethereumjs/util";
-import type { BlockBuilder, VM } from "@ethereumjs/vm";
+import { type Address, EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { type BlockBuilder, runTx, type VM } from "@ethereumjs/vm";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DepositTx } from "../chain/op/depositTx.ts";
 import type { DepositResult, OpExecution } from "./op/opExecution.ts";
@@ -20,6 +20,10 @@ type Internals = {
   gasUsed: bigint;
   headerData: HeaderData & BuilderHeader;
   blockOpts: BlockOptions;
+  vm: VM;
+  checkpointed: boolean;
+  _minerValue: bigint;
+  checkStatus(): void;
 };
 
 function internals(builder: BlockBuilder): Internals {
@@ -44,6 +48,60 @@ export function builderTransactions(builder: BlockBuilder): BlockTransaction[] {
   return internals(builder).transactions;
 }
 
+/** Each builder's block context: its header as it opened (the gas used so far is passed apart). */
+const contexts = new WeakMap<BlockBuilder, Block>();
+
+/**
+ * The block a transaction of `builder` runs in (NUMBER, TIMESTAMP, COINBASE, BASEFEE…), made once
+ * per block: the library's builder makes a header per transaction, a deep copy of the Common's
+ * parameter tables each, only to vary its gas used, which runTx takes as `blockGasUsed`.
+ */
+export function blockContext(builder: BlockBuilder): Block {
+  let block = contexts.get(builder);
+  if (block === undefined) {
+    const holder = internals(builder);
+    block = createBlock({ header: { ...holder.headerData, gasUsed: 0n } }, holder.blockOpts);
+    contexts.set(builder, block);
+  }
+  return block;
+}
+
+/**
+ * Runs `tx` onto the block being built as BlockBuilder.addTransaction does (checkpoint, gas
+ * check, runTx, the builder's totals), in the block context made once per block. Blob
+ * transactions (their context carries the blob gas so far) and the two-dimensional gas of
+ * EIP-8037 and EIP-7928's access lists take the library's own path.
+ */
+export async function addTransaction(
+  builder: BlockBuilder,
+  tx: TypedTransaction,
+  allowNoBlobs: boolean,
+) {
+  const holder = internals(builder);
+  const common = holder.vm.common;
+  if (tx.type === 3 || common.isActivatedEIP(8037) || common.isActivatedEIP(7928))
+    return addTransactionAsLibrary(builder, tx, allowNoBlobs);
+  holder.checkStatus();
+  if (!holder.checkpointed) {
+    await holder.vm.evm.journal.checkpoint();
+    holder.checkpointed = true;
+  }
+  if (tx.gasLimit > BigInt(holder.headerData.gasLimit as bigint) - holder.gasUsed)
+    throw EthereumJSErrorWithoutCode(
+      "tx has a higher gas limit than the remaining gas in the block",
+    );
+  const result = await runTx(holder.vm, {
+    tx,
+    block: blockContext(builder),
+    blockGasUsed: holder.gasUsed,
+  });
+  holder.transactions.push(tx);
+  holder.transactionResults.push(result);
+  holder.gasUsed += result.blockGasSpent;
+  holder._minerValue += result.minerValue;
+  return result;
+}
+
 /**
  * BlockBuilder.addTransaction re-creates the whole block (every transaction so far) just to give
  * the new one its block context, which makes a block of n transactions cost O(n²). The context
@@ -51,7 +109,7 @@ export function builderTransactions(builder: BlockBuilder): BlockTransaction[] {
  * transaction is appended to the real one afterwards. Roots are still computed from the full
  * list at seal, and every sealed block is verified against them.
  */
-export async function addTransaction(
+async function addTransactionAsLibrary(
   builder: BlockBuilder,
   tx: TypedTransaction,
   allowNoBlobs: boolean,
@@ -78,12 +136,7 @@ export async function addDeposit(
   const gasLimit = BigInt(holder.headerData.gasLimit as bigint);
   if (tx.gasLimit > gasLimit - holder.gasUsed)
     throw new Error("tx has a higher gas limit than the remaining gas in the block");
-  // The block context the library's builder gives a transaction: the header so far.
-  const block = createBlock(
-    { header: { ...holder.headerData, gasUsed: holder.gasUsed } },
-    holder.blockOpts,
-  );
-  const result = await op.runDeposit(tx, block, holder.gasUsed);
+  const result = await op.runDeposit(tx, blockContext(builder), holder.gasUsed);
   holder.transactions.push(tx);
   holder.transactionResults.push(result);
   holder.gasUsed += result.totalGasSpent;
@@ -149,3 +202,8 @@ export function alwaysWarm(vm: VM): Map<string, Set<string>> {
 // The interpreter loop without a promise per opcode lives in vmInterpreter.ts (with
 // vmSyncOps.ts and vmLibrary.ts): what the rest of flashnode uses of it is named here.
 export { syncInterpreterRuns, useSyncInterpreter };
+
+/** The journal's bookkeeping started afresh (a block given up after a throw left it midway). */
+export function resetJournal(vm: VM): void {
+  (vm.evm.journal as unknown as { cleanJournal(): void }).cleanJournal();
+}

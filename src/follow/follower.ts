@@ -6,6 +6,7 @@
 // What readers see leaves as the same ChainUpdates a dev sequencer sends.
 import type { Common } from "@ethereumjs/common";
 import { blockRlpFromJson } from "../chain/blockJson.ts";
+import { listRoot } from "../chain/listTrie.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
 import { type BlockExecutor, BlockRejectedError } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
@@ -15,7 +16,7 @@ import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
 import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
-import { FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import { canonicalBlock, FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
 
@@ -232,20 +233,26 @@ export class Follower {
   /** One canonical block: executed on the head, checked, committed; pending follows it. */
   private async importBlock(json: RpcBlock): Promise<void> {
     const { common, executor, store } = this.deps;
-    const block = blockFromRlp(blockRlpFromJson(json), { common, setHardfork: true });
+    const rlp = blockRlpFromJson(json);
+    const started = performance.now();
+    // What the stream pre-confirmed is the block, most of the time: sealed as replayed. Its
+    // transactions are then the replay's, hash by hash, and the replay's transactions root is
+    // the header's: the list is proven the header's without a trie of its own, and its
+    // transactions are not decoded again.
+    const canonical = canonicalBlock(rlp, common);
+    let write = await this.replay.sealAs(canonical);
+    if (write !== undefined) this.imported.fromReplay++;
     // Every transaction hash was checked; that the list is the header's, in its order, is this.
-    if (!(await block.transactionsTrieIsValid())) {
+    else if (!equalBytes(listRoot(canonical.transactions), canonical.header.transactionsTrie)) {
       this.stop(
         `following stopped at block ${json.number} (${json.hash}): its transactions do not match its transactions root`,
       );
       return;
     }
-    const started = performance.now();
-    // What the stream pre-confirmed is the block, most of the time: sealed as replayed.
-    let write = await this.replay.sealAs(block);
-    if (write !== undefined) this.imported.fromReplay++;
     try {
-      write ??= await executor.execute(block, { ownStateRoot: true });
+      write ??= await executor.execute(blockFromRlp(rlp, { common, setHardfork: true }), {
+        ownStateRoot: true,
+      });
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
@@ -254,7 +261,7 @@ export class Follower {
     store.writeBlock(write);
     this.deps.onCommitted?.();
     this.imported.blocks++;
-    this.imported.gas += block.header.gasUsed;
+    this.imported.gas += canonical.header.gasUsed;
     this.imported.ms += performance.now() - started;
     const id = blockId("upstream", json);
     const result = this.sequencing.canonical(

@@ -1,9 +1,11 @@
 // The main thread's handle on the follower thread, over the one channel: the stream of seals and
-// flashblocks it publishes, and its health. A follower that dies is fatal, as a sequencer is.
+// flashblocks it publishes, and its health. A follower that dies is fatal, as a sequencer is:
+// the node is told through `onFatal` and stops as a whole.
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { Channel } from "../util/channel.ts";
+import { WorkerDiedError } from "../util/errors.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import type {
   FollowerApi,
@@ -33,6 +35,7 @@ export class FollowerClient {
     data: FollowerWorkerData,
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
     logger: Logger,
+    onFatal: (e: Error) => void,
   ): Promise<FollowerClient> {
     const heard = {
       health: {
@@ -79,8 +82,7 @@ export class FollowerClient {
     );
     void channel.whenGone().then((e) => {
       if (client.stopping !== undefined) return;
-      logger.fatal({ err: e.message }, "follower thread exited");
-      process.exit(1);
+      onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
     });
     return client;
   }

@@ -4,17 +4,54 @@
 // last (earlier results kept, not re-executed), and each becomes the FlashblockUpdate readers
 // apply, as a dev sequencer's would. A flashblock whose transactions do not run, or whose gas
 // disagrees with what the stream said, is refused (FlashblockRejectedError).
-import { type Block, createBlockHeader } from "@ethereumjs/block";
+import {
+  Block,
+  type BlockHeader,
+  createBlockHeader,
+  createBlockHeaderFromRLP,
+} from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { bodyTransactions, splitBlockRlp } from "../chain/rawEncoding.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
+import { bodyRlp } from "../exec/executorCore.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
 import { builderHeader, sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingBase, PendingTransaction } from "../pending/types.ts";
 import { assembleFlashblock, Building } from "../sequencer/building.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { Flashblock, FlashblockBase } from "./flashblock.ts";
+
+/** A canonical block as its RLP carries it: the header decoded, the transactions as bytes. */
+export type CanonicalBlock = {
+  readonly header: BlockHeader;
+  /** The body as stored (`[transactions, uncles, withdrawals?]`). */
+  readonly bodyRlp: Uint8Array;
+  /** The transactions' binary (EIP-2718) encodings and their hashes, in body order. */
+  readonly transactions: readonly Uint8Array[];
+  readonly hashes: readonly Uint8Array[];
+};
+
+/** A decoded block as a CanonicalBlock (its transactions' kept bytes and hashes). */
+function canonicalOf(block: Block): CanonicalBlock {
+  return {
+    header: block.header,
+    bodyRlp: bodyRlp(block),
+    transactions: block.transactions.map((tx) => encodingOf(tx)),
+    hashes: block.transactions.map((tx) => hashOf(tx)),
+  };
+}
+
+/** A block's RLP as a CanonicalBlock (its transactions hashed, not decoded). */
+export function canonicalBlock(rlp: Uint8Array, common: Common): CanonicalBlock {
+  const { headerRlp, bodyRlp } = splitBlockRlp(rlp);
+  const header = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true });
+  const transactions = bodyTransactions(bodyRlp);
+  return { header, bodyRlp, transactions, hashes: transactions.map((t) => keccak256(t)) };
+}
 
 export class FlashblockRejectedError extends Error {
   readonly code = "FLASHBLOCK_REJECTED";
@@ -42,21 +79,22 @@ export class PendingReplay {
   }
 
   /**
-   * The canonical block `block`, from the replay when the replay holds exactly its transactions
+   * The canonical block `given` (from its RLP, or decoded), from the replay when the replay holds exactly its transactions
    * (what Base's flashblocks pre-confirmed became the block, the usual case): sealed, checked
    * against the header (gas used, receipts, transactions, bloom) and collected for the archive
-   * with no second execution. undefined: nothing usable was replayed (the replay is cleared); the
-   * caller executes the block.
+   * with no second execution, and no decoding of its transactions. undefined: nothing usable was
+   * replayed (the replay is cleared); the caller executes the block.
    */
-  async sealAs(block: Block): Promise<BlockWrite | undefined> {
+  async sealAs(given: CanonicalBlock | Block): Promise<BlockWrite | undefined> {
+    const block = given instanceof Block ? canonicalOf(given) : given;
     const b = this.building;
     const h = block.header;
-    const txs = block.transactions;
+    const hashes = block.hashes;
     const same =
       b !== undefined &&
       BigInt(b.base.number) === h.number &&
-      b.transactions.length === txs.length &&
-      txs.every((tx, i) => equalBytes(tx.hash(), b.transactions[i]!.hash));
+      b.transactions.length === hashes.length &&
+      hashes.every((hash, i) => equalBytes(hash, b.transactions[i]!.hash));
     if (!same) {
       await this.clear();
       return undefined;
@@ -76,8 +114,16 @@ export class PendingReplay {
       await this.executor.resetToHead();
       return undefined;
     }
-    const write = await this.executor.collectWrite(block, b.receipts);
-    return { ...write, localStateRoot: g.stateRoot };
+    // The write of the header alone, given the body as the block carried it: the transactions
+    // are the replay's (equal hashes), which the builder holds decoded.
+    const shell = new Block(h, [], [], undefined, { common: h.common });
+    const write = await this.executor.collectWrite(shell, b.receipts);
+    return {
+      ...write,
+      bodyRlp: block.bodyRlp,
+      transactionHashes: [...hashes],
+      localStateRoot: g.stateRoot,
+    };
   }
 
   /** Starts block `base.blockNumber` on the head and replays `flashblocks` (index 0 first). */
@@ -115,7 +161,7 @@ export class PendingReplay {
         { common: this.common },
       ).getBlobGasPrice(),
     };
-    this.building = new Building(builder, pendingBase, payloadId, performance.now(), this.common);
+    this.building = new Building(builder, pendingBase, payloadId, performance.now());
     const out: FlashblockUpdate[] = [];
     for (const fb of flashblocks) out.push(await this.extend(fb, arrivedAt?.(fb)));
     return out;
@@ -134,7 +180,7 @@ export class PendingReplay {
     for (const t of fb.diff.transactions) {
       let receipt: Awaited<ReturnType<typeof includeTransaction>>;
       try {
-        const tx = decodeBlockTransaction(t.raw, this.common);
+        const tx = decodeBlockTransaction(t.raw, this.common, t.hash);
         receipt = await includeTransaction(
           b.builder,
           this.executor.op,
@@ -148,7 +194,7 @@ export class PendingReplay {
         );
       }
       const pending: PendingTransaction = { hash: t.hash, raw: t.raw };
-      await b.append(pending, receipt, undefined);
+      b.append(pending, receipt, undefined);
       added.push(pending);
     }
     // The stream's cumulative gas is the builder's: a block that disagrees is not this chain's.

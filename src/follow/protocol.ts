@@ -3,6 +3,7 @@
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 import type { SequencingEventName } from "./sequencingTypes.ts";
@@ -67,6 +68,8 @@ export type FollowerHealth = {
   readonly stream: FollowerStreamHealth;
   /** `--nats`: whether this follower writes the shared stream now, and what it wrote. */
   readonly publisher?: FollowerPublisherHealth;
+  /** What the follower's upstream client did, by method (metrics). */
+  readonly upstream?: readonly UpstreamSeries[];
 };
 
 export type FollowerPublisherHealth = {

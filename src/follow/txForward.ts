@@ -3,6 +3,7 @@
 // for the node's own clients and, with --nats, for its replicas' (over NATS request/reply).
 import type { Logger } from "../log/logger.ts";
 import { RpcError } from "../services/errors.ts";
+import type { UpstreamHooks } from "../upstream/calls.ts";
 import { UpstreamClient } from "../upstream/client.ts";
 import { UpstreamCallError } from "../upstream/errors.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
@@ -18,8 +19,12 @@ export type TransactionForwarder = {
 export function transactionForwarder(
   target: UpstreamOptions,
   logger: Logger | undefined,
+  hooks?: UpstreamHooks,
 ): TransactionForwarder {
-  const client = new UpstreamClient(target, logger === undefined ? {} : { logger });
+  const client = new UpstreamClient(target, {
+    ...(logger === undefined ? {} : { logger }),
+    ...(hooks === undefined ? {} : { hooks }),
+  });
   return {
     async submit(raw) {
       try {

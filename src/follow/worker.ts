@@ -8,6 +8,7 @@ import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { Publisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import { toWire } from "../util/channel.ts";
@@ -52,7 +53,13 @@ async function main(): Promise<void> {
     hash: hexToBytes(data.hash),
   };
   const logger = forwardingLogger("debug", log);
-  const reads = openForkReads(env, { upstream: followerUpstream(data.upstream), point, logger });
+  const upstreamStats = new UpstreamCallStats();
+  const reads = openForkReads(env, {
+    upstream: followerUpstream(data.upstream),
+    point,
+    logger,
+    hooks: upstreamStats.hooks,
+  });
   const executor = await ensureForkBase(
     spec,
     store,
@@ -77,7 +84,9 @@ async function main(): Promise<void> {
   // `--nats`: what is followed goes to JetStream from this thread, the archive's writer, as a
   // sequencer's does from its own; NATS is loaded only then.
   const publisher =
-    data.nats === undefined ? undefined : await startFollowPublisher(data.nats, store);
+    data.nats === undefined
+      ? undefined
+      : await startFollowPublisher(data.nats, store, upstreamStats);
   const events: Partial<Record<SequencingEventName, number>> = {};
   let stoppedFor: string | undefined;
   let upstreamProblem: string | undefined;
@@ -193,6 +202,7 @@ async function main(): Promise<void> {
         bytes: s.bytes,
         lastFrameAt: s.lastFrameAt,
       },
+      upstream: upstreamStats.snapshot(),
       ...(p === undefined
         ? {}
         : {
@@ -237,10 +247,11 @@ async function main(): Promise<void> {
 async function startFollowPublisher(
   nats: NonNullable<FollowerWorkerData["nats"]>,
   store: ReturnType<typeof createChainStore>,
+  upstreamStats: UpstreamCallStats,
 ): Promise<Publisher> {
   const { startPublisher } = await import("../replica/publisher.ts");
   const logger = forwardingLogger(nats.logLevel, log);
-  const forwarder = transactionForwarder(nats.txForward, logger);
+  const forwarder = transactionForwarder(nats.txForward, logger, upstreamStats.hooks);
   const publisher = startPublisher({
     servers: nats.servers,
     store,

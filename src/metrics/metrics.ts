@@ -3,8 +3,10 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { RequestContext } from "../rpc/method.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import { CallMetrics, registerCallMetrics } from "./callMetrics.ts";
 import { type FollowStreamFigures, registerFollowStreamMetrics } from "./followStreamMetrics.ts";
+import { registerUpstreamMetrics } from "./upstreamMetrics.ts";
 
 export type MetricsSources = {
   readonly head: () => number | undefined;
@@ -28,6 +30,8 @@ export type MetricsSources = {
   readonly followStream?: () => FollowStreamFigures | undefined;
   /** A follower publishing to NATS: its role (undefined: this node publishes as no follower). */
   readonly publisherRole?: () => "leader" | "standby" | undefined;
+  /** A fork or a follower: what its upstream clients did, in this process and its threads. */
+  readonly upstream?: () => readonly UpstreamSeries[] | Promise<readonly UpstreamSeries[]>;
 };
 
 export type Metrics = {
@@ -65,6 +69,7 @@ export function createMetrics(
   let lastMethod: string | undefined;
   let lastLabel = "other";
   registerCallMetrics(registry, () => calls.snapshot());
+  if (sources.upstream !== undefined) registerUpstreamMetrics(registry, sources.upstream);
   const forbidden = new Counter({
     name: "flashnode_http_forbidden_total",
     help: "Requests refused by the method policy (HTTP 403)",

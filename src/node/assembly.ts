@@ -15,7 +15,6 @@ import { PositionFence } from "./positionFence.ts";
 import { type Archive, startReader } from "./reader.ts";
 import { startReaderHost } from "./readerHost.ts";
 import { startReaderProcess } from "./readerProcess.ts";
-import { isReader } from "./readerSlot.ts";
 import { openArchive, servedArchive } from "./sources/archiveSource.ts";
 import { startSequencerSource } from "./sources/sequencerSource.ts";
 import { UpdateStream } from "./updateStream.ts";
@@ -25,7 +24,9 @@ import { UpdateStream } from "./updateStream.ts";
  * aborted while it starts: the start gives up (rejects with its reason), what it started stopped.
  */
 export function startNode(plan: NodePlan, stop?: AbortSignal): Promise<RunningNode> {
-  return isReader() ? startReaderProcess(plan) : startPrimary(plan, stop);
+  return plan.process.kind === "reader"
+    ? startReaderProcess(plan, plan.process)
+    : startPrimary(plan, stop);
 }
 
 /** Stops, in reverse order of start, what was started. */
@@ -66,7 +67,13 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
     switch (plan.source.kind) {
       case "sequencer": {
         source = await unlessAborted(
-          startSequencerSource({ datadir, chain: plan.source.chain, logger, publish }),
+          startSequencerSource({
+            datadir,
+            chain: plan.source.chain,
+            logger,
+            publish,
+            onFatal: fail,
+          }),
           stop,
           (late) => late.close(),
         );
@@ -96,7 +103,13 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       case "follow": {
         const { startFollowSource } = await import("./sources/followSource.ts");
         source = await unlessAborted(
-          startFollowSource({ datadir, follow: plan.source.follow, logger, publish }),
+          startFollowSource({
+            datadir,
+            follow: plan.source.follow,
+            logger,
+            publish,
+            onFatal: fail,
+          }),
           stop,
           (late) => late.close(),
         );
@@ -127,6 +140,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       ...(source.counters === undefined ? {} : { counters: source.counters() }),
       ...(source.followStream === undefined ? {} : { followStream: source.followStream() }),
       ...(source.publisherRole === undefined ? {} : { publisher: source.publisherRole() }),
+      ...(source.upstreamCalls === undefined ? {} : { upstream: source.upstreamCalls() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
     // A fork funds them all on top of its upstream; a chain of its own, those its genesis does.
@@ -175,6 +189,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       const host = await startReaderHost({
         readers: plan.rpcWorkers,
         argv: plan.argv,
+        env: plan.readerEnv,
         logger,
         stream: live ? stream : undefined,
         fence,

@@ -25,7 +25,6 @@ import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainReader, ChainStore, StateReader } from "../store/chainStore.ts";
 import { CLIENT_VERSION } from "../version.ts";
-import { readerSlot } from "./readerSlot.ts";
 
 export function createBackend(
   spec: ChainSpec,
@@ -48,6 +47,8 @@ export function createBackend(
     readonly timeline?: TimelineReader;
     /** web3_clientVersion (default: CLIENT_VERSION). */
     readonly clientVersion?: string;
+    /** This reader's slot of the node's --rpc-workers (filter ids name it); 0 by default. */
+    readonly readerSlot?: number;
     /** State reads other than the archive's own (a fork's: the upstream's beyond its writes). */
     readonly state?: StateReader;
     readonly fork?: RpcBackend["fork"];
@@ -85,7 +86,7 @@ export function createBackend(
     calls: services.calls,
     preconfirmedReceipts: services.preconfirmedReceipts ?? true,
     logLimits: services.logLimits ?? DEFAULT_LOG_LIMITS,
-    filters: createFilterManager(services.feed, { slot: readerSlot() }),
+    filters: createFilterManager(services.feed, { slot: services.readerSlot ?? 0 }),
     proofs: createProofService(common, store),
     ...(services.timeline === undefined ? {} : { timeline: services.timeline }),
   };

@@ -18,6 +18,7 @@ import {
 } from "../services/stateMisses.ts";
 import type { ChainStore, StateReader } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
+import type { UpstreamHooks } from "../upstream/calls.ts";
 import { type ForkReads, openForkReads } from "../upstream/forkReads.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import { bytesToHex } from "../util/hex.ts";
@@ -41,6 +42,8 @@ export function openForkView(
   archive: { readonly kv: KvEnv; readonly store: ChainStore },
   upstream: UpstreamOptions | undefined,
   logger: Logger,
+  /** What the upstream client reports its calls to (the reader's metrics). */
+  hooks?: UpstreamHooks,
 ): ForkView | undefined {
   const base = archive.store.forkBase();
   if (base === undefined) return undefined;
@@ -49,7 +52,12 @@ export function openForkView(
       `the chain in ${archive.kv.path.replace(/\/archive$/, "")} is a fork of chain ${base.chainId} at block ${base.number}: its state beyond what it wrote is the upstream's, so it runs with its upstream (dev --fork-url URL; a replica: --fork-url URL)`,
     );
   const point = { chainId: base.chainId, number: BigInt(base.number), hash: base.hash };
-  const reads = openForkReads(archive.kv, { upstream, point, logger });
+  const reads = openForkReads(archive.kv, {
+    upstream,
+    point,
+    logger,
+    ...(hooks === undefined ? {} : { hooks }),
+  });
   const fetch = (misses: StateMisses) => fetchMisses(reads.state, misses);
   return {
     callWorker: {

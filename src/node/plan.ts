@@ -11,6 +11,7 @@ import type { FlashblockStats } from "../pending/flashblockStats.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { FrontendOptions } from "./frontend.ts";
 
@@ -130,6 +131,11 @@ export type FollowPlan = {
   };
 };
 
+/** A node's primary process, or one of its --rpc-workers readers (slot 0..count-1). */
+export type ProcessRole =
+  | { readonly kind: "primary" }
+  | { readonly kind: "reader"; readonly slot: number; readonly count: number };
+
 export type NodePlan = {
   readonly role: Role;
   readonly datadir: string;
@@ -139,6 +145,10 @@ export type NodePlan = {
   readonly frontend: FrontendOptions;
   /** Reader processes serving RPC (--rpc-workers); 1: this process serves. */
   readonly rpcWorkers: number;
+  /** This process: the node's primary, or one of its readers. */
+  readonly process: ProcessRole;
+  /** What the primary adds to its readers' environment (a generated API key). */
+  readonly readerEnv: Readonly<Record<string, string>>;
   /** The CLI arguments a reader process runs with (it builds the same plan). */
   readonly argv: readonly string[];
   readonly callLimits: CallLimits | undefined;
@@ -192,6 +202,8 @@ export type ChainSource = {
   readonly publishing?: string;
   /** A follower publishing to NATS: its publisher id (the Flashnode-Publisher header). */
   readonly publisherId?: string;
+  /** What its upstream clients did so far, by method (flashnode_upstream_*): a fork, a follower. */
+  upstreamCalls?(): readonly UpstreamSeries[];
   close(): Promise<void>;
 };
 

@@ -24,6 +24,7 @@ import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { TransactionSink } from "../services/transactions.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import type { KvEnv } from "../store/lmdb.ts";
+import { mergeUpstreamSeries, UpstreamCallStats } from "../upstream/callStats.ts";
 import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
 import { perRun } from "../util/perRun.ts";
 import { DEV_CLIENT_VERSION } from "../version.ts";
@@ -42,8 +43,13 @@ import type { ReaderLink } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
 import { storeReadiness, withinLag } from "./readiness.ts";
 
-/** How long a call waits for an update the fence says another reader may have shown. */
-const FENCE_WAIT_MS = 250;
+/**
+ * How long a call waits for an update the fence says another reader may have shown. A reader is
+ * normally behind by well under a millisecond, but on a loaded machine (four test files on two
+ * cores) it can be scheduled late by hundreds; 250 ms was suspected of a stale answer there.
+ * Past this, it answers anyway.
+ */
+const FENCE_WAIT_MS = 2_000;
 
 /** The archive, opened once per process. */
 export type Archive = { readonly kv: KvEnv; readonly store: ChainStore };
@@ -82,6 +88,8 @@ export type ReaderDeps = {
   readonly callWorkerFirst?: boolean;
   /** Whether this reader records each flashblock's build time (one reader does, for the node). */
   readonly recordsBuilds?: boolean;
+  /** This reader's slot of the node's --rpc-workers (0 in a process that serves alone). */
+  readonly slot?: number;
   /** Listens for each update's delay from the primary to this reader. */
   readonly onRelay?: (listener: (lagMs: number) => void) => void;
   /** A forked chain's upstream (the archive says where it forked). */
@@ -100,7 +108,9 @@ export type Reader = {
 export async function startReader(deps: ReaderDeps): Promise<Reader> {
   const { archive, view } = deps;
   const { kv, store } = archive;
-  let fork = openForkView(archive, deps.forkUpstream, deps.logger);
+  /** What this reader's upstream client did (a fork's reads; metrics). */
+  const upstreamStats = new UpstreamCallStats();
+  let fork = openForkView(archive, deps.forkUpstream, deps.logger, upstreamStats.hooks);
   const callData = (f: ForkView | undefined): CallWorkerData => ({
     datadir: deps.datadir,
     ...(deps.readOnly ? { readOnly: true } : {}),
@@ -119,6 +129,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     const serve = (): MethodRegistry => {
       const backend = createBackend(spec, store, {
         calls,
+        readerSlot: deps.slot ?? 0,
         ...(fork === undefined ? {} : { state: fork.state, fork: fork.origin }),
         ...(feed === undefined ? {} : { feed }),
         ...(follower === undefined
@@ -164,7 +175,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
                 ...(deps.forkUpstream ?? {}),
                 headers: reset.fork.headers,
               });
-        fork = openForkView(archive, upstream, deps.logger);
+        fork = openForkView(archive, upstream, deps.logger, upstreamStats.hooks);
         calls.reconfigure(callData(fork));
         current = serve();
       })().finally(() => {
@@ -210,7 +221,21 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       feed,
       logger: deps.logger,
       ...(deps.link === undefined ? {} : { link: deps.link }),
-      metricsSources: metricsSources(deps, follower),
+      metricsSources: {
+        ...metricsSources(deps, follower),
+        // A fork or a follower (a dev chain may become a fork through anvil_reset): this reader's
+        // upstream calls, its call worker's, and (one reader for the node) the source's.
+        ...(deps.forkUpstream === undefined && deps.target?.control === undefined
+          ? {}
+          : {
+              upstream: async () =>
+                mergeUpstreamSeries([
+                  upstreamStats.snapshot(),
+                  await calls.upstreamCalls(),
+                  (deps.recordsBuilds ?? true) ? deps.sourceHealth().upstream : undefined,
+                ]),
+            }),
+      },
       health: health(deps, follower),
     });
     // Started means every part is: a call worker that cannot start fails the start.

@@ -53,6 +53,8 @@ type Reader = {
 export async function startReaderHost(opts: {
   readonly readers: number;
   readonly argv: readonly string[];
+  /** Added to each reader's environment (the plan's readerEnv: a generated API key). */
+  readonly env: Readonly<Record<string, string>>;
   readonly logger: Logger;
   /** The chain's updates (absent: the archive does not move, as in `serve`). */
   readonly stream: UpdateStream | undefined;
@@ -203,6 +205,7 @@ export async function startReaderHost(opts: {
 
   const fork = (slot: number): Promise<{ url: string; dedicatedUrl: string }> => {
     const worker = cluster.fork({
+      ...opts.env,
       [READER_ENV]: String(opts.readers),
       [READER_SLOT_ENV]: String(slot),
     });

@@ -51,8 +51,8 @@ export type ReaderLink = {
   callFilter(slot: number, method: string, filterId: string): Promise<string>;
   /** How this reader runs the filter calls other readers forward to it. */
   serveFilterCalls(run: (method: string, filterId: string) => Promise<string>): void;
-  /** Resolves when the primary is gone (the reader then exits). */
-  whenGone(): Promise<unknown>;
+  /** Resolves when the primary is gone (the reader then exits): why. */
+  whenGone(): Promise<Error>;
   close(): void;
 };
 

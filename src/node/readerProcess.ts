@@ -8,13 +8,19 @@ import { PositionFence } from "./positionFence.ts";
 import { type ReaderTarget, startReader } from "./reader.ts";
 import { connectToPrimary } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
-import { readerCount, readerSlot } from "./readerSlot.ts";
 import { openArchive } from "./sources/archiveSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
-export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
-  const slot = readerSlot();
-  const link = connectToPrimary(readerCount(), slot);
+/** This reader's primary is gone: the node it served is stopping or has died. */
+export class PrimaryGoneError extends Error {
+  readonly code = "PRIMARY_GONE";
+}
+
+export async function startReaderProcess(
+  plan: NodePlan,
+  { slot, count }: { readonly slot: number; readonly count: number },
+): Promise<RunningNode> {
+  const link = connectToPrimary(count, slot);
   // Updates land in a stream of this process's own: the reader subscribes when it is ready,
   // from the block so far, whatever arrived meanwhile.
   const stream = new UpdateStream();
@@ -87,6 +93,7 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     link,
     ...(fence === undefined ? {} : { fence }),
     recordsBuilds: slot === 0,
+    slot,
     onRelay: (l) => relayListeners.push(l),
   });
   link.listening(reader.url, reader.dedicatedUrl);
@@ -100,8 +107,9 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     })();
     return closing;
   };
-  // Without its primary the node is gone: so is this reader.
-  void link.whenGone().then(() => close().then(() => process.exit(0)));
+  // Without its primary the node is gone: so is this reader (the CLI stops it, quietly: the
+  // primary has said why).
+  const failed = link.whenGone().then((e) => new PrimaryGoneError(e.message, { cause: e }));
   return {
     process: "reader",
     role: plan.role,
@@ -113,13 +121,13 @@ export async function startReaderProcess(plan: NodePlan): Promise<RunningNode> {
     head: archive.store.headNumber() ?? 0,
     resumedAt: undefined,
     accounts: [],
-    readers: readerCount(),
+    readers: count,
     readerPids: () => [process.pid],
     upstream: undefined,
     fork: undefined,
     pending: reader.pending,
     stats: reader.stats,
-    failed: new Promise<Error>(() => {}),
+    failed,
     close,
   };
 }

@@ -6,6 +6,7 @@ import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import type { FollowStreamFigures } from "../metrics/followStreamMetrics.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 
 /** [limiter name, client key, tokens]: what a reader's rate limiters took. */
 export type SpentEntries = ReadonlyArray<readonly [string, string, number]>;
@@ -25,6 +26,8 @@ export type SourceHealth = {
   readonly followStream?: FollowStreamFigures;
   /** A follower publishing to NATS (`follow --nats`): whether it writes the shared stream now. */
   readonly publisher?: "leader" | "standby";
+  /** What the source's upstream clients did (a fork's sequencer, a follower), by method. */
+  readonly upstream?: readonly UpstreamSeries[];
 };
 
 /** A reader's metrics, for the primary to sum into the node's. */

@@ -7,6 +7,7 @@ import type { Blob4844Tx } from "@ethereumjs/tx";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
+import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { placeholderSender } from "../exec/impersonation.ts";
 import { includeTransaction } from "../exec/op/opBlock.ts";
@@ -41,6 +42,8 @@ export type RecordedOpening = {
   readonly freshL1Info?: boolean;
   /** Rebuilt by a dev method for the n-th time (0: as recorded): part of the payload id. */
   readonly generation?: number;
+  /** The payload id it had (a block rebuilt as it was, after a failed step: the same build). */
+  readonly payloadId?: string;
 };
 
 /** Executes one transaction onto the block being built; throws if it cannot be included. */
@@ -54,6 +57,7 @@ export async function includeInBlock(
   const impersonated = isDepositTx(tx) ? undefined : placeholderSender(tx);
   if (impersonated !== undefined) seq.executor.disguise(impersonated);
   let record: Awaited<ReturnType<typeof includeTransaction>>;
+  const depth = seq.executor.stateDepth;
   try {
     record = await includeTransaction(
       b.builder,
@@ -62,17 +66,22 @@ export async function includeInBlock(
       { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
       allowNoBlobs,
     );
+  } catch (e) {
+    // Not included: the block is as it was before (a throw inside a call frame, a fork's
+    // upstream failing, leaves checkpoints open that the library does not revert).
+    await seq.executor.undoFailed(depth);
+    throw e;
   } finally {
     if (impersonated !== undefined) seq.executor.disguise(undefined);
   }
   // The block holds the tx without its blob sidecar; the builder keeps that form.
   const built = builderTransactions(b.builder);
   const included = built[built.length - 1]!;
-  const hash = included.hash();
+  const hash = hashOf(included);
   const receivedAt = seq.intake.take(bytesToHex(hash));
   const pending: PendingTransaction = {
     hash,
-    raw: included.serialize(),
+    raw: encodingOf(included),
     ...(receivedAt === undefined ? {} : { receivedAt }),
   };
   // Kept while the block is open: a block built from the pool (testing_buildBlockV1) needs it.
@@ -80,7 +89,7 @@ export async function includeInBlock(
     tx.type === 3 && (tx as Blob4844Tx).blobs !== undefined
       ? (tx as Blob4844Tx).serializeNetworkWrapper()
       : undefined;
-  await b.append(pending, record, networkForm);
+  b.append(pending, record, networkForm);
   return pending;
 }
 
@@ -128,14 +137,16 @@ export async function openBlock(
   // A payload id as Base's builder makes one: 8 bytes naming this build (a block rebuilt by a
   // dev method gets a new one).
   const generation = recorded?.generation ?? 0;
-  const payloadId = bytesToHex(
-    keccak256(
-      hexToBytes(
-        `${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}${generation === 0 ? "" : generation.toString(16).padStart(8, "0")}`,
-      ),
-    ).subarray(0, 8),
-  );
-  const b = new Building(builder, base, payloadId, openedAt, seq.common);
+  const payloadId =
+    recorded?.payloadId ??
+    bytesToHex(
+      keccak256(
+        hexToBytes(
+          `${bytesToHex(base.parentHash)}${timestamp.toString(16).padStart(16, "0")}${generation === 0 ? "" : generation.toString(16).padStart(8, "0")}`,
+        ),
+      ).subarray(0, 8),
+    );
+  const b = new Building(builder, base, payloadId, openedAt);
   if (seq.executor.op !== undefined) {
     for (const tx of seq.deposits.opening(timestamp, recorded?.deposits, recorded?.freshL1Info))
       await includeInBlock(seq, b, tx, false);

@@ -2,10 +2,9 @@
 // bloom, gas), the new transactions and receipts, the state diff, and Base's wire JSON.
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
 import { KECCAK256_RLP } from "@ethereumjs/util";
 import type { BlockBuilder } from "@ethereumjs/vm";
+import { ListTrie } from "../chain/listTrie.ts";
 import { receiptRlp } from "../chain/rawEncoding.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type {
@@ -27,9 +26,12 @@ export class Building {
   private readonly transactionList: PendingTransaction[] = [];
   /** Blob transactions of the block in their network form (with the sidecar), by hash. */
   private readonly sidecarMap = new Map<string, Uint8Array>();
-  /** Transaction and receipt tries, grown one entry per transaction (not rebuilt per flashblock). */
-  readonly txTrie: MerklePatriciaTrie;
-  readonly receiptTrie: MerklePatriciaTrie;
+  /**
+   * Transaction and receipt tries, grown one entry per transaction: each flashblock's roots hash
+   * only what it added (listTrie.ts).
+   */
+  readonly txTrie = new ListTrie();
+  readonly receiptTrie = new ListTrie();
   /** Executed since the last flashblock, published with the next one. */
   private unpublished: PendingTransaction[] = [];
   private flashblockIndex = 0;
@@ -46,11 +48,8 @@ export class Building {
     readonly base: PendingBase,
     readonly payloadId: string,
     openedAt: number,
-    common: Common,
   ) {
     this.gridStart = openedAt;
-    this.txTrie = new MerklePatriciaTrie({ common });
-    this.receiptTrie = new MerklePatriciaTrie({ common });
   }
 
   get receipts(): readonly ReceiptRecord[] {
@@ -115,16 +114,15 @@ export class Building {
    * A transaction executed onto the block: its receipt, its trie entries and (a blob
    * transaction) its network form, kept while the block is open.
    */
-  async append(
+  append(
     pending: PendingTransaction,
     receipt: ReceiptRecord,
     networkForm: Uint8Array | undefined,
-  ): Promise<void> {
+  ): void {
     this.receiptList.push(receipt);
     if (networkForm !== undefined) this.sidecarMap.set(bytesToHex(pending.hash), networkForm);
-    const key = RLP.encode(this.transactionList.length);
-    await this.txTrie.put(key, pending.raw);
-    await this.receiptTrie.put(key, receiptRlp(receipt));
+    this.txTrie.push(pending.raw);
+    this.receiptTrie.push(receiptRlp(receipt));
     this.transactionList.push(pending);
   }
 

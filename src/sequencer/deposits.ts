@@ -44,4 +44,17 @@ export class DepositQueue {
     }
     return [l1InfoDeposit(devL1Values(this.l1, timestamp), this.common), ...this.waiting.splice(0)];
   }
+
+  /**
+   * What opening(timestamp) gives, the user deposits left waiting (a seal records the next
+   * block's opening before that block opens; a seal that fails keeps them for the next try).
+   */
+  preview(timestamp: bigint): DepositTx[] {
+    return [l1InfoDeposit(devL1Values(this.l1, timestamp), this.common), ...this.waiting];
+  }
+
+  /** The first `count` user deposits waiting went into a block opened from a preview. */
+  taken(count: number): void {
+    this.waiting.splice(0, count);
+  }
 }

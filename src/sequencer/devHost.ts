@@ -30,7 +30,8 @@ export type DevHost = {
   readonly opts: { readonly flashblockIntervalMs: number };
   readonly mining: MiningMode;
   readonly pool: {
-    requeue(tx: TypedTransaction): void;
+    /** Puts transactions that ran before everything waiting back in front of it, in order. */
+    restore(txs: readonly TypedTransaction[]): void;
     /** Removes a waiting transaction; whether it was there. */
     remove(hash: Uint8Array): boolean;
   };
@@ -42,7 +43,8 @@ export type DevHost = {
   replace(b: Building): void;
   open(recorded?: RecordedOpening): Promise<Building>;
   include(b: Building, tx: BlockTransaction, allowNoBlobs?: boolean): Promise<PendingTransaction>;
-  executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]>;
+  /** Executes everything the pool can run onto `b`. */
+  executeWaiting(b: Building): Promise<PendingTransaction[]>;
   flashblockOf(
     b: Building,
     added: PendingTransaction[],
@@ -61,7 +63,7 @@ export async function flashblockNow(seq: DevHost, ops: Uint8Array[], flush = fal
   const b = seq.current();
   const started = performance.now();
   const added = b.takeUnpublished();
-  if (flush) added.push(...(await seq.executeWaiting(b, Number.POSITIVE_INFINITY)));
+  if (flush) added.push(...(await seq.executeWaiting(b)));
   if (added.length === 0 && ops.length === 0) return;
   b.advance();
   seq.publishFlashblock(b, await seq.flashblockOf(b, added, started), ops);

@@ -28,15 +28,24 @@ export class DevClock {
    * block at MAX_TIMESTAMP, so a parent always leaves room for one more second.
    */
   take(parentTimestamp: bigint): bigint {
+    if (this.next === undefined) return this.following(parentTimestamp);
     const now = BigInt(Math.floor(Date.now() / 1000));
-    let t = now + this.offset;
-    if (this.next !== undefined) {
-      t = this.next;
-      // Time goes on from there, as on anvil.
-      this.offset = this.next - now;
-    }
-    if (t <= parentTimestamp) t = parentTimestamp + 1n;
-    return t < MAX_TIMESTAMP ? t : MAX_TIMESTAMP;
+    // Time goes on from there, as on anvil.
+    this.offset = this.next - now;
+    return this.clamped(this.next, parentTimestamp);
+  }
+
+  /**
+   * The timestamp take() gives the block after one sealing now at `parentTimestamp` (the exact
+   * timestamp asked for was that block's): the seal records the next block's opening with it.
+   */
+  following(parentTimestamp: bigint): bigint {
+    return this.clamped(BigInt(Math.floor(Date.now() / 1000)) + this.offset, parentTimestamp);
+  }
+
+  private clamped(t: bigint, parentTimestamp: bigint): bigint {
+    const above = t <= parentTimestamp ? parentTimestamp + 1n : t;
+    return above < MAX_TIMESTAMP ? above : MAX_TIMESTAMP;
   }
 
   /** The block that took the exact timestamp has sealed: later blocks go on from the clock. */

@@ -3,6 +3,7 @@
 // built as geth's pool validates. An OP-stack deposit waits for the next block's start instead.
 import type { Common } from "@ethereumjs/common";
 import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
+import { encodingOf, senderOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { decodeRawTransaction } from "../exec/decodeTransaction.ts";
 import { placeholderSender, withPlaceholderSender } from "../exec/impersonation.ts";
@@ -64,15 +65,15 @@ export async function acceptTransaction(
   if (building === undefined) throw new TxRejectedError("sequencer is not running");
   let sender: Uint8Array;
   try {
-    sender = tx.getSenderAddress().bytes;
+    sender = senderOf(tx).bytes;
   } catch (e) {
     throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
   }
   const account = await seq.executor.currentAccount(sender);
   const sealedNonce = (await seq.executor.sealedAccount(sender))?.nonce ?? 0n;
-  const l1Cost = (await seq.executor.op?.l1FeeFor(tx.serialize()))?.l1Fee;
+  const l1Cost = (await seq.executor.op?.l1FeeFor(tx, encodingOf(tx)))?.l1Fee;
   // The size limit is on the transaction itself; a blob sidecar is carried beside it.
-  const size = tx.type === 3 ? tx.serialize().length : raw.length;
+  const size = tx.type === 3 ? encodingOf(tx).length : raw.length;
   const { hash } = seq.pool.add(tx, size, {
     common: seq.common,
     baseFee: building.base.baseFeePerGas,

@@ -5,6 +5,7 @@ import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { StreamOptions } from "../replica/streams.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
 
@@ -108,8 +109,14 @@ export type SequencerParentApi = {
   }> & {
     readonly update: FlashblockUpdate | SealedUpdate;
     readonly submitted: Submitted;
-    /** Why the sequencer's node is not ready (its NATS unreachable); sent as it changes. */
-    readonly health: { readonly reasons: readonly string[] };
+    /**
+     * Why the sequencer's node is not ready (its NATS or a fork's upstream unreachable, blocks not
+     * sealing), and what its upstream client did (metrics); sent as it changes.
+     */
+    readonly health: {
+      readonly reasons: readonly string[];
+      readonly upstream?: readonly UpstreamSeries[];
+    };
     readonly log: {
       readonly level: ForwardedLevel;
       readonly msg: string;

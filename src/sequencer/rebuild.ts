@@ -4,6 +4,7 @@
 // after them. When transactions sent to it had been pre-confirmed, the stream says the block was
 // replaced as evm_revert says it: one update that drops the pre-confirmed view (their logs
 // `removed`) and carries the new flashblock 0 (a new payload_id at a height already seen).
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { type BlockTransaction, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { BlockReceipts } from "../chain/types.ts";
@@ -29,6 +30,11 @@ export type RebuildOptions = {
   readonly freshOpening?: boolean;
   /** Told of each transaction that could not run again (reopened blocks only). */
   readonly onFailed?: (tx: BlockTransaction, reason: string) => void;
+  /**
+   * The same block again, after a step on it failed midway: nothing published or recorded (the
+   * readers show it already), its payload id kept, going on at this flashblock index.
+   */
+  readonly quiet?: { readonly payloadId: string; readonly index: number };
 };
 
 /**
@@ -49,6 +55,7 @@ export async function rebuildBlock(
           deposits: opening.transactions,
           freshL1Info: how.freshOpening === true,
           generation: how.rerecord === true ? seq.dev.nextGeneration() : 0,
+          ...(how.quiet === undefined ? {} : { payloadId: how.quiet.payloadId }),
         },
   );
   seq.replace(b);
@@ -63,16 +70,19 @@ export async function rebuildBlock(
       ops,
     );
   if (how.rerecord === true) rec(0, first.transactions, []);
-  if (how.reverted !== undefined)
-    seq.publish({
-      kind: "sealed",
-      number: b.base.number - 1,
-      hash: b.base.parentHash,
-      next: first,
-      reverted: how.reverted,
-    });
-  else if (how.record === true) seq.publishFlashblock(b, first);
-  else seq.publish(first);
+  // A quiet rebuild's flashblocks are out already.
+  if (how.quiet === undefined) {
+    if (how.reverted !== undefined)
+      seq.publish({
+        kind: "sealed",
+        number: b.base.number - 1,
+        hash: b.base.parentHash,
+        next: first,
+        reverted: how.reverted,
+      });
+    else if (how.record === true) seq.publishFlashblock(b, first);
+    else seq.publish(first);
+  }
   for (const fb of records) {
     if (fb.index === 0) continue;
     const started = performance.now();
@@ -94,8 +104,11 @@ export async function rebuildBlock(
     }
     for (const op of fb.ops) await seq.executor.applyStateWrite(decodeStateWrite(op));
     if (how.rerecord === true) rec(fb.index, added, fb.ops);
-    seq.publish(await seq.flashblockOf(b, added, started));
+    const update = await seq.flashblockOf(b, added, started);
+    if (how.quiet === undefined) seq.publish(update);
   }
+  // Empty flashblocks are not recorded: it goes on after the last one published.
+  if (how.quiet !== undefined) b.resumeAt(how.quiet.index);
   // The next flashblock is one interval away, not (index + 1) intervals.
   b.regrid(performance.now(), seq.opts.flashblockIntervalMs);
 }
@@ -165,6 +178,8 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
   const pending = preconfirmedReceipts(b);
   await dropBlock(seq);
   const timestamp = seq.dev.clock.take(seq.executor.headBlock().header.timestamp);
+  // Back in the pool in front of what waits there, in block order.
+  const waitAgain: TypedTransaction[] = [];
   await rebuildBlock(
     seq,
     kept.map((r) => ({ ...r, timestamp })),
@@ -174,7 +189,7 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
       ...(sent ? { reverted: { blocks: [], pending } } : {}),
       onFailed: (tx, reason) => {
         // A nonce ahead of the sender's now (its earlier transaction dropped) waits in the pool.
-        if (!isDepositTx(tx) && /nonce/i.test(reason)) seq.pool.requeue(tx);
+        if (!isDepositTx(tx) && /nonce/i.test(reason)) waitAgain.push(tx);
         else
           seq.log("warn", "transaction dropped at re-execution", {
             hash: bytesToHex(tx.hash()),
@@ -183,5 +198,6 @@ export async function reopen(seq: DevHost, drop?: Uint8Array): Promise<boolean> 
       },
     },
   );
+  seq.pool.restore(waitAgain);
   return found;
 }

@@ -1,29 +1,32 @@
-// The block producer: transactions execute onto the block being built as they arrive; every
-// flashblock interval, on a fixed grid, it publishes a flashblock of what ran since the last
-// one; every block time (interval mining, mining.ts) it seals that block into the archive (one
-// atomic write) and opens the next. With automine each transaction gets a block of its own,
-// sealed as soon as its flashblock is (execution.ts). All work runs through one queue, so
-// submissions, execution, flashblocks and seals never interleave.
+// The block producer: transactions execute onto the block being built as they arrive, back to
+// back while any wait; every flashblock interval, on a fixed grid, it publishes a flashblock of
+// what ran since the last one; every block time (interval mining, mining.ts) it seals that block
+// into the archive (one atomic write) and opens the next. With automine each transaction gets a
+// block of its own, sealed as soon as its flashblock is (execution.ts). All work runs through one
+// queue (stepQueue.ts), so submissions, execution, flashblocks and seals never interleave: a
+// submission or a tick waits for at most the one transaction executing.
 import type { Common } from "@ethereumjs/common";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
+import { encodingOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
-import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/chainStore.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";
-import { DevRequestError } from "./devHost.ts";
 import { control } from "./devRequests.ts";
-import { DevState, MAX_TIMESTAMP } from "./devState.ts";
-import { automineWaiting, executeWaiting } from "./execution.ts";
+import { DevState } from "./devState.ts";
+import { automineWaiting, executeOneWaiting, executeWaiting } from "./execution.ts";
 import { acceptTransaction, type SubmitResult } from "./intake.ts";
 import { epochNow, IntakeTimes } from "./intakeTimes.ts";
 import { blockTimeUp, initialMining, type MiningMode } from "./mining.ts";
 import { poolContent } from "./poolContent.ts";
-import { devWritesOf, rebuildBlock } from "./rebuild.ts";
+import { rebuildBlock } from "./rebuild.ts";
+import { Recovery, rebuildDamaged } from "./recovery.ts";
+import { commitBlock, openNextBlock, SealReads, TimestampLimit } from "./sealing.ts";
+import { StepQueue } from "./stepQueue.ts";
 import { TxPool } from "./txPool.ts";
 
 export type SequencerOptions = {
@@ -38,6 +41,9 @@ export type SequencerOptions = {
   /** OP-stack chains: the simulated L1 each block's L1-info deposit reports. */
   readonly l1?: DevL1Config;
 };
+
+/** How long a seal may wait for what it reads of a fork's upstream before /readyz says so. */
+const SEAL_WAIT_GRACE_MS = 1_000;
 
 export type SequencerLog = (
   level: "info" | "warn" | "error",
@@ -58,10 +64,18 @@ export class Sequencer {
   private block: Building | undefined;
   /** The stream position of the last update (chainFollower.ts): it never goes back. */
   private position = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Every step on the chain, one at a time; the pool's execution in the background. */
+  private readonly steps = new StepQueue(
+    () => this.executeOne(),
+    () => this.pool.size > 0 && !this.miningMode.automine,
+  );
+  /**
+   * Whether a step other than the pool's own execution and intake ran since the pool last read
+   * its senders' nonces (a dev method, a seal's next block may have changed them).
+   */
+  private noncesStale = true;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private executeScheduled = false;
   /** Told of each block right after its commit, before the next block opens (the publisher). */
   onBlockCommitted: ((number: number) => void) | undefined;
   /** How blocks are sealed (mining.ts); switched by evm_setAutomine & co. (setMining). */
@@ -70,13 +84,20 @@ export class Sequencer {
   private miningSince = 0;
   /** Told of every transaction the pool takes (the RPC thread's pool nonces and log). */
   onSubmitted: ((r: SubmitResult) => void) | undefined;
-  /** The block number last refused a seal for its timestamp (canSeal): logged once. */
-  private unsealable: number | undefined;
+  /** Blocks at the largest timestamp are not sealed (canSeal). */
+  private readonly timestampLimit = new TimestampLimit();
   /**
    * OP stack: user deposits waiting for the next block's start, and each block's opening ones
    * (blockAssembly.ts).
    */
   readonly deposits: DepositQueue;
+  /**
+   * A step on the block being built that fails midway leaves it to be repaired before the next
+   * one; why the chain does not move meanwhile (recovery.ts).
+   */
+  private readonly recovery: Recovery;
+  /** A fork: what the seal reads of the upstream, fetched off the queue. */
+  private readonly sealReads: SealReads;
 
   constructor(
     readonly executor: BlockExecutor,
@@ -88,6 +109,30 @@ export class Sequencer {
   ) {
     this.deposits = new DepositQueue(common, opts.l1);
     this.miningMode = initialMining(opts.automine === true, opts.blockTimeMs);
+    this.recovery = new Recovery(log, {
+      block: () => this.block?.base.number ?? 0,
+      stopping: () => this.stopped,
+      announce: async (sealed) => {
+        await this.executor.abandonBuild();
+        // The next block opens as the seal's write recorded it (its deposits are taken).
+        const recorded = this.store
+          .recordedFlashblocks(sealed.number + 1)
+          .find((r) => r.index === 0);
+        this.publish({ ...sealed, next: await this.openNext(performance.now(), recorded) });
+      },
+      rebuild: () => rebuildDamaged(this),
+    });
+    this.sealReads = new SealReads(executor, (message) => this.recovery.sealWaiting(message));
+  }
+
+  /**
+   * Why the chain does not move now (for /readyz), undefined while it does; `upstreamSaid`: the
+   * upstream's unreachability is reported apart.
+   */
+  stalled(upstreamSaid = false): string | undefined {
+    return this.block === undefined
+      ? undefined
+      : this.recovery.reason(SEAL_WAIT_GRACE_MS, upstreamSaid);
   }
 
   get mining(): MiningMode {
@@ -133,11 +178,12 @@ export class Sequencer {
     this.publish(update);
   }
 
-  /** Runs `fn` after everything queued before it. */
-  serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** Runs `fn` after everything queued before it (a flashblock tick: ahead of the rest). */
+  serial<T>(fn: () => Promise<T>, kind: "tick" | "step" = "step"): Promise<T> {
+    return this.steps.run(() => {
+      this.noncesStale = true;
+      return fn();
+    }, kind);
   }
 
   async start(): Promise<void> {
@@ -160,7 +206,7 @@ export class Sequencer {
   control(request: DevRequest): Promise<DevAnswer> {
     if (request.op === "submitUnsigned")
       return this.submit(request.raw, true).then((r) => ({ hash: r.hash }));
-    return this.serial(() => control(this, request));
+    return this.serial(() => this.recovery.guard(() => control(this, request)));
   }
 
   /** The block being built; throws when the sequencer is not running (devRequests.ts). */
@@ -179,14 +225,23 @@ export class Sequencer {
     this.block = b;
   }
 
+  /**
+   * Resolves once no step waits and everything the pool can run now has run (held for the next
+   * flashblock): a test's tick then publishes all it sent.
+   */
+  idle(): Promise<void> {
+    return this.steps.idle();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.queue;
+    await this.steps.idle();
   }
 
   /**
-   * Takes a transaction into the pool; with automine, answers once its block is sealed.
+   * Takes a transaction into the pool: answered once it is checked and pooled, waiting for at
+   * most the one transaction executing; with automine, once its block is sealed.
    * `unsigned` (eth_sendUnsignedTransaction): a placeholder signature stands for its sender
    * whether or not that sender is impersonated.
    */
@@ -196,13 +251,18 @@ export class Sequencer {
     // A fork fetches what the transaction names (sender, recipient, access list) before it
     // queues: an upstream round trip inside the queue would hold up flashblocks and seals.
     await this.executor.prefetchFor(raw, this.common);
-    return this.serial(async () => {
+    // Not `serial`: taking a transaction into the pool changes no nonce the pool knows.
+    return this.steps.run(async () => {
       const result = await acceptTransaction(this, raw, receivedAt, unsigned);
       this.onSubmitted?.(result);
-      if (this.miningMode.automine) await automineWaiting(this);
-      else this.executeSoon();
+      // Accepted is answered: a block that cannot be mined now is mined by a later tick.
+      if (this.miningMode.automine) {
+        this.noncesStale = true;
+        await this.recovery.guard(() => automineWaiting(this)).catch(() => {});
+      }
+      // Otherwise it runs in the background (executeOne) once this step is done.
       return result;
-    });
+    }, "intake");
   }
 
   /** The pool as txpool_* show it (src/sequencer/poolContent.ts), between two executions. */
@@ -217,28 +277,20 @@ export class Sequencer {
   }
 
   /**
-   * Transactions execute as they arrive, between flashblocks; a flashblock then publishes what
-   * has run since the last one. Executing only at the flashblock's slot would put each
-   * flashblock's execution time between its slot and its publication, so a busy flashblock
-   * after a quiet one would come late: the cadence would follow the load.
+   * One transaction of the pool onto the block being built, in the background (stepQueue.ts):
+   * whether there may be more. Transactions execute as they arrive, back to back, and a
+   * flashblock publishes what has run by its slot. Executing only at the flashblock's slot would
+   * put each flashblock's execution time between its slot and its publication, so a busy
+   * flashblock after a quiet one would come late: the cadence would follow the load.
    */
-  private executeSoon(): void {
-    if (this.executeScheduled) return;
-    this.executeScheduled = true;
-    setImmediate(() => {
-      void this.serial(async () => {
-        this.executeScheduled = false;
-        const b = this.block;
-        if (b === undefined || this.stopped) return;
-        if (this.miningMode.automine) return automineWaiting(this);
-        // Leave the next slot its time: what does not fit runs in the flashblock's own tick.
-        const due = b.nextDue(this.opts.flashblockIntervalMs);
-        const budget = Math.min(this.opts.flashblockIntervalMs / 2, due - performance.now() - 2);
-        if (budget > 0) b.hold(await this.executeWaiting(b, budget));
-      }).catch((e: unknown) =>
-        this.log("error", "execution failed", { error: (e as Error).stack ?? String(e) }),
-      );
-    });
+  private async executeOne(): Promise<boolean> {
+    // A damaged block waits for the next tick's repair; automine mines at intake and ticks.
+    if (this.block === undefined || this.stopped || this.recovery.damaged) return false;
+    if (this.miningMode.automine) return false;
+    const resync = this.noncesStale;
+    this.noncesStale = false;
+    // A failure is logged once by the stall; the next tick repairs the block.
+    return this.recovery.guard(() => executeOneWaiting(this, resync)).catch(() => false);
   }
 
   /** Next flashblock at its slot; a seal when the block time is up. Slots are kept on a grid. */
@@ -248,14 +300,10 @@ export class Sequencer {
     const due = b.nextDue(this.opts.flashblockIntervalMs);
     this.timer = setTimeout(
       () => {
-        void this.serial(() => this.tick()).then(
+        // A failure is logged once by the stall, and repaired at the next tick.
+        void this.serial(() => this.tick(), "tick").then(
           () => this.schedule(),
-          (e: unknown) => {
-            // Stopping ends a fork's upstream reads first (worker.ts): not a failure to report.
-            if (!this.stopped)
-              this.log("error", "flashblock failed", { error: (e as Error).stack ?? String(e) });
-            this.schedule();
-          },
+          () => this.schedule(),
         );
       },
       Math.max(0, due - performance.now()),
@@ -275,9 +323,13 @@ export class Sequencer {
 
   async tick(forceSeal = false): Promise<void> {
     if (this.block === undefined) return;
+    await this.recovery.guard(() => this.step(forceSeal));
+  }
+
+  private async step(forceSeal: boolean): Promise<void> {
     // Automine: what waits gets its blocks first (one each), then the flashblock goes on.
     if (this.miningMode.automine && !forceSeal) await automineWaiting(this);
-    const b = this.block;
+    const b = this.current();
     const started = performance.now();
     const interval = this.opts.flashblockIntervalMs;
     b.advance();
@@ -285,12 +337,20 @@ export class Sequencer {
     // takes must not move the seal to an earlier slot.
     const last =
       forceSeal || blockTimeUp(this.miningMode, started, b.openedAt, this.miningSince, interval);
-    // A forced seal takes everything waiting: a mined block holds what was sent before it.
+    // What ran since the last flashblock; a forced seal takes everything waiting too: a mined
+    // block holds what was sent before it.
     const added = b.takeUnpublished();
-    added.push(...(await this.executeWaiting(b, forceSeal ? Number.POSITIVE_INFINITY : undefined)));
+    if (forceSeal) added.push(...(await this.executeWaiting(b)));
     const update = await this.flashblockOf(b, added, started);
     this.publishFlashblock(b, update);
     if (!last || !this.canSeal(b, forceSeal)) return;
+    // A fork's seal reads what the block's writes replace: unless it is at hand, the block stays
+    // open (pre-confirming) while it is fetched off the queue; a forced seal waits for it.
+    if (!forceSeal && !this.sealReads.ready) {
+      this.recovery.sealWaiting();
+      this.sealReads.fetchSoon();
+      return;
+    }
     // The last flashblock of the block, then the seal: a block holds exactly what was published.
     this.publish(await this.sealAndOpen(b, forceSeal));
   }
@@ -301,44 +361,59 @@ export class Sequencer {
    */
   async sealAndOpen(b: Building, offGrid: boolean): Promise<SealedUpdate> {
     const interval = this.opts.flashblockIntervalMs;
-    const sealed = await this.seal(b);
+    // A fork: what the seal reads of the upstream, before anything is built (a failure here
+    // leaves the block as it was).
+    await this.executor.fetchSealReads();
+    // The next block's opening (its time, its deposits) is recorded in the seal's own write: one
+    // durable write per block (with automine, per transaction), not one more for flashblock 0.
+    const timestamp = this.dev.clock.following(b.base.timestamp);
+    const deposits = this.executor.op === undefined ? [] : this.deposits.preview(timestamp);
+    const opening = { timestamp, transactions: deposits.map((d) => encodingOf(d)) };
+    const sealed = await commitBlock(
+      this,
+      b,
+      (sealed) => {
+        this.recovery.committed(sealed);
+        // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
+        this.dev.sealed();
+        this.onBlockCommitted?.(sealed.number);
+        // Intake times of what the pool dropped or replaced meanwhile.
+        this.intake.prune((hash) => this.pool.has(hash));
+      },
+      opening,
+    );
+    // The user deposits among them are in the next block now (the L1-info deposit is first).
+    this.deposits.taken(Math.max(0, deposits.length - 1));
     // The next block keeps the grid: its flashblock 1 is due one interval after this slot, so
     // the seal's time is not added to the next interval. Off the grid (a forced seal, or a tick
     // more than an interval late) it starts now.
     const slot = b.openedAt + b.index * interval;
     const onGrid = !offGrid && performance.now() - slot < interval;
-    const nextBlock = await this.open(undefined, onGrid ? slot : performance.now());
-    this.block = nextBlock;
-    // Flashblock 0 holds the block's deposits (OP stack: the L1-info deposit first), as on Base.
-    const opening = nextBlock.transactions.slice();
-    const next = await this.flashblockOf(nextBlock, opening, performance.now());
-    this.store.recordFlashblock(
-      nextBlock.base.number,
-      0,
-      nextBlock.base.timestamp,
-      opening.map((t) => t.raw),
-    );
+    const next = await this.openNext(onGrid ? slot : performance.now(), opening);
+    this.recovery.announced();
     return { ...sealed, next };
   }
 
   /**
-   * A block at the largest timestamp could have no child, and the sequencer always has a block
-   * open: it stays open (serving pending) until an evm_revert goes back in time. evm_mine is
-   * told why; the block time's seal is skipped, logged once.
+   * Opens the block after the head (its flashblock 0 recorded, or as `recorded` by the seal);
+   * flashblock 0 to publish.
    */
-  canSeal(b: Building, forceSeal = false): boolean {
-    if (b.base.timestamp < MAX_TIMESTAMP) return true;
-    const why = `block ${b.base.number} has the largest timestamp a dev block may have (${MAX_TIMESTAMP}): no block could follow it; evm_revert to an earlier snapshot`;
-    if (forceSeal) throw new DevRequestError(why, -32000);
-    if (this.unsealable !== b.base.number)
-      this.log("warn", "not sealed", { block: b.base.number, reason: why });
-    this.unsealable = b.base.number;
-    return false;
+  private async openNext(openedAt: number, recorded?: NextOpening): Promise<FlashblockUpdate> {
+    const next = await openNextBlock(this, openedAt, recorded);
+    // What its seal will read of a fork's upstream (the system contracts' slots), fetched while
+    // it is built.
+    this.sealReads.fetchSoon();
+    return next;
   }
 
-  /** Executes what the pool can run onto `b` within `budgetMs` (execution.ts). */
-  executeWaiting(b: Building, budgetMs?: number): Promise<PendingTransaction[]> {
-    return executeWaiting(this, b, budgetMs);
+  /** Whether `b` may be sealed (sealing.ts canSeal); evm_mine is told why not. */
+  canSeal(b: Building, forceSeal = false): boolean {
+    return this.timestampLimit.canSeal(b, forceSeal, this.log);
+  }
+
+  /** Executes everything the pool can run onto `b` (execution.ts). */
+  executeWaiting(b: Building): Promise<PendingTransaction[]> {
+    return executeWaiting(this, b);
   }
 
   /**
@@ -365,26 +440,5 @@ export class Sequencer {
     started: number,
   ): Promise<FlashblockUpdate> {
     return assembleFlashblock(b, added, await this.executor.drainDiff(), started, this.common);
-  }
-
-  private async seal(b: Building): Promise<Omit<SealedUpdate, "next">> {
-    // The builder would rebuild both tries from scratch; they are already complete here.
-    const block = await sealBuilder(b.builder, {
-      transactions: b.txTrie.root(),
-      receipts: b.receiptTrie.root(),
-    });
-    const write = await this.executor.collectWrite(block, b.receipts);
-    // An exact timestamp asked for (evm_setNextBlockTimestamp) was this block's.
-    this.dev.sealed();
-    this.store.writeBlock({
-      ...write,
-      devWrites: devWritesOf(this.store.recordedFlashblocks(b.base.number)),
-    });
-    const sealedAt = epochNow();
-    const number = Number(block.header.number);
-    this.onBlockCommitted?.(number);
-    // Intake times of what the pool dropped or replaced meanwhile.
-    this.intake.prune((hash) => this.pool.has(hash));
-    return { kind: "sealed", number, hash: block.hash(), sealedAt };
   }
 }

@@ -1,12 +1,15 @@
 // The RPC thread's handle on the sequencer worker, over the one channel (src/util/channel.ts):
 // transaction intake, the dev methods, and the stream of flashblocks and seals that keeps the
 // pending view current. After start, a sequencer that dies is fatal: the chain would silently
-// stop. What waited on it has failed first, with the channel's error.
+// stop. What waited on it has failed first, with the channel's error; the node is told through
+// `onFatal` and stops as a whole (the assembly, src/node/assembly.ts).
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
+import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { Channel } from "../util/channel.ts";
+import { WorkerDiedError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { startWorkerChannel } from "../util/tsWorker.ts";
 import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
@@ -21,6 +24,8 @@ type Heard = {
   readonly poolNonces: Map<string, bigint>;
   onPoolNonce: ((sender: Uint8Array, nextNonce: bigint) => void) | undefined;
   reasons: readonly string[];
+  /** What the sequencer's upstream client did (a fork's). */
+  upstream: readonly UpstreamSeries[];
 };
 
 export class SequencerClient {
@@ -43,8 +48,14 @@ export class SequencerClient {
     data: SequencerWorkerData,
     onUpdate: (update: FlashblockUpdate | SealedUpdate) => void,
     logger: Logger,
+    onFatal: (e: Error) => void,
   ): Promise<SequencerClient> {
-    const heard: Heard = { poolNonces: new Map(), onPoolNonce: undefined, reasons: [] };
+    const heard: Heard = {
+      poolNonces: new Map(),
+      onPoolNonce: undefined,
+      reasons: [],
+      upstream: [],
+    };
     // Listening from the start: the sequencer logs, and publishes the block it opens (or
     // rebuilds after a restart), before it says it is ready.
     const listen = (channel: Channel<SequencerApi, SequencerParentApi>) => {
@@ -63,6 +74,7 @@ export class SequencerClient {
       });
       channel.on("health", (m) => {
         heard.reasons = m.reasons;
+        heard.upstream = m.upstream ?? [];
       });
       channel.on("update", (update) => {
         // After evm_revert the pool's next nonces are the state's again (what the dropped
@@ -89,8 +101,7 @@ export class SequencerClient {
     );
     void channel.whenGone().then((e) => {
       if (client.stopping !== undefined) return;
-      logger.fatal({ err: e.message }, "sequencer worker exited");
-      process.exit(1);
+      onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
     });
     return client;
   }
@@ -117,6 +128,11 @@ export class SequencerClient {
   /** Why the sequencer's node is not ready (its NATS unreachable); empty: ready. */
   readiness(): string[] {
     return [...this.heard.reasons];
+  }
+
+  /** What the sequencer's upstream client did so far (a fork's; metrics). */
+  upstreamCalls(): readonly UpstreamSeries[] {
+    return this.heard.upstream;
   }
 
   /** Every sender's next pool nonce (what a new RPC reader starts from). */

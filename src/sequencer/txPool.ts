@@ -1,7 +1,9 @@
-// Transactions waiting for the next flashblock. Validation follows geth's txpool
-// (core/txpool/validation.go) and its error texts; nonce gaps are queued, not dropped.
+// Transactions waiting to run. Validation follows geth's txpool (core/txpool/validation.go) and
+// its error texts; nonce gaps are queued, not dropped; the pool's size is bounded as geth's
+// (POOL_LIMITS). They run in the order they arrived, each sender's by nonce (takeNext).
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
+import { hashOf, senderOf } from "../chain/txFacts.ts";
 import type { AccountRecord } from "../chain/types.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
@@ -22,11 +24,53 @@ export type PoolContext = {
   readonly l1Cost?: bigint;
 };
 
-type Entry = {
+/**
+ * How many transactions the pool holds, as geth's legacy pool counts them (its defaults): a
+ * sender's run of nonces from its nonce is executable ("pending"), what follows a gap is queued.
+ */
+export type PoolLimits = {
+  /** Executable transactions a sender may always have, even when `globalSlots` are taken. */
+  readonly accountSlots: number;
+  /** Executable transactions of all senders, beyond each sender's `accountSlots`. */
+  readonly globalSlots: number;
+  /** Queued (nonce-gapped) transactions of one sender. */
+  readonly accountQueue: number;
+  /** Queued transactions of all senders. */
+  readonly globalQueue: number;
+};
+
+/** geth's defaults (legacypool.DefaultConfig): the one place the pool's bounds are chosen. */
+export const POOL_LIMITS: PoolLimits = {
+  accountSlots: 16,
+  globalSlots: 4096 + 1024,
+  accountQueue: 64,
+  globalQueue: 1024,
+};
+
+/** A waiting transaction: its place in the arrival order stays with it until it runs. */
+export type PooledTx = {
   readonly tx: TypedTransaction;
   readonly hash: string;
   readonly sender: string;
+  readonly nonce: bigint;
   readonly arrival: number;
+  /** performance.now() before which it is not taken (it waits for a fork's upstream). */
+  readonly notBefore?: number;
+  /** Not taken again for this block (it did not fit); taken for the next. */
+  readonly notInBlock?: number;
+};
+
+/** Why a transaction taken out of the pool goes back (putBack). */
+export type PutBack = { readonly notBefore?: number; readonly notInBlock?: number };
+
+/**
+ * One sender's transactions by nonce, and its run: `run` transactions from `base` (its nonce as
+ * last known) on are contiguous, the executable ones; the rest are queued.
+ */
+type SenderQueue = {
+  readonly entries: Map<bigint, PooledTx>;
+  base: bigint;
+  run: number;
 };
 
 function feeCap(tx: TypedTransaction): bigint {
@@ -55,9 +99,15 @@ export function preconfirmedNonceHint(sender: Uint8Array): string {
 }
 
 export class TxPool {
-  private readonly bySender = new Map<string, Map<bigint, Entry>>();
+  private readonly bySender = new Map<string, SenderQueue>();
   private readonly known = new Set<string>();
   private arrivals = 0;
+  /** Arrival numbers below every waiting one, for transactions put back in front (restore). */
+  private front = 0;
+  /** Σ run over senders: the executable transactions. */
+  private executable = 0;
+
+  constructor(private readonly limits: PoolLimits = POOL_LIMITS) {}
 
   get size(): number {
     return this.known.size;
@@ -69,7 +119,7 @@ export class TxPool {
     serializedSize: number,
     ctx: PoolContext,
   ): { sender: Uint8Array; hash: string } {
-    const hash = bytesToHex(tx.hash());
+    const hash = bytesToHex(hashOf(tx));
     if (this.known.has(hash)) throw new TxRejectedError("already known");
     if (serializedSize > TX_MAX_SIZE) {
       throw new TxRejectedError(
@@ -91,7 +141,7 @@ export class TxPool {
     }
     let senderBytes: Uint8Array;
     try {
-      senderBytes = tx.getSenderAddress().bytes;
+      senderBytes = senderOf(tx).bytes;
     } catch (e) {
       throw new TxRejectedError(`invalid sender: ${(e as Error).message}`);
     }
@@ -131,22 +181,86 @@ export class TxPool {
       );
     }
     const sender = bytesToUnprefixedHex(senderBytes);
-    let queue = this.bySender.get(sender);
-    if (queue === undefined) {
-      queue = new Map();
-      this.bySender.set(sender, queue);
-    }
-    const existing = queue.get(tx.nonce);
+    const queue = this.queueOf(sender);
+    this.rebase(queue, stateNonce);
+    const existing = queue.entries.get(tx.nonce);
     if (existing !== undefined) {
       const bump = (v: bigint) => v + (v * PRICE_BUMP_PERCENT) / 100n;
       if (feeCap(tx) < bump(feeCap(existing.tx)) || tipCap(tx) < bump(tipCap(existing.tx))) {
         throw new TxRejectedError("replacement transaction underpriced");
       }
       this.known.delete(existing.hash);
-    }
-    queue.set(tx.nonce, { tx, hash, sender, arrival: this.arrivals++ });
+    } else this.checkRoom(queue, tx.nonce);
+    queue.entries.set(tx.nonce, {
+      tx,
+      hash,
+      sender,
+      nonce: tx.nonce,
+      arrival: this.arrivals++,
+    });
     this.known.add(hash);
+    this.extendRun(queue);
     return { sender: senderBytes, hash };
+  }
+
+  /**
+   * geth's bounds, with its errors, for a transaction that takes a new nonce: the pool's whole
+   * size; a queued one within its sender's and everyone's queue; an executable one within the
+   * executable slots, or its sender's guaranteed share of them.
+   */
+  private checkRoom(queue: SenderQueue, nonce: bigint): void {
+    const l = this.limits;
+    if (this.known.size >= l.globalSlots + l.globalQueue)
+      throw new TxRejectedError("txpool is full");
+    const queuedAll = this.known.size - this.executable;
+    if (nonce > queue.base + BigInt(queue.run)) {
+      const queued = queue.entries.size - queue.run;
+      if (queued >= l.accountQueue)
+        throw new TxRejectedError(`account limit exceeded: ${queued} queued transactions`);
+      if (queuedAll >= l.globalQueue) throw new TxRejectedError("txpool is full");
+    } else if (this.executable >= l.globalSlots && queue.run >= l.accountSlots)
+      throw new TxRejectedError("txpool is full");
+  }
+
+  private queueOf(sender: string): SenderQueue {
+    let queue = this.bySender.get(sender);
+    if (queue === undefined) {
+      queue = { entries: new Map(), base: 0n, run: 0 };
+      this.bySender.set(sender, queue);
+    }
+    return queue;
+  }
+
+  /** The sender's nonce is `nonce` now: what is below it can never run, and is dropped. */
+  private rebase(queue: SenderQueue, nonce: bigint): void {
+    if (queue.base === nonce) return;
+    for (const [n, e] of queue.entries)
+      if (n < nonce) {
+        queue.entries.delete(n);
+        this.known.delete(e.hash);
+      }
+    queue.base = nonce;
+    this.setRun(queue, 0);
+    this.extendRun(queue);
+  }
+
+  private setRun(queue: SenderQueue, run: number): void {
+    this.executable += run - queue.run;
+    queue.run = run;
+  }
+
+  private extendRun(queue: SenderQueue): void {
+    let run = queue.run;
+    while (queue.entries.has(queue.base + BigInt(run))) run++;
+    this.setRun(queue, run);
+  }
+
+  /** Forgets a sender whose queue is empty. */
+  private tidy(sender: string, queue: SenderQueue): void {
+    if (queue.entries.size === 0) {
+      this.setRun(queue, 0);
+      this.bySender.delete(sender);
+    }
   }
 
   /** Senders with waiting transactions. */
@@ -154,24 +268,88 @@ export class TxPool {
     return [...this.bySender.keys()].map((s) => Buffer.from(s, "hex"));
   }
 
-  /** Puts back a transaction that did not fit in the block (no re-validation). */
-  requeue(tx: TypedTransaction): void {
-    const sender = bytesToUnprefixedHex(tx.getSenderAddress().bytes);
-    const hash = bytesToHex(tx.hash());
-    let queue = this.bySender.get(sender);
-    if (queue === undefined) {
-      queue = new Map();
-      this.bySender.set(sender, queue);
+  /**
+   * Each sender's nonce as the block being built has it now (after something other than the
+   * pool's own execution changed it: a dev method, a new block's deposits).
+   */
+  resync(nonceOf: (sender: Uint8Array) => bigint): void {
+    for (const [sender, queue] of [...this.bySender]) {
+      this.rebase(queue, nonceOf(Buffer.from(sender, "hex")));
+      this.tidy(sender, queue);
     }
-    queue.set(tx.nonce, { tx, hash, sender, arrival: -1 });
-    this.known.add(hash);
+  }
+
+  /**
+   * Removes and returns the next transaction to run: of the senders whose next nonce is waiting
+   * (and may be taken now, in block `block`), the one that arrived first. Its sender's nonce is
+   * taken to move on; a transaction that did not run goes back (putBack) or is given up (dropped).
+   */
+  takeNext(now: number, block: number): PooledTx | undefined {
+    let best: PooledTx | undefined;
+    for (const queue of this.bySender.values()) {
+      if (queue.run === 0) continue;
+      const e = queue.entries.get(queue.base)!;
+      if ((e.notBefore ?? now) > now || (e.notInBlock ?? -1) >= block) continue;
+      if (best === undefined || e.arrival < best.arrival) best = e;
+    }
+    if (best === undefined) return undefined;
+    const queue = this.bySender.get(best.sender)!;
+    queue.entries.delete(best.nonce);
+    this.known.delete(best.hash);
+    queue.base++;
+    this.setRun(queue, queue.run - 1);
+    this.tidy(best.sender, queue);
+    return best;
+  }
+
+  /** A transaction taken that did not run goes back, in its place in the arrival order. */
+  putBack(entry: PooledTx, why: PutBack = {}): void {
+    const queue = this.queueOf(entry.sender);
+    queue.entries.set(entry.nonce, { ...entry, ...why });
+    this.known.add(entry.hash);
+    // Its nonce was not used: its sender's next is this one again.
+    queue.base = entry.nonce;
+    this.setRun(queue, 0);
+    this.extendRun(queue);
+  }
+
+  /** A transaction taken that cannot run: its sender's nonce stays, later ones wait behind it. */
+  dropped(entry: PooledTx): void {
+    const queue = this.bySender.get(entry.sender);
+    if (queue === undefined || queue.base !== entry.nonce + 1n) return;
+    queue.base = entry.nonce;
+    this.setRun(queue, 0);
+    this.extendRun(queue);
+  }
+
+  /**
+   * Puts transactions that ran before everything waiting back in front of it, in their order
+   * (a block built again without them, no re-validation).
+   */
+  restore(txs: readonly TypedTransaction[]): void {
+    this.front -= txs.length;
+    for (const [i, tx] of txs.entries()) {
+      const sender = bytesToUnprefixedHex(senderOf(tx).bytes);
+      const queue = this.queueOf(sender);
+      const hash = bytesToHex(hashOf(tx));
+      const old = queue.entries.get(tx.nonce);
+      if (old !== undefined) this.known.delete(old.hash);
+      queue.entries.set(tx.nonce, { tx, hash, sender, nonce: tx.nonce, arrival: this.front + i });
+      this.known.add(hash);
+      // Below the nonce last known: the run starts again from it (a rebase corrects it).
+      if (tx.nonce < queue.base) {
+        queue.base = tx.nonce;
+        this.setRun(queue, 0);
+      }
+      this.extendRun(queue);
+    }
   }
 
   /** Every waiting transaction, by sender (first arrival first), each sender's in nonce order. */
   list(): Array<{ sender: Uint8Array; transactions: TypedTransaction[] }> {
     const out: Array<{ sender: Uint8Array; transactions: TypedTransaction[]; first: number }> = [];
     for (const [sender, queue] of this.bySender) {
-      const entries = [...queue.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : 1));
+      const entries = [...queue.entries.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
       const first = Math.min(...entries.map((e) => e.arrival));
       out.push({
         sender: Buffer.from(sender, "hex"),
@@ -189,11 +367,13 @@ export class TxPool {
     const hex = bytesToHex(hash);
     if (!this.known.has(hex)) return false;
     for (const [sender, queue] of this.bySender)
-      for (const [nonce, entry] of queue)
+      for (const [nonce, entry] of queue.entries)
         if (entry.hash === hex) {
-          queue.delete(nonce);
-          if (queue.size === 0) this.bySender.delete(sender);
+          queue.entries.delete(nonce);
           this.known.delete(hex);
+          if (nonce >= queue.base && nonce < queue.base + BigInt(queue.run))
+            this.setRun(queue, Number(nonce - queue.base));
+          this.tidy(sender, queue);
           return true;
         }
     return false;
@@ -207,47 +387,7 @@ export class TxPool {
   nextNonce(sender: Uint8Array, stateNonce: bigint): bigint {
     const queue = this.bySender.get(bytesToUnprefixedHex(sender));
     let n = stateNonce;
-    while (queue?.has(n)) n++;
+    while (queue?.entries.has(n)) n++;
     return n;
-  }
-
-  /**
-   * Removes and returns the executable transactions (each sender's contiguous run from its
-   * current nonce), in arrival order across senders and nonce order within one.
-   */
-  takeExecutable(stateNonce: (sender: Uint8Array) => bigint): TypedTransaction[] {
-    const runs: Entry[][] = [];
-    for (const [sender, queue] of this.bySender) {
-      let n = stateNonce(Buffer.from(sender, "hex"));
-      // Anything below the state nonce can never execute now.
-      for (const [nonce, entry] of queue) {
-        if (nonce < n) {
-          this.known.delete(entry.hash);
-          queue.delete(nonce);
-        }
-      }
-      const run: Entry[] = [];
-      for (let e = queue.get(n); e !== undefined; e = queue.get(++n)) {
-        run.push(e);
-        queue.delete(n);
-        this.known.delete(e.hash);
-      }
-      if (run.length > 0) runs.push(run);
-      if (queue.size === 0) this.bySender.delete(sender);
-    }
-    // Merge the runs by arrival while keeping each sender's nonce order.
-    const out: TypedTransaction[] = [];
-    const heads = runs.map(() => 0);
-    for (;;) {
-      let best = -1;
-      for (let i = 0; i < runs.length; i++) {
-        const e = runs[i]![heads[i]!];
-        if (e !== undefined && (best < 0 || e.arrival < runs[best]![heads[best]!]!.arrival))
-          best = i;
-      }
-      if (best < 0) return out;
-      out.push(runs[best]![heads[best]!]!.tx);
-      heads[best]!++;
-    }
   }
 }

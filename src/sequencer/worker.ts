@@ -12,6 +12,7 @@ import { TxRejectedError } from "../services/transactions.ts";
 import { type ChainStore, createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { setArchiveProducer } from "../store/producer.ts";
+import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
 import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
@@ -35,8 +36,11 @@ const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>)
 ) => channel.emit("log", { level, msg, fields });
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
-/** How often the NATS link's reachability is checked for /readyz. */
+/** How often what /readyz says of the sequencer (NATS, a fork's upstream, a stall) is checked. */
 const HEALTH_CHECK_MS = 500;
+
+/** What this thread's upstream client did (the node's upstream metrics). */
+const upstreamStats = new UpstreamCallStats();
 
 /** A forked chain's executor: its upstream opened, its archive begun at F or continued. */
 async function openForked(
@@ -54,6 +58,7 @@ async function openForked(
       hash: hexToBytes(fork.hash),
     },
     logger: forwardingLogger("info", log),
+    hooks: upstreamStats.hooks,
   });
   const executor = await ensureForkBase(
     spec,
@@ -177,18 +182,34 @@ async function main(): Promise<void> {
     });
   }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();
-  if (publisher !== undefined) {
-    // The RPC thread's /readyz says why while NATS is out of reach.
-    const watched = publisher;
-    let said: string | undefined;
-    const timer = setInterval(() => {
-      const why = watched.unreachable();
-      if (why === said) return;
-      said = why;
-      channel.emit("health", { reasons: why === undefined ? [] : [why] });
-    }, HEALTH_CHECK_MS);
-    timer.unref();
-  }
+  // The RPC thread's /readyz says why while NATS or a fork's upstream is out of reach, and while
+  // blocks do not seal; its /metrics shows what the upstream client did.
+  let said = "[]";
+  let upstreamDownSince: number | undefined;
+  const healthTimer = setInterval(() => {
+    const reasons: string[] = [];
+    const nats = publisher?.unreachable();
+    if (nats !== undefined) reasons.push(nats);
+    const upstream = forked?.reads.client.reachability() ?? { reachable: true };
+    if (!upstream.reachable) {
+      reasons.push(`upstream unreachable: ${upstream.reason}`);
+      if (upstreamDownSince === undefined)
+        log("warn", "upstream unreachable", { reason: upstream.reason });
+      upstreamDownSince ??= upstream.since;
+    } else if (upstreamDownSince !== undefined) {
+      log("info", "upstream answers again", { downMs: Date.now() - upstreamDownSince });
+      upstreamDownSince = undefined;
+    }
+    const stalled = sequencer.stalled(!upstream.reachable);
+    if (stalled !== undefined) reasons.push(stalled);
+    const health =
+      forked === undefined ? { reasons } : { reasons, upstream: upstreamStats.snapshot() };
+    const text = JSON.stringify(health);
+    if (text === said) return;
+    said = text;
+    channel.emit("health", health);
+  }, HEALTH_CHECK_MS);
+  healthTimer.unref();
   channel.handle("submit", submit);
   channel.handle("mine", () => sequencer.mine());
   channel.handle("control", (request) =>

@@ -47,6 +47,13 @@ export type FlashblockRecord = {
   readonly ops: Uint8Array[];
 };
 
+/** The next block's flashblock 0, recorded with the seal of the block before it. */
+export type NextOpening = {
+  readonly timestamp: bigint;
+  /** Its deposits (an OP-stack block's opening ones; none on Ethereum). */
+  readonly transactions: readonly Uint8Array[];
+};
+
 const _EMPTY = new Uint8Array(0);
 const NO_ADDRESS = new Uint8Array(20);
 const NO_SLOT = new Uint8Array(32);
@@ -116,7 +123,11 @@ export type ChainStore = ChainReader &
     devWrites(number: number): Array<readonly [number, Uint8Array]>;
     /** What block `number` changed (its change sets), each value before and after the block. */
     blockChanges(number: number): { accounts: AccountChange[]; storage: StorageChange[] };
-    writeBlock(block: BlockWrite): void;
+    /**
+     * Commits a block in one write; `next` (a sequencer's seal): the next block's flashblock 0
+     * recorded in the same write, so a sealed block costs one durable write, not two.
+     */
+    writeBlock(block: BlockWrite, next?: NextOpening): void;
     /** Durably records a flashblock of the unsealed block `number` before it is published. */
     recordFlashblock(
       number: number,
@@ -312,9 +323,14 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
       return { accounts, storage };
     },
 
-    writeBlock(b) {
+    writeBlock(b, next) {
       env.writeAtomically(() => {
         writeBlockTables(t, b);
+        if (next !== undefined)
+          t.preconfirmations.put(
+            flashblockKey(b.number + 1, 0),
+            encodeFlashblockRecord(next.timestamp, next.transactions, []),
+          );
         t.meta.put(META_KEY_BYTES.head, u64Key(b.number));
       });
     },

@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statfsSync,
@@ -59,6 +60,31 @@ function holdLock(path: string): void {
 function releaseHeldLocks(): void {
   for (const path of heldLocks) rmSync(path, { force: true });
   heldLocks.clear();
+}
+
+/** What a start found at a datadir, to leave it so when the start fails. */
+export type DatadirAsFound = {
+  /** Removes what the start made there: the datadir itself if it made it, else its new entries. */
+  restore(): void;
+};
+
+/** Notes what is at `datadir` now (before a start writes anything there). */
+export function datadirAsFound(datadir: string): DatadirAsFound {
+  const created = missingRoot(datadir);
+  if (created !== undefined)
+    return { restore: () => rmSync(created, { recursive: true, force: true }) };
+  let entries: Set<string>;
+  try {
+    entries = new Set(readdirSync(datadir));
+  } catch {
+    return { restore: () => {} }; // not a directory: the start refuses it, changing nothing
+  }
+  return {
+    restore() {
+      for (const e of readdirSync(datadir))
+        if (!entries.has(e)) rmSync(join(datadir, e), { recursive: true, force: true });
+    },
+  };
 }
 
 /**

@@ -5,6 +5,17 @@ import { quoteBody, type UpstreamError, type UpstreamErrorCode } from "./errors.
 import { isObject } from "./json.ts";
 
 export type UpstreamHooks = {
+  /**
+   * A call ended (an identical call it shared the answer of excepted): its method, how long it
+   * took from the first send to the end (retries and their waits included), how many times it was
+   * sent, and its error's code if it failed.
+   */
+  readonly onCall?: (info: {
+    readonly method: string;
+    readonly seconds: number;
+    readonly attempts: number;
+    readonly error: UpstreamErrorCode | undefined;
+  }) => void;
   /** An HTTP request left, carrying `calls` JSON-RPC calls (a batch when `batch`). */
   readonly onRequest?: (info: { readonly calls: number; readonly batch: boolean }) => void;
   /** A call will be sent again after `delayMs` because of `reason`. */
@@ -15,6 +26,42 @@ export type UpstreamHooks = {
     readonly reason: string;
   }) => void;
 };
+
+/** Several hooks as one: each is told, in order. */
+export function combineHooks(...all: readonly UpstreamHooks[]): UpstreamHooks {
+  return {
+    onCall: (info) => {
+      for (const h of all) h.onCall?.(info);
+    },
+    onRequest: (info) => {
+      for (const h of all) h.onRequest?.(info);
+    },
+    onRetry: (info) => {
+      for (const h of all) h.onRetry?.(info);
+    },
+  };
+}
+
+/**
+ * For a start, which waits on its upstream: says once, at the first retry, that the upstream does
+ * not answer yet (the start goes on retrying, --fork-retries times, before it gives up).
+ */
+export function startRetryNotice(
+  logger: { warn(fields: Record<string, unknown>, msg: string): void } | undefined,
+  host: string,
+): UpstreamHooks {
+  let told = false;
+  return {
+    onRetry: ({ reason, delayMs }) => {
+      if (told) return;
+      told = true;
+      logger?.warn(
+        { upstream: host, reason, retryInMs: delayMs },
+        "the upstream does not answer yet: retrying (--fork-retries, --fork-retry-backoff)",
+      );
+    },
+  };
+}
 
 export type UpstreamStats = {
   /** HTTP requests sent. */
@@ -31,6 +78,20 @@ export type UpstreamStats = {
   /** Whether the upstream takes batches: not yet known, yes, or no (calls go one by one). */
   readonly batching: "unknown" | "yes" | "no";
 };
+
+/**
+ * Whether the upstream answers: it stops when a call fails for want of an answer (unreachable,
+ * timed out, rate-limited past every retry), and it answers again at its next JSON answer.
+ */
+export type UpstreamReachability =
+  | { readonly reachable: true }
+  | {
+      readonly reachable: false;
+      /** Date.now() of the first failure since it last answered. */
+      readonly since: number;
+      /** The last failure's one-line message. */
+      readonly reason: string;
+    };
 
 export type CallOptions = {
   /** This call's whole budget (retries and waits included); the client's deadlineMs if unset. */

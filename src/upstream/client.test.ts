@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { freePort } from "../../bench/compare/peers.ts";
 import { type Anvil, startAnvilUpstream } from "../../test/utils/anvilUpstream.ts";
+import { pollUntil } from "../../test/utils/devChain.ts";
 import { type RpcProxy, startRpcProxy } from "../../test/utils/rpcProxy.ts";
+import { within } from "../../test/utils/within.ts";
 import type { UpstreamHooks } from "./calls.ts";
 import { UpstreamClient } from "./client.ts";
 import {
@@ -243,4 +245,37 @@ test("close() fails what is waiting, and what comes after", async () => {
   c.close();
   await assert.rejects(waiting, UpstreamUnavailableError);
   await assert.rejects(c.chainId(), /closed/);
+});
+
+test("an upstream that stops answering is down until it answers again, probed meanwhile", async () => {
+  proxy.fault = () => ({ status: 503, body: "Service Unavailable" });
+  const c = client({ retries: 0 });
+  assert.deepEqual(c.reachability(), { reachable: true });
+  await assert.rejects(c.blockNumber(), UpstreamUnavailableError);
+  const down = c.reachability();
+  assert.ok(!down.reachable);
+  assert.match(down.reason, /answered HTTP 503/);
+  proxy.resetCounts();
+  proxy.fault = undefined;
+  // Nothing more is asked of it: its probe finds it back.
+  await pollUntil(
+    async () => c.reachability().reachable,
+    (up) => up,
+    10_000,
+  );
+  assert.ok((proxy.methods.get("eth_chainId") ?? 0) >= 1);
+});
+
+test("a call waiting for its retry is sent at once when the upstream answers again", async () => {
+  proxy.fault = () => ({ status: 503, body: "Service Unavailable" });
+  // Its retry would wait 30 s.
+  const c = client({ retries: 5, retryBackoffMs: 30_000 });
+  const waiting = c.blockNumber();
+  await pollUntil(
+    async () => c.reachability().reachable,
+    (up) => !up,
+    10_000,
+  );
+  proxy.fault = undefined;
+  assert.equal(typeof (await within(waiting, "the retried call", 10_000)), "bigint");
 });

@@ -4,6 +4,7 @@
 // honoured), and every call ends within its budget with a typed, one-line error: whatever the
 // upstream does, the node never crashes and never waits without bound (foundry #4894, #8495).
 import type { Logger } from "../log/logger.ts";
+import { type Entry, finalError, newCounters } from "./callEntry.ts";
 import {
   type CallOptions,
   type CallOutcome,
@@ -11,6 +12,7 @@ import {
   errorShape,
   type RpcCall,
   type UpstreamHooks,
+  type UpstreamReachability,
   type UpstreamStats,
 } from "./calls.ts";
 import {
@@ -25,7 +27,6 @@ import {
   type UpstreamError,
   type UpstreamErrorCode,
   UpstreamProtocolError,
-  UpstreamRateLimitedError,
   UpstreamUnavailableError,
   upstreamHost,
 } from "./errors.ts";
@@ -40,25 +41,7 @@ import {
   type RpcBlock,
 } from "./json.ts";
 import type { UpstreamOptions } from "./options.ts";
-
-type Entry = {
-  readonly method: string;
-  readonly params: readonly unknown[];
-  readonly budgetMs: number;
-  readonly deadline: number;
-  /** Sends so far. */
-  attempt: number;
-  /** Sent in a request of its own (its batch was refused because of some call in it). */
-  alone: boolean;
-  done: boolean;
-  /** The last failure, for the error if the budget runs out while waiting. */
-  last: { readonly errorClass: FailureClass; readonly reason: string } | undefined;
-  timer: NodeJS.Timeout | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: UpstreamError) => void;
-};
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+import { Reachability } from "./reachability.ts";
 
 export class UpstreamClient {
   readonly host: string;
@@ -73,29 +56,17 @@ export class UpstreamClient {
   private active = 0;
   private nextId = 1;
   private closed = false;
-  private readonly counters: Mutable<Omit<UpstreamStats, "errors">> & {
-    errors: Record<UpstreamErrorCode, number>;
-  } = {
-    requests: 0,
-    batches: 0,
-    calls: 0,
-    retries: 0,
-    deduplicated: 0,
-    batching: "unknown",
-    errors: {
-      UPSTREAM_UNAVAILABLE: 0,
-      UPSTREAM_RATE_LIMITED: 0,
-      UPSTREAM_PROTOCOL: 0,
-      UPSTREAM_NOT_ARCHIVE: 0,
-      UPSTREAM_CALL: 0,
-    },
-  };
+  private readonly reach: Reachability;
+  private readonly counters = newCounters();
 
   constructor(options: UpstreamOptions, deps: { logger?: Logger; hooks?: UpstreamHooks } = {}) {
     this.o = options;
     this.host = upstreamHost(options.url);
     this.logger = deps.logger;
     this.hooks = deps.hooks ?? {};
+    this.reach = new Reachability(() =>
+      this.call("eth_chainId", [], { deadlineMs: Math.min(5_000, this.o.timeoutMs) }),
+    );
   }
 
   /** One JSON-RPC call; its result as the upstream sent it. */
@@ -123,16 +94,19 @@ export class UpstreamClient {
         params,
         budgetMs,
         deadline: Date.now() + budgetMs,
+        startedAt: performance.now(),
         attempt: 0,
         alone: false,
         done: false,
         last: undefined,
         timer: undefined,
+        retryTimer: undefined,
         resolve,
         reject,
       };
+      // Not unref'd: a call someone awaits keeps the process alive until it ends (a start that
+      // awaits its upstream would otherwise end with an unsettled await, silently).
       entry.timer = setTimeout(() => this.expire(entry), budgetMs);
-      entry.timer.unref();
       this.live.add(entry);
       this.enqueue(entry);
     });
@@ -196,10 +170,16 @@ export class UpstreamClient {
     return { ...this.counters, errors: { ...this.counters.errors } };
   }
 
+  /** Whether the upstream answers now (reachability.ts). */
+  reachability(): UpstreamReachability {
+    return this.reach.state();
+  }
+
   /** Fails every call still waiting; later calls fail at once. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.reach.close();
     this.abort.abort();
     const error = new UpstreamUnavailableError(
       this.host,
@@ -271,6 +251,9 @@ export class UpstreamClient {
       return;
     }
     const { body, status, retryAfterMs } = answer;
+    // JSON came back: whatever it says, the upstream answers. Back from down: what waits for a
+    // retry goes now, not after its backoff.
+    if (this.reach.answered()) this.retryNow();
     if (!asBatch) {
       const item = Array.isArray(body) && body.length === 1 ? body[0] : body;
       this.settle(chunk[0]!, item, status, retryAfterMs);
@@ -316,6 +299,16 @@ export class UpstreamClient {
           "left a call out of its batch answer",
           undefined,
         );
+  }
+
+  /** Sends every call waiting for a retry now. */
+  private retryNow(): void {
+    for (const entry of this.live) {
+      if (entry.retryTimer === undefined) continue;
+      clearTimeout(entry.retryTimer);
+      entry.retryTimer = undefined;
+      this.enqueue(entry);
+    }
   }
 
   private refuseBatching(chunk: Entry[], reason: string): void {
@@ -377,6 +370,9 @@ export class UpstreamClient {
   ): void {
     if (entry.done) return;
     entry.last = { errorClass, reason };
+    // No answer (refused, timed out, 503): down from now, whether or not a retry follows.
+    if (errorClass === "unavailable" && !this.closed)
+      this.reach.failed(`the upstream at ${this.host} ${reason}`);
     const backoff = Math.min(this.o.maxBackoffMs, this.o.retryBackoffMs * 2 ** (entry.attempt - 1));
     const delayMs = hintMs ?? backoff;
     let giveUp: string | undefined;
@@ -385,7 +381,7 @@ export class UpstreamClient {
     else if (Date.now() + delayMs >= entry.deadline)
       giveUp = ` (after ${entry.attempt} attempts; a retry in ${delayMs} ms would pass the call's ${entry.budgetMs} ms budget)`;
     if (giveUp !== undefined) {
-      this.fail(entry, this.finalError(entry, giveUp));
+      this.fail(entry, finalError(this.host, entry, giveUp));
       return;
     }
     this.counters.retries++;
@@ -394,25 +390,10 @@ export class UpstreamClient {
       { upstream: this.host, method: entry.method, attempt: entry.attempt, delayMs, reason },
       "retrying an upstream call",
     );
-    const t = setTimeout(() => this.enqueue(entry), delayMs);
-    t.unref();
-  }
-
-  private finalError(entry: Entry, suffix: string): UpstreamError {
-    const last = entry.last;
-    const reason = last?.reason ?? `gave no answer to ${entry.method}`;
-    const at = `the upstream at ${this.host}`;
-    switch (last?.errorClass) {
-      case "rateLimited":
-        return new UpstreamRateLimitedError(
-          this.host,
-          `${at} is rate-limiting flashnode: it ${reason}${suffix}; see --fork-retries and --fork-retry-backoff`,
-        );
-      case "protocol":
-        return new UpstreamProtocolError(this.host, `${at} ${reason}${suffix}`);
-      default:
-        return new UpstreamUnavailableError(this.host, `${at} ${reason}${suffix}`);
-    }
+    entry.retryTimer = setTimeout(() => {
+      entry.retryTimer = undefined;
+      this.enqueue(entry);
+    }, delayMs);
   }
 
   /** The call's budget ran out (waiting for an answer or for a retry). */
@@ -423,25 +404,38 @@ export class UpstreamClient {
         errorClass: "unavailable",
         reason: `gave no answer to ${entry.method} within ${entry.budgetMs} ms`,
       };
-    this.fail(entry, this.finalError(entry, ` (call budget of ${entry.budgetMs} ms spent)`));
+    this.fail(entry, finalError(this.host, entry, ` (call budget of ${entry.budgetMs} ms spent)`));
   }
 
   private succeed(entry: Entry, value: unknown): void {
     if (entry.done) return;
-    this.finish(entry);
+    this.finish(entry, undefined);
     entry.resolve(value);
   }
 
   private fail(entry: Entry, error: UpstreamError): void {
     if (entry.done) return;
-    this.finish(entry);
+    this.finish(entry, error.code);
     this.counters.errors[error.code]++;
+    // No answer at all (not an error the upstream answered): it is down until it answers again.
+    if (
+      !this.closed &&
+      (error.code === "UPSTREAM_UNAVAILABLE" || error.code === "UPSTREAM_RATE_LIMITED")
+    )
+      this.reach.failed(error.message);
     entry.reject(error);
   }
 
-  private finish(entry: Entry): void {
+  private finish(entry: Entry, error: UpstreamErrorCode | undefined): void {
     entry.done = true;
     if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.retryTimer !== undefined) clearTimeout(entry.retryTimer);
     this.live.delete(entry);
+    this.hooks.onCall?.({
+      method: entry.method,
+      seconds: (performance.now() - entry.startedAt) / 1000,
+      attempts: entry.attempt,
+      error,
+    });
   }
 }

@@ -2,15 +2,21 @@
 // minus it, or the head less a small reorg-safe depth) and F's hash; and the check that the
 // upstream has state at F at all (foundry #7625: "missing trie node" left unexplained). A fork
 // point seen before is found in the datadir, so a restart, or an offline start with the chain id
-// given, asks the upstream nothing.
+// given, asks the upstream nothing but its block at F's number (checkKnownFork: another chain with
+// the same chain id is refused; an upstream that does not answer lets the start go on offline).
 import type { KvEnv } from "../store/lmdb.ts";
 import type { CallOptions } from "./calls.ts";
 import { notArchiveReason } from "./classify.ts";
 import type { UpstreamClient } from "./client.ts";
-import { UpstreamCallError, UpstreamNotArchiveError } from "./errors.ts";
+import {
+  UpstreamCallError,
+  UpstreamNotArchiveError,
+  UpstreamRateLimitedError,
+  UpstreamUnavailableError,
+} from "./errors.ts";
 import { ForkCache, type ForkPoint } from "./forkCache.ts";
 import { notArchive } from "./forkState.ts";
-import { atBlockHash, blockId, isObject, parseBlock, type RpcBlock } from "./json.ts";
+import { atBlockHash, blockId, hex, isObject, parseBlock, type RpcBlock } from "./json.ts";
 
 /**
  * Blocks behind the upstream's head a fork starts at when no block is given: past the reorgs
@@ -47,6 +53,8 @@ export type ForkPointRequest = {
   /** F's number; negative: that many blocks below the head; unset: head − `depth`. */
   readonly blockNumber?: bigint;
   readonly depth?: bigint;
+  /** The datadir's record of F for this number is another chain's: asked of the upstream anew. */
+  readonly ignoreKnown?: boolean;
 };
 
 export type ResolvedFork = {
@@ -65,7 +73,7 @@ export async function resolveForkPoint(
 ): Promise<ResolvedFork> {
   const chainId = req.chainId ?? (await client.chainId(opts));
   const given = req.blockNumber;
-  if (given !== undefined && given >= 0n) {
+  if (given !== undefined && given >= 0n && req.ignoreKnown !== true) {
     const known = knownFork(env, chainId, given);
     if (known !== undefined) return known;
   }
@@ -86,7 +94,7 @@ export async function resolveForkPoint(
     throw new ForkPointError(
       `cannot fork at block ${number}: the upstream at ${client.host} is only at block ${headNumber}`,
     );
-  const seen = knownFork(env, chainId, number);
+  const seen = req.ignoreKnown === true ? undefined : knownFork(env, chainId, number);
   if (seen !== undefined) return seen;
   const block = await client.blockByNumber(number, true, opts);
   if (block === null)
@@ -136,4 +144,31 @@ export async function checkArchive(
     }
     throw e;
   }
+}
+
+/** What the upstream says of a fork block F the datadir knows. */
+export type KnownForkCheck =
+  | { readonly kind: "same" }
+  /** Its block at F's number is another (or it has none): another chain with the same id. */
+  | { readonly kind: "other"; readonly hash: string | undefined }
+  /** It did not answer (a start goes on from the datadir, as it does offline). */
+  | { readonly kind: "unanswered"; readonly reason: string };
+
+/** Asks the upstream for its block at F's number: is it F? */
+export async function checkKnownFork(
+  client: UpstreamClient,
+  fork: ForkPoint,
+  opts?: CallOptions,
+): Promise<KnownForkCheck> {
+  let block: RpcBlock | null;
+  try {
+    block = await client.blockByNumber(fork.number, false, opts);
+  } catch (e) {
+    if (e instanceof UpstreamUnavailableError || e instanceof UpstreamRateLimitedError)
+      return { kind: "unanswered", reason: e.message };
+    throw e;
+  }
+  if (block === null) return { kind: "other", hash: undefined };
+  const { hash } = blockId(client.host, block);
+  return hex(hash) === hex(fork.hash) ? { kind: "same" } : { kind: "other", hash: hex(hash) };
 }

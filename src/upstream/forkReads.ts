@@ -6,6 +6,7 @@ import type { UpstreamBlockHashes, UpstreamState } from "../services/upstreamSta
 import type { KvEnv } from "../store/lmdb.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { hexToBytes } from "../util/hex.ts";
+import type { UpstreamHooks } from "./calls.ts";
 import { UpstreamClient } from "./client.ts";
 import { ForkCache, type ForkPoint } from "./forkCache.ts";
 import { createForkState, DEFAULT_READ_DEADLINE_MS, type ForkState } from "./forkState.ts";
@@ -18,6 +19,8 @@ export type ForkReadsOptions = {
   readonly logger?: Logger;
   /** One read's whole budget on the RPC path (a dead upstream fails a call within it). */
   readonly readDeadlineMs?: number;
+  /** What the client reports its calls to (the process's upstream metrics). */
+  readonly hooks?: UpstreamHooks;
 };
 
 export type ForkReads = {
@@ -38,7 +41,10 @@ const utf8 = new TextEncoder();
 
 export function openForkReads(env: KvEnv, o: ForkReadsOptions): ForkReads {
   const logger = o.logger;
-  const client = new UpstreamClient(o.upstream, logger === undefined ? {} : { logger });
+  const client = new UpstreamClient(o.upstream, {
+    ...(logger === undefined ? {} : { logger }),
+    ...(o.hooks === undefined ? {} : { hooks: o.hooks }),
+  });
   const readDeadlineMs =
     o.readDeadlineMs ?? Math.min(o.upstream.deadlineMs, DEFAULT_READ_DEADLINE_MS);
   const common = {

@@ -15,9 +15,16 @@ import { bytesToBigInt, hexToBytes } from "../util/hex.ts";
 import type { CallOptions } from "./calls.ts";
 import type { UpstreamClient } from "./client.ts";
 import type { ForkPoint } from "./forkCache.ts";
-import { checkArchive, recordForkPoint, resolveForkPoint } from "./forkPoint.ts";
+import {
+  checkArchive,
+  checkKnownFork,
+  ForkPointError,
+  type ResolvedFork,
+  recordForkPoint,
+  resolveForkPoint,
+} from "./forkPoint.ts";
 import { createForkState, type ForkState } from "./forkState.ts";
-import { isObject, parseData, parseQuantity, type RpcBlock } from "./json.ts";
+import { hex, isObject, parseData, parseQuantity, type RpcBlock } from "./json.ts";
 
 export type ForkRequest = {
   /** F's number; negative: that many below the upstream's head; unset: head less a few. */
@@ -29,7 +36,15 @@ export type ForkRequest = {
   /** Accounts funded with `balanceWei` each on top of the upstream's state. */
   readonly accounts: readonly string[];
   readonly balanceWei: bigint;
+  /**
+   * The datadir holds a chain forked at this F (a restart): an upstream whose block at F's number
+   * is another is refused. Otherwise such a record of F is another chain's, and F is asked anew.
+   */
+  readonly continuing?: boolean;
 };
+
+/** How long a start waits to confirm a fork block the datadir knows (then it goes on offline). */
+const KNOWN_FORK_CHECK_MS = 5_000;
 
 /** A write of the fork's base state: the upstream's account with this balance and code. */
 export type BaseWrite = {
@@ -113,21 +128,55 @@ function isOpBlock(block: RpcBlock): boolean {
   return isObject(first) && typeof first.type === "string" && BigInt(first.type) === 0x7en;
 }
 
+/**
+ * A fork block the datadir knows, checked with the upstream: the same block goes on, another is
+ * refused (a restart) or asked anew, an upstream that does not answer leaves the datadir's.
+ */
+async function confirmKnown(
+  client: UpstreamClient,
+  env: KvEnv,
+  resolved: ResolvedFork,
+  req: ForkRequest,
+  deps: { readonly logger?: Logger; readonly callOptions?: CallOptions },
+): Promise<ResolvedFork> {
+  const { fork } = resolved;
+  const check = await checkKnownFork(client, fork, { deadlineMs: KNOWN_FORK_CHECK_MS });
+  if (check.kind === "same") return resolved;
+  if (check.kind === "unanswered") {
+    deps.logger?.warn(
+      { upstream: client.host, reason: check.reason },
+      "the upstream does not answer: starting from what the datadir holds of the fork block",
+    );
+    return resolved;
+  }
+  if (req.continuing === true)
+    throw new ForkPointError(
+      `the upstream at ${client.host} is another chain than the one this datadir forked: its block ${fork.number} is ${check.hash ?? "missing"}, the fork's is ${hex(fork.hash)} (both chain id ${fork.chainId}); point the URL at the chain this datadir forked, or start over (--fresh, or another --datadir)`,
+    );
+  return resolveForkPoint(
+    client,
+    env,
+    {
+      ...(req.chainId === undefined ? {} : { chainId: req.chainId }),
+      ...(req.blockNumber === undefined ? {} : { blockNumber: req.blockNumber }),
+      ignoreKnown: true,
+    },
+    deps.callOptions,
+  );
+}
+
 export async function prepareFork(
   client: UpstreamClient,
   env: KvEnv,
   req: ForkRequest,
   deps: { readonly logger?: Logger; readonly callOptions?: CallOptions } = {},
 ): Promise<ForkSetup> {
-  const resolved = await resolveForkPoint(
-    client,
-    env,
-    {
-      ...(req.chainId === undefined ? {} : { chainId: req.chainId }),
-      ...(req.blockNumber === undefined ? {} : { blockNumber: req.blockNumber }),
-    },
-    deps.callOptions,
-  );
+  const pointRequest = {
+    ...(req.chainId === undefined ? {} : { chainId: req.chainId }),
+    ...(req.blockNumber === undefined ? {} : { blockNumber: req.blockNumber }),
+  };
+  let resolved = await resolveForkPoint(client, env, pointRequest, deps.callOptions);
+  if (resolved.known) resolved = await confirmKnown(client, env, resolved, req, deps);
   const { fork, block } = resolved;
   if (!resolved.known) {
     await checkArchive(client, fork, deps.callOptions);

@@ -17,6 +17,11 @@ export function isOperatorError(e: unknown): e is Error & { code: string } {
   return e instanceof Error && typeof code === "string" && !code.startsWith("ERR_");
 }
 
+/** A thread the node cannot run without (the sequencer's, the follower's) has ended. */
+export class WorkerDiedError extends Error {
+  readonly code = "WORKER_DIED";
+}
+
 /** A signal came while a node was starting: the start gave up, leaving nothing running. */
 export class StopRequested extends Error {
   readonly code = "STOP_REQUESTED";

@@ -250,7 +250,6 @@ test("the standby takes over within 2 s of the publisher's SIGKILL, and the repl
   );
   const handover = flashblocks.findIndex((m) => m.publisher === second.id);
   assert.ok(handover > 0);
-  assert.equal(positions[handover], positions[handover - 1]! + 1, "the new writer continues");
   // The new writer's first update continues the old one's last: the next flashblock of its
   // block, or the seal of that block (which carries the next block's flashblock 0).
   const [last, next] = [flashblocks[handover - 1]!, flashblocks[handover]!].map((m) =>
@@ -258,6 +257,10 @@ test("the standby takes over within 2 s of the publisher's SIGKILL, and the repl
   );
   const lastFb = last!.kind === "sealed" ? last!.next : last!;
   const nextFb = next!.kind === "sealed" ? next!.next : next!;
+  // A replica applies a flashblock of index > 0 only at the last position + 1; a seal or a
+  // flashblock 0 whatever came before (updateFollower.ts), so only the former must be numbered on.
+  if (next!.kind === "flashblock" && nextFb.index > 0)
+    assert.equal(positions[handover], positions[handover - 1]! + 1, "the new writer continues");
   // Or, when the two pre-confirmed the block differently (one had nothing on it yet), the new
   // writer's flashblock 0 of the block, or of the next.
   assert.ok(

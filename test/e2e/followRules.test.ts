@@ -98,9 +98,9 @@ test("a duplicate is ignored: pending holds each transaction once", async () => 
   const m1 = await seq.flashblock(plan, 1, [b], send);
   await h.pendingHolds("flashblocks 0 and 1", [a.hash, b.hash]);
   const before = await h.events();
-  send(m1);
-  send(m0);
-  send(m1);
+  await send(m1);
+  await send(m0);
+  await send(m1);
   await h.event(before, "duplicate", 3);
   assert.deepEqual(await h.pendingReceiptHashes(), [a.hash, b.hash]);
   assert.equal(await h.balance(CAROL, "pending"), start + 3n);
@@ -167,7 +167,7 @@ test("a canonical block that leaves out a pre-confirmed transaction drops it; pe
   const a = await seq.transfer(1, CAROL, 1n);
   const b = await seq.transfer(2, CAROL, 2n);
   await seq.flashblock(plan, 0, [a], send);
-  send(seq.message(plan, 1, [b]));
+  await send(seq.message(plan, 1, [b]));
   await h.pendingHolds("a and b", [a.hash, b.hash]);
   assert.equal(await h.balance(CAROL, "pending"), start + 3n);
   let before = await h.events();
@@ -183,7 +183,7 @@ test("a canonical block that leaves out a pre-confirmed transaction drops it; pe
   const c = await seq.transfer(3, CAROL, 4n);
   const d = await seq.transfer(2, CAROL, 8n);
   await seq.flashblock(plan1, 0, [c], send);
-  send(seq.message(plan1, 1, [d]));
+  await send(seq.message(plan1, 1, [d]));
   await h.pendingHolds("c and d", [c.hash, d.hash]);
   holdHeadAt(plan.number);
   try {
@@ -254,8 +254,8 @@ test("a cut stream is dialled again; the block goes on where it was", async () =
   await h.event(before, "streamReconnects");
   assert.deepEqual(await h.pendingReceiptHashes(), [a.hash, b.hash], "a cut keeps pending");
   // Like flashnode's own /flashblocks, the source sends a joining client the block so far.
-  send(m0);
-  send(m1);
+  await send(m0);
+  await send(m1);
   const c = await seq.transfer(3, CAROL, 4n);
   await seq.flashblock(plan, 2, [c], send);
   await h.pendingHolds("flashblock 2 on the new connection", [a.hash, b.hash, c.hash]);

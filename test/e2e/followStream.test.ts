@@ -103,7 +103,7 @@ test("/metrics shows the stream: connected, its frames, invalid ones, and its co
   const age = at("last_frame_age_seconds");
   assert.ok(age >= 0 && age < 5, `a frame came lately (${age} s ago)`);
 
-  h.send("{not json");
+  await h.send("{not json");
   await until(
     "the invalid frame counted",
     (m) =>

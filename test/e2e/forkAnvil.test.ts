@@ -166,6 +166,14 @@ test("what was fetched is never fetched again, across a restart", async () => {
   assert.equal(proxy.requests, 0, "repeated reads");
   await node.close();
   node = await startFork();
+  // The start asks one thing: the upstream's block at F's number, to be sure it is still the
+  // chain forked (another chain with the same chain id is refused).
+  const check = proxy.log.flatMap((r) => r.calls);
+  assert.deepEqual(
+    check.map((c) => [c.method, c.params]),
+    [["eth_getBlockByNumber", [`0x${chain.fork.number.toString(16)}`, false]]],
+  );
+  proxy.resetCounts();
   await reads();
   assert.equal(proxy.requests, 0, `after a restart: ${JSON.stringify([...proxy.methods])}`);
 });

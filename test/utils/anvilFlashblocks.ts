@@ -274,11 +274,11 @@ export class AnvilSequencer {
     plan: BlockPlan,
     index: number,
     txs: readonly SignedTx[],
-    send: (message: string) => void,
+    send: (message: string) => void | Promise<void>,
   ): Promise<string> {
     await this.toPool(txs);
     const m = this.message(plan, index, txs, { gasUsed: await this.poolGas() });
-    send(m);
+    await send(m);
     return m;
   }
 

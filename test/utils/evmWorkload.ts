@@ -1,11 +1,9 @@
 // Real transactions on a real VM, without a node: a dev chain's spec (osaka), its genesis accounts
-// in a RecordingStateManager over an in-memory trie with the executor's caches, and the
+// in the executor's state (a RecordingStateManager) over an archive head held in memory, and the
 // FollowLoad.sol tokens and pair (bench/contracts, solc 0.8.15) traded by the dev accounts. Used
 // by the interpreter loops' differential test and their micro-benchmark (bench/interpreterLoop.ts).
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { EVMOpts } from "@ethereumjs/evm";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { Caches, CacheType } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Account, Address, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
@@ -17,6 +15,7 @@ import { decodeRawTransaction } from "../../src/exec/decodeTransaction.ts";
 import { RecordingStateManager } from "../../src/exec/recordingStateManager.ts";
 import { useSyncInterpreter } from "../../src/exec/vmInternals.ts";
 import { keccak256 } from "../../src/util/crypto.ts";
+import { MemoryHead } from "./memoryHead.ts";
 
 export const WORKLOAD_CHAIN_ID = 84532n;
 const BALANCE = 10n ** 24n;
@@ -44,20 +43,14 @@ export async function workloadVm(
   loop: "sync" | "library",
   evmOpts: EVMOpts = {},
 ): Promise<VM> {
-  const trie = new MerklePatriciaTrie({ useKeyHashing: true, common: spec.common });
-  const caches = new Caches({
-    account: { type: CacheType.LRU, size: 200_000 },
-    storage: { type: CacheType.LRU, size: 200_000 },
-    code: { type: CacheType.LRU, size: 20_000 },
-  });
-  const state = new RecordingStateManager({ common: spec.common, trie, caches }, keccak256);
+  const archive = new MemoryHead();
+  const state = new RecordingStateManager(archive.headReads(), archive.trie(), keccak256);
   for (const [hex, a] of spec.alloc) {
     const address = new Address(hexToBytes(`0x${hex}`));
     await state.putAccount(address, new Account(a.nonce, a.balance));
     if (a.code.length > 0) await state.putCode(address, a.code);
     for (const [slot, value] of a.storage) await state.putStorage(address, slot, value);
   }
-  await state.flush();
   const vm = await createVM({
     common: spec.common.copy(),
     stateManager: state,

@@ -98,6 +98,7 @@ export async function readStreams(
     const read = async (stream: string): Promise<StreamMessage[]> => {
       const info = await jsm.streams.info(stream);
       const out: StreamMessage[] = [];
+      if (info.state.messages === 0) return out;
       for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
         const m = await jsm.streams.getMessage(stream, { seq });
         if (m === null || m === undefined) continue;

@@ -116,8 +116,17 @@ export class FollowHarness {
     return ws;
   }
 
-  readonly send = (message: string): void => {
-    this.ws.send(message);
+  /**
+   * Sends on the live connection, once there is one: on a loaded machine the follower may be
+   * between two connections (a read deadline passed while it was not scheduled) when a test sends.
+   */
+  readonly send = async (message: string): Promise<void> => {
+    const ws = await this.until(
+      "an open stream connection",
+      async () => this.connections.at(-1),
+      (c) => c !== undefined && c.readyState === c.OPEN,
+    );
+    ws!.send(message);
   };
 
   rpc(method: string, params: unknown[] = []): Promise<unknown> {

@@ -64,6 +64,8 @@ export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
     logger: o.logger,
     frontend: o.frontend,
     rpcWorkers: 1,
+    process: { kind: "primary" },
+    readerEnv: {},
     argv: [],
     callLimits: o.callLimits,
     view: {
@@ -111,6 +113,8 @@ export function startArchiveServer(o: {
     logger: o.logger,
     frontend: o.frontend,
     rpcWorkers: 1,
+    process: { kind: "primary" },
+    readerEnv: {},
     argv: [],
     callLimits: o.callLimits,
     view: { receipts: "preconfirmed", forkchoice: { kind: "stored" }, flashblockIntervalMs: 0 },
@@ -143,6 +147,8 @@ export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
     logger: o.logger,
     frontend: o.frontend,
     rpcWorkers: 1,
+    process: { kind: "primary" },
+    readerEnv: {},
     argv: [],
     callLimits: o.callLimits,
     view: {
@@ -193,6 +199,8 @@ export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
     logger: o.logger,
     frontend: o.frontend,
     rpcWorkers: 1,
+    process: { kind: "primary" },
+    readerEnv: {},
     argv: [],
     callLimits: undefined,
     view: {

@@ -87,9 +87,15 @@ export async function startCli(
   return started(child, m[1]!, output);
 }
 
-/** The real anvil with `args`, on a free port, once it answers. */
-export async function startAnvilProcess(args: readonly string[]): Promise<RpcProcess> {
-  const port = await freePort();
+/**
+ * The real anvil with `args`, on a free port (or `port`: an upstream restarted where its clients
+ * know it), once it answers.
+ */
+export async function startAnvilProcess(
+  args: readonly string[],
+  opts: { readonly port?: number } = {},
+): Promise<RpcProcess> {
+  const port = opts.port ?? (await freePort());
   const child = spawn(ANVIL_BIN, ["--port", String(port), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });

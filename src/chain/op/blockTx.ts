@@ -9,15 +9,25 @@ import {
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { createTxFromBlockBodyData, type TypedTransaction } from "@ethereumjs/tx";
+import { pinSender, rememberEncoding } from "../txFacts.ts";
 import { DEPOSIT_TX_TYPE, type DepositTx, decodeDepositTx } from "./depositTx.ts";
 
 /** A block's transactions: signed ones, and an OP-stack chain's deposits. */
 export type BlockTransaction = TypedTransaction | DepositTx;
 
-/** A block body's transaction (2718 bytes, or a legacy transaction's RLP list as bytes). */
-export function decodeBlockTransaction(raw: Uint8Array, common: Common): BlockTransaction {
+/**
+ * A block body's transaction (2718 bytes, or a legacy transaction's RLP list as bytes), with its
+ * bytes (and its hash, when the caller has it) kept for it (txFacts.ts).
+ */
+export function decodeBlockTransaction(
+  raw: Uint8Array,
+  common: Common,
+  hash?: Uint8Array,
+): BlockTransaction {
   if (raw[0] === DEPOSIT_TX_TYPE) return decodeDepositTx(raw, common);
-  return createTxFromBlockBodyData(raw, { common });
+  const tx = pinSender(createTxFromBlockBodyData(raw, { common, freeze: false }));
+  rememberEncoding(tx, raw, hash);
+  return tx;
 }
 
 /**

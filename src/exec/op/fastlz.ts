@@ -6,9 +6,12 @@
 const HASH_BITS = 13;
 const HASH_SIZE = 1 << HASH_BITS;
 
+/** The hash table of positions, cleared for each input: one per thread, not 32 KiB a transaction. */
+const table = new Uint32Array(HASH_SIZE);
+
 export function flzCompressLen(input: Uint8Array): number {
   let n = 0;
-  const table = new Uint32Array(HASH_SIZE);
+  table.fill(0);
   const u24 = (i: number) => input[i]! | (input[i + 1]! << 8) | (input[i + 2]! << 16);
   const hash = (v: number) => (Math.imul(2654435769 | 0, v) >>> 19) & (HASH_SIZE - 1);
   // Length of the common run of p… and q… before `end`, plus one when it stops on a mismatch

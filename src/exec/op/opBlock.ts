@@ -4,13 +4,13 @@
 // block as execution rebuilt it; the caller compares its header with the imported one.
 import type { Block, HeaderData } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { BlockBuilder } from "@ethereumjs/vm";
+import { ListTrie } from "../../chain/listTrie.ts";
 import type { BlockTransaction } from "../../chain/op/blockTx.ts";
 import { isDepositTx } from "../../chain/op/depositTx.ts";
 import { receiptRlp } from "../../chain/rawEncoding.ts";
+import { encodingOf } from "../../chain/txFacts.ts";
 import type { ReceiptRecord } from "../../chain/types.ts";
 import { receiptRecord } from "../receipts.ts";
 import { addDeposit, addTransaction, sealBuilder } from "../vmInternals.ts";
@@ -64,19 +64,18 @@ export async function runOpBlock(
       : { parentBeaconBlockRoot: h.parentBeaconBlockRoot }),
   });
   try {
-    const txTrie = new MerklePatriciaTrie({ common });
-    const receiptTrie = new MerklePatriciaTrie({ common });
+    const txTrie = new ListTrie();
+    const receiptTrie = new ListTrie();
     const ctx = {
       baseFee: h.baseFeePerGas,
       blobGasPrice: common.isActivatedEIP(4844) ? h.getBlobGasPrice() : undefined,
     };
     const receipts: ReceiptRecord[] = [];
-    for (const [i, tx] of (block.transactions as BlockTransaction[]).entries()) {
+    for (const tx of block.transactions as BlockTransaction[]) {
       const receipt = await includeTransaction(builder, op, tx, ctx, true);
       receipts.push(receipt);
-      const key = RLP.encode(i);
-      await txTrie.put(key, tx.serialize());
-      await receiptTrie.put(key, receiptRlp(receipt));
+      txTrie.push(encodingOf(tx));
+      receiptTrie.push(receiptRlp(receipt));
     }
     const built = await sealBuilder(builder, {
       transactions: txTrie.root(),

@@ -22,6 +22,7 @@ import {
 } from "../../chain/op/config.ts";
 import { type DepositTx, isDepositTx } from "../../chain/op/depositTx.ts";
 import type { L1FeeParams } from "../../chain/op/l1Info.ts";
+import { encodingOf, senderOf } from "../../chain/txFacts.ts";
 import { bytesToBigInt, bytesToHex } from "../../util/hex.ts";
 import { type BedrockFeeParams, type L1FeeInfo, l1FeeOf } from "./l1Cost.ts";
 
@@ -63,12 +64,29 @@ const OVERHEAD_SLOT = slot(5);
 const SCALAR_SLOT = slot(6);
 const L1_BLOB_BASE_FEE_SLOT = slot(7);
 
+/** The L1 fee parameters of a block and the rules they are applied with. */
+export type FeeParams = {
+  readonly params: L1FeeParams;
+  readonly bedrock: BedrockFeeParams;
+  readonly rules: OpRules;
+};
+
 /** The OP rules and fee plumbing of one VM; `beginBlock` positions it on a block. */
 export class OpExecution {
   private rules: OpRules = { regolith: false, canyon: false, ecotone: false, fjord: false };
   private baseFee = 0n;
   /** L1 fee of each non-deposit transaction run since the block began (receipts read it). */
   private readonly l1Fees = new WeakMap<object, L1FeeInfo>();
+  /**
+   * The L1 fee parameters, read from the L1Block predeploy at their first use in a block (after
+   * its deposits, the L1-info one writing them), as op-geth's L1 cost function reads them once
+   * per block; forgotten when a block begins, after each deposit and after a dev method's write.
+   */
+  private feeParamsNow: FeeParams | undefined;
+  /** Counts the times the parameters were forgotten: a fee computed under an older count is stale. */
+  private feeEpoch = 0;
+  /** Each transaction's fee as last computed (the pool's check, then its execution), by epoch. */
+  private readonly feeByTx = new WeakMap<object, { epoch: number; fee: L1FeeInfo }>();
   /** Off for calls: an eth_call carries no rollup cost data, so op-geth charges no L1 fee. */
   charging = true;
 
@@ -102,6 +120,13 @@ export class OpExecution {
   beginBlock(timestamp: bigint, baseFee: bigint | undefined): void {
     this.rules = opRulesAt(this.config, timestamp);
     this.baseFee = baseFee ?? 0n;
+    this.forgetFeeParams();
+  }
+
+  /** The L1Block predeploy may have been written (a deposit, a dev method): read it again. */
+  forgetFeeParams(): void {
+    this.feeParamsNow = undefined;
+    this.feeEpoch++;
   }
 
   rulesNow(): OpRules {
@@ -116,8 +141,13 @@ export class OpExecution {
     return this.vm.stateManager.getStorage(new Address(L1_BLOCK), s);
   }
 
-  /** The L1 fee parameters as the L1Block predeploy holds them now (op-geth NewL1CostFunc). */
-  async feeParams(): Promise<{ params: L1FeeParams; bedrock: BedrockFeeParams; rules: OpRules }> {
+  /** The L1 fee parameters of the block (op-geth NewL1CostFunc), read at their first use. */
+  async feeParams(): Promise<FeeParams> {
+    this.feeParamsNow ??= await this.readFeeParams();
+    return this.feeParamsNow;
+  }
+
+  private async readFeeParams(): Promise<FeeParams> {
     const scalars = await this.storage(L1_FEE_SCALARS_SLOT);
     const word = new Uint8Array(32);
     word.set(scalars, 32 - scalars.length);
@@ -139,17 +169,25 @@ export class OpExecution {
     return { params, bedrock, rules };
   }
 
-  async l1FeeFor(raw: Uint8Array): Promise<L1FeeInfo> {
+  /**
+   * The L1 fee transaction `tx` (binary encoding `raw`) pays in the block now, computed once
+   * while the parameters stay the same: the pool's check and the execution share it.
+   */
+  async l1FeeFor(tx: object, raw: Uint8Array): Promise<L1FeeInfo> {
     const { params, bedrock, rules } = await this.feeParams();
-    return l1FeeOf(raw, rules, params, bedrock);
+    const known = this.feeByTx.get(tx);
+    if (known !== undefined && known.epoch === this.feeEpoch) return known.fee;
+    const fee = l1FeeOf(raw, rules, params, bedrock);
+    this.feeByTx.set(tx, { epoch: this.feeEpoch, fee });
+    return fee;
   }
 
   private async beforeTx(tx: TypedTransaction): Promise<void> {
     if (!this.charging || isDepositTx(tx)) return;
-    const fee = await this.l1FeeFor(tx.serialize());
+    const fee = await this.l1FeeFor(tx, encodingOf(tx));
     this.l1Fees.set(tx, fee);
     if (fee.l1Fee === 0n) return;
-    const sender = tx.getSenderAddress();
+    const sender = senderOf(tx);
     const account = (await this.vm.stateManager.getAccount(sender)) ?? new Account();
     if (account.balance < fee.l1Fee)
       throw new Error(
@@ -199,6 +237,8 @@ export class OpExecution {
     } finally {
       journal.cleanJournal();
       vm.stateManager.originalStorageCache.clear();
+      // The L1-info deposit writes the fee parameters.
+      this.forgetFeeParams();
     }
   }
 

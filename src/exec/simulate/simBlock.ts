@@ -3,11 +3,11 @@
 // receipt and withdrawal roots, and the block as the RPC layer renders it.
 import { type BlockHeader, createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { bigIntToUnpaddedBytes } from "@ethereumjs/util";
 import { type BlockView, headerView, type TransactionView } from "../../chain/blockView.ts";
 import { type ChainSpec, commonAt } from "../../chain/genesis.ts";
+import { listRoot } from "../../chain/listTrie.ts";
 import type { WithdrawalOverride } from "../../services/simulate.ts";
 import { hexToBytes } from "../../util/hex.ts";
 
@@ -64,13 +64,6 @@ export function makeHeader(data: HeaderData, common: Common): BlockHeader {
   return createBlockHeader(data, opts);
 }
 
-/** The root of a list trie (key: RLP of the index), as geth's DeriveSha. */
-export async function listRoot(items: readonly Uint8Array[], common: Common): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie({ common });
-  for (let i = 0; i < items.length; i++) await trie.put(RLP.encode(i), items[i]!);
-  return trie.root();
-}
-
 export type BlockParts = {
   /** The block's header as its calls saw it, completed here. */
   readonly header: BlockHeader;
@@ -101,15 +94,12 @@ export async function assembleBlock(
   // The header is unfrozen and hashes what its fields hold when asked.
   Object.assign(header, {
     ...p.fields,
-    transactionsTrie: await listRoot(p.transactions, p.common),
-    receiptTrie: await listRoot(p.receipts, p.common),
+    transactionsTrie: listRoot(p.transactions),
+    receiptTrie: listRoot(p.receipts),
     logsBloom: bloom,
     ...(shanghai
       ? {
-          withdrawalsRoot: await listRoot(
-            withdrawals.map((w) => RLP.encode(w)),
-            p.common,
-          ),
+          withdrawalsRoot: listRoot(withdrawals.map((w) => RLP.encode(w))),
         }
       : {}),
   });

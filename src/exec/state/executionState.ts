@@ -258,6 +258,20 @@ export class ExecutionState implements StateManagerInterface {
     if (this.overlay.depth === 0) this.originalStorageCache.clear();
   }
 
+  /** Checkpoints open now: the block builder's, a transaction's, one per call frame. */
+  get checkpointDepth(): number {
+    return this.overlay.depth;
+  }
+
+  /**
+   * Reverts the checkpoints open above `depth`. A read that throws inside a call frame (a forked
+   * chain's upstream failing) leaves that frame's open: the EVM library reverts only the
+   * transaction's own.
+   */
+  async revertTo(depth: number): Promise<void> {
+    while (this.overlay.depth > depth) await this.revert();
+  }
+
   /** The head's root with the block's writes so far: the trie is written here, and only here. */
   async getStateRoot(): Promise<Uint8Array> {
     const known = this.computedNow();

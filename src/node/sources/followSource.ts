@@ -10,6 +10,8 @@ import type { ChainUpdate } from "../../pending/types.ts";
 import { newPublisherId, streamNames } from "../../replica/streams.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
+import { mergeUpstreamSeries, UpstreamCallStats } from "../../upstream/callStats.ts";
+import { combineHooks, startRetryNotice } from "../../upstream/calls.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
@@ -22,10 +24,17 @@ export async function startFollowSource(args: {
   readonly follow: FollowPlan;
   readonly logger: Logger;
   readonly publish: (u: ChainUpdate) => void;
+  /** The follower's thread ended by itself: the node cannot go on. */
+  readonly onFatal: (e: Error) => void;
 }): Promise<ChainSource> {
   const f = args.follow;
   const env = openKvEnv(args.datadir);
-  const client = new UpstreamClient(f.upstream, { logger: args.logger });
+  /** What this thread's upstream clients did (the start, forwarded transactions; metrics). */
+  const calls = new UpstreamCallStats();
+  const client = new UpstreamClient(f.upstream, {
+    logger: args.logger,
+    hooks: combineHooks(calls.hooks, startRetryNotice(args.logger, upstreamHost(f.upstream.url))),
+  });
   let start: {
     genesis: Record<string, unknown>;
     chainId: bigint;
@@ -53,6 +62,7 @@ export async function startFollowSource(args: {
         hardfork: f.hardfork,
         accounts: [],
         balanceWei: 0n,
+        continuing: stored !== undefined,
       },
       { logger: args.logger },
     );
@@ -112,8 +122,9 @@ export async function startFollowSource(args: {
     },
     args.publish,
     args.logger.child({ module: "follow" }),
+    args.onFatal,
   );
-  const forwarder = transactionForwarder(txTarget, args.logger);
+  const forwarder = transactionForwarder(txTarget, args.logger, calls.hooks);
   const info: ForkInfo = {
     host: upstreamHost(f.upstream.url),
     chainId: start.chainId,
@@ -126,6 +137,7 @@ export async function startFollowSource(args: {
     upstream: { label: "Following", url: info.host },
     fork: info,
     readiness: () => [...follower.health.reasons],
+    upstreamCalls: () => mergeUpstreamSeries([calls.snapshot(), follower.health.upstream]),
     ...(f.nats === undefined
       ? {}
       : {

@@ -1,7 +1,8 @@
 // `dev --fork-url`: what the sequencer starts a forked chain with. A new datadir: the fork block F
 // chosen and checked on the upstream, its header, the chain config and the base writes
 // (upstream/forkSetup.ts). A datadir that holds the fork already: F and the config from it, and
-// from the datadir's cache what the start needs of the upstream, so a restart asks it nothing.
+// from the datadir's cache what the start needs of the upstream, so a restart asks it only whether
+// its block at F's number is still F (forkSetup.ts).
 import { devAccounts } from "../../chain/devGenesis.ts";
 import type { DevL1Config } from "../../chain/op/l1Info.ts";
 import type { Logger } from "../../log/logger.ts";
@@ -9,7 +10,9 @@ import type { SequencerFork } from "../../sequencer/protocol.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import type { StoredForkBase } from "../../store/forkBaseCodec.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
+import { combineHooks, startRetryNotice, type UpstreamHooks } from "../../upstream/calls.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
+import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { DevChainOptions, ForkPlan } from "../plan.ts";
@@ -39,9 +42,14 @@ export async function prepareForkStart(
   logger: Logger,
   /** The fork replaces whatever the datadir holds (anvil_reset): it is not read. */
   replace = false,
+  /** What the start's upstream client reports its calls to (the node's metrics). */
+  hooks: UpstreamHooks = {},
 ): Promise<ForkStart> {
   const env = openKvEnv(datadir);
-  const client = new UpstreamClient(plan.options, { logger });
+  const client = new UpstreamClient(plan.options, {
+    logger,
+    hooks: combineHooks(hooks, startRetryNotice(logger, upstreamHost(plan.options.url))),
+  });
   try {
     const store = createChainStore(env);
     const stored = replace ? undefined : store.forkBase();
@@ -74,6 +82,7 @@ export async function prepareForkStart(
         hardfork: o.fork,
         accounts: devAccounts(o.accounts).map((a) => a.address),
         balanceWei: o.balanceEth * 10n ** 18n,
+        continuing: stored !== undefined,
       },
       { logger },
     );

@@ -9,6 +9,11 @@ import { type ChainReset, type ChainUpdate, updatePosition } from "../../pending
 import type { SequencerWorkerData } from "../../sequencer/protocol.ts";
 import { SequencerClient } from "../../sequencer/sequencerClient.ts";
 import type { DevAnswer, DevRequest } from "../../services/transactions.ts";
+import {
+  mergeUpstreamSeries,
+  UpstreamCallStats,
+  type UpstreamSeries,
+} from "../../upstream/callStats.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
 import type { ChainSource, DevChainOptions, ForkInfo, PoolNonces } from "../plan.ts";
@@ -22,6 +27,8 @@ export async function startSequencerSource(args: {
   readonly chain: DevChainOptions;
   readonly logger: Logger;
   readonly publish: (u: ChainUpdate) => void;
+  /** The sequencer's thread ended by itself: the node cannot go on. */
+  readonly onFatal: (e: Error) => void;
 }): Promise<ChainSource> {
   let o = args.chain;
   /** The stream's last position: a replacing sequencer goes on after it. */
@@ -31,6 +38,10 @@ export async function startSequencerSource(args: {
    * the reset is answered once it is out.
    */
   let replacing: { readonly reset: ChainReset; readonly published: () => void } | undefined;
+  /** What this thread's upstream clients did (a fork's start and resets; metrics). */
+  const startCalls = new UpstreamCallStats();
+  /** What the sequencers replaced by anvil_reset did with their upstream (metrics never go back). */
+  let retiredCalls: readonly UpstreamSeries[] = [];
   const publish = (u: ChainUpdate) => {
     position = Math.max(position, updatePosition(u));
     const r = replacing;
@@ -53,7 +64,14 @@ export async function startSequencerSource(args: {
     const forked =
       chain.upstream === undefined
         ? undefined
-        : await prepareForkStart(args.datadir, chain, chain.upstream, args.logger, replace);
+        : await prepareForkStart(
+            args.datadir,
+            chain,
+            chain.upstream,
+            args.logger,
+            replace,
+            startCalls.hooks,
+          );
     // Neither a fork's nor --genesis: the sequencer's thread makes a new dev chain's, when its
     // datadir holds none (a restart never pays for it).
     const genesis = forked?.genesis ?? chain.genesis;
@@ -109,7 +127,7 @@ export async function startSequencerSource(args: {
     return { data, info };
   };
   const launch = (data: SequencerWorkerData) =>
-    SequencerClient.start(data, publish, args.logger.child({ module: "sequencer" }));
+    SequencerClient.start(data, publish, args.logger.child({ module: "sequencer" }), args.onFatal);
   const first = await prepare(o, false);
   let sequencer = await launch(first.data);
   let info = first.info;
@@ -139,6 +157,7 @@ export async function startSequencerSource(args: {
       // on after the stream's last position.
       const next = await prepare(chain, true);
       await sequencer.stop();
+      retiredCalls = mergeUpstreamSeries([retiredCalls, sequencer.upstreamCalls()]);
       const published = new Promise<void>((resolve) => {
         replacing = {
           reset:
@@ -159,6 +178,13 @@ export async function startSequencerSource(args: {
       if (poolListener !== undefined) sequencer.onPoolNonce = poolListener;
       info = next.info;
       o = chain;
+      if (info === undefined)
+        args.logger.info({ chainId: Number(chain.chainId) }, "anvil_reset: a new dev chain");
+      else
+        args.logger.info(
+          { upstream: info.host, chainId: Number(info.chainId), block: info.number },
+          "anvil_reset: forked anew",
+        );
       return {};
     };
     const done = resets.then(run, run);
@@ -179,6 +205,8 @@ export async function startSequencerSource(args: {
       : { upstream: { label: "NATS JetStream", url: o.nats.servers.join(",") } }),
     ...(info === undefined ? {} : { fork: info }),
     readiness: () => sequencer.readiness(),
+    upstreamCalls: () =>
+      mergeUpstreamSeries([startCalls.snapshot(), retiredCalls, sequencer.upstreamCalls()]),
     async close() {
       if (o.dumpState !== undefined) await dumpStateFile(sequencer, o.dumpState, args.logger);
       await sequencer.stop();
