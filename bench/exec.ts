@@ -12,7 +12,8 @@
 // "before" side (a git worktree of it under the OS temporary folder, cached by commit hash).
 // By default (not with --no-pin) the measured processes run on CPU 1 (taskset -c 1) and the
 // bench and the load (a followed chain's sequencer) on CPU 0.
-// Run: npm run bench:exec [-- --before main --rounds 3 --txs 200 --phases sequencer,follower,…]
+// Run: npm run bench:exec [-- --before main --rounds 3 --txs 200 --phases sequencer,follower,…
+//      --cpu-prof DIR]
 import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
@@ -21,7 +22,7 @@ import { pin } from "./compare/peers.ts";
 import { stealMs } from "./compare/wrk.ts";
 import { beforeCheckout } from "./lib/beforeWorktree.ts";
 import { BIN } from "./lib/devChain.ts";
-import { burstPhase, printAccept } from "./lib/execBurst.ts";
+import { burstPhase, printAccept, printAutomine } from "./lib/execBurst.ts";
 import { type Side, stopNode, writeOpGenesis } from "./lib/execNodes.ts";
 import { followerPhase, importPhase, type PhaseContext, sequencerPhase } from "./lib/execPhases.ts";
 import { signPlan, signRounds, signSwaps } from "./lib/execPlan.ts";
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     phases: { type: "string", default: PHASES.join(",") },
     "max-minutes": { type: "string", default: "60" },
     "no-pin": { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -78,7 +80,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
   });
 if (PIN) pin(process.pid, "0");
 
-const sides: Side[] = [{ name: "after", bin: BIN }];
+// --cpu-prof DIR: the after side's dev nodes write a .cpuprofile per thread and process there
+// (bench/profileTop.ts summarises one).
+const cpuProf = values["cpu-prof"];
+const sides: Side[] = [
+  {
+    name: "after",
+    bin: BIN,
+    ...(cpuProf === undefined ? {} : { nodeFlags: ["--cpu-prof", "--cpu-prof-dir", cpuProf] }),
+  },
+];
 if (values.before !== undefined)
   sides.push({ name: "before", bin: beforeCheckout(values.before, log).bin });
 const ctx: PhaseContext = {
@@ -133,11 +144,7 @@ try {
       printPath(b.execution);
       printAccept(b.accept);
     }
-    if (phases.has("automine"))
-      printLatencies(
-        "automine: Uniswap V2 and V3 swaps in turn, each sent alone, eth_sendRawTransaction → its receipt",
-        b.automine,
-      );
+    if (phases.has("automine")) printAutomine(b.automine);
   }
 } finally {
   await Promise.all(children.splice(0).map(stopNode));

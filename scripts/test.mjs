@@ -34,6 +34,7 @@ const HEAVY = {
   "test/e2e/crash.test.ts": 115,
   "test/e2e/importCrash.test.ts": 110,
   "test/e2e/roles.test.ts": 105,
+  "test/e2e/fleetNetns.test.ts": 100,
   "test/e2e/importReject.test.ts": 95,
   "test/e2e/forkCli.test.ts": 90,
   "test/e2e/devConsistency.test.ts": 80,

@@ -16,14 +16,28 @@ export const BIN = join(resolve(import.meta.dirname, "../.."), "bin/flashnode.js
 /**
  * Starts `flashnode dev` on port 0 (a new datadir unless given); resolves with the public base
  * URL. `bin` is another checkout's bin/flashnode.js (a bench of an older commit); `cpus` places
- * the process and every thread it starts (taskset -c).
+ * the process and every thread it starts (taskset -c); `nodeFlags` go to node before the script.
  */
 export async function startDevChild(
   args: readonly string[],
   datadir = mkdtempSync(join(tmpdir(), "flashnode-bench-")),
-  opts: { readonly bin?: string; readonly cpus?: string } = {},
+  opts: {
+    readonly bin?: string;
+    readonly cpus?: string;
+    /** Node's own flags before the script (e.g. --cpu-prof). */
+    readonly nodeFlags?: readonly string[];
+  } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const argv = [opts.bin ?? BIN, "dev", "--datadir", datadir, "--port", "0", ...args];
+  const argv = [
+    ...(opts.nodeFlags ?? []),
+    opts.bin ?? BIN,
+    "dev",
+    "--datadir",
+    datadir,
+    "--port",
+    "0",
+    ...args,
+  ];
   const child =
     opts.cpus === undefined
       ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })

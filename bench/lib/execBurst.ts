@@ -6,10 +6,16 @@ import type { Hex } from "viem";
 import { recoverTransactionAddress } from "viem";
 import { startAnvil } from "../compare/peers.ts";
 import { GAS_LIMIT, type RunningNode, startDev } from "./execNodes.ts";
-import { type Burst, measureBurstAnvil, measureBurstDev, sendToReceipt } from "./execPaths.ts";
+import {
+  type Burst,
+  measureBurstAnvil,
+  measureBurstDev,
+  type RoundTrip,
+  sendToReceipt,
+} from "./execPaths.ts";
 import type { PhaseContext } from "./execPhases.ts";
 import type { Plan } from "./execPlan.ts";
-import { type Column, fmt, median, PathResults } from "./execReport.ts";
+import { type Column, fmt, median, PathResults, printLatencies } from "./execReport.ts";
 import { rpc } from "./followPhase.ts";
 import { mineBlock } from "./txSigner.ts";
 import { runSetup } from "./uniswapSetup.ts";
@@ -17,7 +23,7 @@ import { runSetup } from "./uniswapSetup.ts";
 export type BurstPhase = {
   readonly execution: PathResults;
   readonly accept: Map<Column, number[]>;
-  readonly automine: Map<Column, number[]>;
+  readonly automine: Map<Column, RoundTrip[]>;
 };
 
 /** Each sender's last transaction of `raws`: once each has a receipt, all have. */
@@ -74,7 +80,7 @@ export async function burstPhase(
   }
   // Automine: a block per transaction, on both.
   for (const n of nodes.values()) await rpc(n.url, "evm_setAutomine", [true]);
-  const automine = new Map<Column, number[]>();
+  const automine = new Map<Column, RoundTrip[]>();
   for (let i = 0; i < swaps.length; i += 10) {
     const chunk = swaps.slice(i, i + 10);
     for (const [name, n] of (i / 10) % 2 === 0 ? [...nodes] : [...nodes].reverse())
@@ -92,4 +98,30 @@ export function printAccept(accept: ReadonlyMap<Column, readonly number[]>): voi
       ? `; after/anvil ×${(median(a) / median(v)).toFixed(2)}`
       : "";
   console.log(`  every transaction accepted (answered) after, median: ${parts.join(", ")}${ratio}`);
+}
+
+/**
+ * The automine rounds: send → receipt, and its two parts (until the send is answered; from the
+ * answer until the receipt is seen), with how many receipts the first request after the answer
+ * did not find (read-your-writes: none should).
+ */
+export function printAutomine(automine: ReadonlyMap<Column, readonly RoundTrip[]>): void {
+  const of = (f: (r: RoundTrip) => number) =>
+    new Map([...automine].map(([c, rs]) => [c, rs.map(f)] as const));
+  printLatencies(
+    "automine: Uniswap V2 and V3 swaps in turn, each sent alone, eth_sendRawTransaction → its receipt",
+    of((r) => r.receiptMs),
+  );
+  printLatencies(
+    "  of which: until the send is answered",
+    of((r) => r.answeredMs),
+  );
+  printLatencies(
+    "  of which: from the answer until the receipt is seen",
+    of((r) => r.receiptMs - r.answeredMs),
+  );
+  const missed = [...automine].map(
+    ([c, rs]) => `${c} ${rs.filter((r) => !r.seenAtOnce).length} of ${rs.length}`,
+  );
+  console.log(`  receipt not found by the first request after the answer: ${missed.join(", ")}`);
 }

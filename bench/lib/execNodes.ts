@@ -14,7 +14,12 @@ import { startDevChild } from "./devChain.ts";
 import { waitForOutput } from "./http.ts";
 
 export type SideName = "after" | "before";
-export type Side = { readonly name: SideName; readonly bin: string };
+export type Side = {
+  readonly name: SideName;
+  readonly bin: string;
+  /** Node's flags for this side's dev nodes (--cpu-prof). */
+  readonly nodeFlags?: readonly string[];
+};
 export const API_KEY = "bench-exec-key-0001";
 export const GAS_LIMIT = 300_000_000n;
 
@@ -61,7 +66,11 @@ export async function startDev(
   const { child, url } = await startDevChild(
     [...common, "--rpc-workers", "1", "--gas-limit", String(GAS_LIMIT), ...args],
     tempDir(`dev-${side.name}`),
-    { bin: side.bin, ...(cpus === undefined ? {} : { cpus }) },
+    {
+      bin: side.bin,
+      ...(cpus === undefined ? {} : { cpus }),
+      ...(side.nodeFlags === undefined ? {} : { nodeFlags: side.nodeFlags }),
+    },
   );
   child.stderr?.on("data", (c: Buffer) => process.stderr.write(`[dev ${side.name}] ${c}`));
   return { child, pid: nodePid(child), url: `${url}rpc/${API_KEY}`, base: url };

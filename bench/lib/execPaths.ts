@@ -225,19 +225,32 @@ export async function callLatencies(
 }
 
 /** Automine: each of `raws` sent alone and its receipt polled (every 1 ms); ms each. */
-export async function sendToReceipt(url: string, raws: readonly Hex[]): Promise<number[]> {
-  const out: number[] = [];
+/** One automine round trip: until the send is answered, until its receipt is seen. */
+export type RoundTrip = {
+  readonly answeredMs: number;
+  readonly receiptMs: number;
+  /** Whether the first receipt request after the answer found it (read-your-writes). */
+  readonly seenAtOnce: boolean;
+};
+
+export async function sendToReceipt(url: string, raws: readonly Hex[]): Promise<RoundTrip[]> {
+  const out: RoundTrip[] = [];
   for (const raw of raws) {
     const t0 = performance.now();
     await sendRaw(url, [raw]);
+    const answeredMs = performance.now() - t0;
+    let polls = 0;
     const [r] = await until(
       "a receipt",
-      () => receiptsOf(url, [txHash(raw)]),
+      () => {
+        polls++;
+        return receiptsOf(url, [txHash(raw)]);
+      },
       (rs) => rs[0] !== null,
       60_000,
       1,
     );
-    out.push(performance.now() - t0);
+    out.push({ answeredMs, receiptMs: performance.now() - t0, seenAtOnce: polls === 1 });
     if (r!.status !== "0x1") throw new Error(`${txHash(raw)} failed`);
   }
   return out;

@@ -112,7 +112,11 @@ export type Pace =
   | { readonly kind: "rate"; readonly rate: number }
   | { readonly kind: "bursts"; readonly size: number; readonly everyMs: number };
 
-function drive(nodes: FollowNodes, load: readonly string[], pace: Pace) {
+export function drive(
+  nodes: Pick<FollowNodes, "devUrl" | "sequencerTap">,
+  load: readonly string[],
+  pace: Pace,
+) {
   const state = { sent: 0, errors: 0 };
   const send = (upTo: number) => {
     const due = Math.min(load.length, upTo);

@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
+import type { FollowPlan } from "../node/plan.ts";
 import { checkUpstreamUrl } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
@@ -10,6 +11,7 @@ import { callLimitOptions } from "./callLimitOptions.ts";
 import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
+import type { OptionValues } from "./optionTable.ts";
 import { rpcWorkerPlan } from "./rpcWorkers.ts";
 import { runNode } from "./runNode.ts";
 
@@ -23,7 +25,10 @@ stream: each canonical block is fetched, executed here on state read from --rpc 
 against its header (receipts root, gas used); each flashblock is re-executed on the head, so
 every method answers at "pending" from the pre-confirmed state, eth_getStorageAt and
 eth_getBlockReceipts included. Blocks and state from before the node started are the upstream's,
-served through it. Transactions go to --rpc, or --tx-forward. See docs/follow.md.
+served through it. Transactions go to --rpc, or --tx-forward. With --nats, what it follows is
+published to NATS JetStream for replicas (flashnode replica --nats URL --fork-url RPC); followers
+sharing the streams elect one publisher, and a standby takes over when it dies. See
+docs/follow.md and docs/replicas.md.
 
 ${helpFor("follow")}
 `;
@@ -43,6 +48,7 @@ export async function followCommand(argv: string[]): Promise<void> {
   if (txForward !== undefined) checkUpstreamUrl(txForward);
   const datadir = values.datadir ?? join(process.cwd(), ".flashnode", "follow");
   const logger = createLogger(values["log-level"]);
+  const nats = natsOptions(values);
   const frontend = frontendOptions(values);
   const workers = rpcWorkerPlan(values, frontend);
   if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
@@ -75,9 +81,30 @@ export async function followCommand(argv: string[]): Promise<void> {
           pollMs: values["poll-interval"],
           maxPendingDepth: values["max-pending-depth"],
           streamReadTimeoutMs: values["flashblocks-read-timeout"],
+          ...(nats === undefined ? {} : { nats }),
         },
       },
     },
     [`following ${new URL(rpc).host}`],
   );
+}
+
+/** `--nats …`: the streams the follower publishes to, shared with other followers under a lease. */
+function natsOptions(values: OptionValues<"follow">): FollowPlan["nats"] {
+  const servers = values.nats ?? [];
+  if (servers.length === 0) return undefined;
+  const leaseTtlMs = values["nats-lease"];
+  if (leaseTtlMs < 100) throw new UsageError("--nats-lease must be at least 100ms");
+  return {
+    servers,
+    leaseTtlMs,
+    streams: {
+      prefix: values["nats-prefix"],
+      replicas: values["nats-replicas"],
+      // A follower's archive is not one a replica can restore (its trie is its own).
+      snapshotEveryBlocks: 0,
+      blockRetentionMs: values["nats-block-retention"],
+      flashblockRetentionMs: values["nats-flashblock-retention"],
+    },
+  };
 }

@@ -219,29 +219,33 @@ const TABLE = [
   {
     name: "nats",
     kind: "list",
-    commands: ["dev", "replica"],
+    commands: ["dev", "replica", "follow"],
     env: "FLASHNODE_NATS",
-    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (repeatable; env: comma-separated)",
+    commaSeparated: true,
+    help: "NATS server URL(s), e.g. nats://127.0.0.1:4222 (comma-separated, or repeated)",
     commandHelp: {
       dev: "the chain's blocks and flashblocks are published to JetStream, for replicas",
-      replica: "the sequencer's JetStream, whose blocks and flashblocks it follows (required)",
+      replica:
+        "the JetStream of a sequencer or of followers, whose blocks and flashblocks it follows (required)",
+      follow:
+        "what it follows (blocks, re-executed flashblocks) is published to JetStream, for replicas; followers given the same servers and --nats-prefix share the streams, one publishing at a time (--nats-lease)",
     },
   },
   {
     name: "nats-prefix",
     kind: "string",
-    commands: ["dev", "replica"],
+    commands: ["dev", "replica", "follow"],
     default: "flashnode",
     help: "subject prefix of the chain's streams (<prefix>.blocks.N, <prefix>.flashblocks, <prefix>.tx); stream names are its upper case",
   },
   {
     name: "nats-replicas",
     kind: "int",
-    commands: ["dev", "replica"],
+    commands: ["dev", "replica", "follow"],
     min: 1,
     max: 5,
     default: 1,
-    help: "JetStream replication factor of the streams and the snapshot bucket the node creates (3 on a 3-node cluster)",
+    help: "JetStream replication factor of the streams and the buckets (snapshots, a follower's lease) the node creates (3 on a 3-node cluster)",
   },
   {
     name: "nats-snapshot-every",
@@ -254,7 +258,7 @@ const TABLE = [
   {
     name: "nats-block-retention",
     kind: "duration",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: "0s",
     help: "how long the block stream keeps a block (0: for ever), when the node creates it",
     unit: "s",
@@ -262,10 +266,17 @@ const TABLE = [
   {
     name: "nats-flashblock-retention",
     kind: "duration",
-    commands: ["dev"],
+    commands: ["dev", "follow"],
     default: "600s",
     help: "how long the flashblock stream keeps a flashblock, when the node creates it",
     unit: "s",
+  },
+  {
+    name: "nats-lease",
+    kind: "duration",
+    commands: ["follow"],
+    default: "1s",
+    help: "TTL of the publisher lease of followers sharing a stream (bucket <PREFIX>_PUBLISHER, when the node creates it): a standby takes over this long after the publisher's last renewal, which it sends five times a TTL",
   },
   {
     name: "max-lag",

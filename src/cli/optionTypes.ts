@@ -46,6 +46,8 @@ export type OptionDef = {
   readonly unit?: "s" | "ms";
   /** The values a choice option takes. */
   readonly choices?: readonly string[];
+  /** A list whose flag values are comma-separated too, as its environment variable's. */
+  readonly commaSeparated?: boolean;
 };
 
 /** The commands that run a node. */

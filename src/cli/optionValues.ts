@@ -67,12 +67,16 @@ export function coerce(def: OptionDef, raw: unknown, origin: string): OptionValu
       return value;
     }
     case "list": {
+      const split = (v: unknown) =>
+        String(v)
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
       const list = Array.isArray(raw)
-        ? raw.map(String)
-        : String(raw)
-            .split(",")
-            .map((s) => s.trim())
-            .filter(Boolean);
+        ? def.commaSeparated === true
+          ? raw.flatMap(split)
+          : raw.map(String)
+        : split(raw);
       if (list.some((item) => item.trim() === ""))
         throw new UsageError(`${prefix}--${def.name} needs a value (got an empty string)`);
       return list;

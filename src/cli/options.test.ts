@@ -96,3 +96,21 @@ test("the hardfork is --hardfork (FLASHNODE_HARDFORK, config key hardfork); --fo
     /unknown flag --fork for serve/,
   );
 });
+
+test("--nats takes servers comma-separated as well as repeated, as FLASHNODE_NATS does", () => {
+  const [a, b, c] = ["nats://n1:4222", "nats://n2:4222", "nats://n3:4222"];
+  for (const argv of [
+    ["--nats", `${a},${b},${c}`],
+    ["--nats", `${a}, ${b}`, "--nats", c!],
+  ])
+    assert.deepEqual(resolveOptions("replica", argv, {}).values.nats, [a, b, c]);
+  assert.deepEqual(resolveOptions("follow", [], { FLASHNODE_NATS: `${a},${b}` }).values.nats, [
+    a,
+    b,
+  ]);
+  // A header's value may hold commas: it stays one header.
+  assert.deepEqual(
+    resolveOptions("replica", ["--fork-header", "Accept: a, b"], {}).values["fork-header"],
+    ["Accept: a, b"],
+  );
+});

@@ -102,6 +102,12 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
     ...(node.upstream === undefined
       ? []
       : [`${`${node.upstream.label}:`.padEnd(23)}${node.upstream.url}`]),
+    ...(node.publishing === undefined
+      ? []
+      : [
+          `${"Publishing to NATS:".padEnd(23)}${node.publishing.where}`,
+          `${"Publisher:".padEnd(23)}${node.publishing.id}, ${node.publishing.role()} now (elected by lease: /readyz and flashnode_follow_publisher_role say the role as it changes)`,
+        ]),
     "",
     describePolicy(plan.frontend.policy),
     "",

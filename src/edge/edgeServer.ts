@@ -55,6 +55,8 @@ export type Health = {
   readonly live: boolean;
   readonly ready: boolean;
   readonly reasons: readonly string[];
+  /** A follower publishing to NATS: whether it writes the shared stream ("leader") or stands by. */
+  readonly publisher?: string;
 };
 
 const UNAUTHORIZED: RefusedResponse = {
@@ -213,7 +215,11 @@ export function createEdge(opts: EdgeOptions): Edge {
         res,
         h.ready ? 200 : 503,
         "application/json",
-        JSON.stringify({ ready: h.ready, reasons: h.reasons }),
+        JSON.stringify({
+          ready: h.ready,
+          reasons: h.reasons,
+          ...(h.publisher === undefined ? {} : { publisher: h.publisher }),
+        }),
       );
     }
     const ctx = route(path, req);

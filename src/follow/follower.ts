@@ -17,6 +17,7 @@ import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { canonicalBlock, FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
+import type { Prefetcher } from "./prefetcher.ts";
 import { Sequencing, type SequencingOptions } from "./sequencing.ts";
 import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
 
@@ -33,6 +34,11 @@ export type FollowerDeps = {
   /** The upstream's JSON-RPC: new heads and canonical blocks. */
   readonly client: UpstreamClient;
   readonly publish: (u: FlashblockUpdate | SealedUpdate) => void;
+  /**
+   * The archive's head moved (a block committed, or an unwind), before the update saying so is
+   * built: a NATS publisher sends the block at once.
+   */
+  readonly onCommitted?: () => void;
   readonly log: FollowerLog;
   /** Told of every sequencing event (a metric each). */
   readonly onEvent: (e: SequencingEvent) => void;
@@ -45,6 +51,8 @@ export type FollowerDeps = {
   readonly datadir?: string;
   readonly sequencing?: Partial<SequencingOptions>;
   readonly now?: () => number;
+  /** Fetches what a flashblock or block will read before it runs (prefetcher.ts). */
+  readonly prefetch?: Prefetcher;
 };
 
 /** The fields of an event worth a log line, beside its name. */
@@ -94,7 +102,7 @@ export class Follower {
   private readonly arrivals = new WeakMap<Flashblock, number>();
 
   constructor(private readonly deps: FollowerDeps) {
-    this.replay = new PendingReplay(deps.executor, deps.common);
+    this.replay = new PendingReplay(deps.executor, deps.common, deps.prefetch);
     this.sequencing = new Sequencing(deps.sequencing ?? {});
     this.now = deps.now ?? (() => performance.timeOrigin + performance.now());
   }
@@ -245,15 +253,34 @@ export class Follower {
       return;
     }
     try {
-      write ??= await executor.execute(blockFromRlp(rlp, { common, setHardfork: true }), {
-        ownStateRoot: true,
-      });
+      if (write === undefined) {
+        const block = blockFromRlp(rlp, { common, setHardfork: true });
+        const h = block.header;
+        await this.deps.prefetch?.prepare(
+          block.transactions,
+          {
+            number: h.number,
+            timestamp: h.timestamp,
+            coinbase: h.coinbase.bytes,
+            gasLimit: h.gasLimit,
+            baseFeePerGas: h.baseFeePerGas,
+            prevRandao: h.mixHash,
+            parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+            extraData: h.extraData,
+          },
+          false,
+        );
+        write = await executor.execute(block, { ownStateRoot: true });
+      }
     } catch (e) {
       if (!(e instanceof BlockRejectedError)) throw e;
       this.stop(`following stopped at block ${e.blockNumber} (${e.blockHash}): ${e.reason}`);
       return;
+    } finally {
+      this.deps.prefetch?.finished();
     }
     store.writeBlock(write);
+    this.deps.onCommitted?.();
     this.imported.blocks++;
     this.imported.gas += canonical.header.gasUsed;
     this.imported.ms += performance.now() - started;
@@ -314,6 +341,7 @@ export class Follower {
     await this.replay.clear();
     const removed = store.revertTo(n, []);
     await this.deps.executor.resetToHead();
+    this.deps.onCommitted?.();
     this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
       from: head,
       to: n,

@@ -11,7 +11,7 @@ import {
   createBlockHeaderFromRLP,
 } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
+import { type BlockTransaction, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { bodyTransactions, splitBlockRlp } from "../chain/rawEncoding.ts";
 import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type { BlockWrite } from "../chain/types.ts";
@@ -24,7 +24,9 @@ import { assembleFlashblock, Building } from "../sequencer/building.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
+import type { DryRunBlock } from "./discovery.ts";
 import type { Flashblock, FlashblockBase } from "./flashblock.ts";
+import type { Prefetcher } from "./prefetcher.ts";
 
 /** A canonical block as its RLP carries it: the header decoded, the transactions as bytes. */
 export type CanonicalBlock = {
@@ -64,6 +66,8 @@ export class PendingReplay {
   constructor(
     private readonly executor: BlockExecutor,
     private readonly common: Common,
+    /** A forked chain's: fetches what a flashblock will read before it runs (prefetcher.ts). */
+    private readonly prefetch?: Prefetcher,
   ) {}
 
   /** Whether a block is being replayed (its builder holds state above the head). */
@@ -75,6 +79,7 @@ export class PendingReplay {
   async clear(): Promise<void> {
     const b = this.building;
     this.building = undefined;
+    this.prefetch?.resetPending();
     if (b !== undefined) await b.builder.revert();
     await this.executor.resetToHead();
   }
@@ -178,25 +183,41 @@ export class PendingReplay {
     if (b === undefined) throw new FlashblockRejectedError("no pending block to extend");
     const started = performance.now();
     const added: PendingTransaction[] = [];
+    const refused = (t: PendingTransaction, e: unknown) =>
+      new FlashblockRejectedError(
+        `flashblock ${fb.blockNumber}/${fb.index}: transaction ${bytesToHex(t.hash)} does not run on the head: ${(e as Error).message}`,
+      );
+    const txs: BlockTransaction[] = [];
     for (const t of fb.diff.transactions) {
-      let receipt: Awaited<ReturnType<typeof includeTransaction>>;
       try {
-        const tx = decodeBlockTransaction(t.raw, this.common, t.hash);
-        receipt = await includeTransaction(
-          b.builder,
-          this.executor.op,
-          tx,
-          { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
-          true,
-        );
+        txs.push(decodeBlockTransaction(t.raw, this.common, t.hash));
       } catch (e) {
-        throw new FlashblockRejectedError(
-          `flashblock ${fb.blockNumber}/${fb.index}: transaction ${bytesToHex(t.hash)} does not run on the head: ${(e as Error).message}`,
-        );
+        throw refused(t, e);
       }
-      const pending: PendingTransaction = { hash: t.hash, raw: t.raw };
-      b.append(pending, receipt, undefined);
-      added.push(pending);
+    }
+    // What they will read of a forked chain's upstream, fetched before they run.
+    await this.prefetch?.prepare(txs, dryRunBlock(b.base), true);
+    try {
+      for (const [i, t] of fb.diff.transactions.entries()) {
+        let receipt: Awaited<ReturnType<typeof includeTransaction>>;
+        this.prefetch?.at(i);
+        try {
+          receipt = await includeTransaction(
+            b.builder,
+            this.executor.op,
+            txs[i]!,
+            { baseFee: b.base.baseFeePerGas, blobGasPrice: b.base.blobGasPrice },
+            true,
+          );
+        } catch (e) {
+          throw refused(t, e);
+        }
+        const pending: PendingTransaction = { hash: t.hash, raw: t.raw };
+        b.append(pending, receipt, undefined);
+        added.push(pending);
+      }
+    } finally {
+      this.prefetch?.finished();
     }
     // The stream's cumulative gas is the builder's: a block that disagrees is not this chain's.
     if (fb.diff.gasUsed !== 0n && fb.diff.gasUsed !== b.builder.gasUsed)
@@ -205,7 +226,22 @@ export class PendingReplay {
       );
     b.resumeAt(fb.index);
     const diff = await this.executor.drainDiff();
+    this.prefetch?.applied(diff);
     const update = assembleFlashblock(b, added, diff, started, this.common);
     return arrivedAt === undefined ? update : { ...update, publishedAt: arrivedAt };
   }
+}
+
+/** The block a flashblock's transactions run in, for the prefetch step's dry run. */
+function dryRunBlock(base: PendingBase): DryRunBlock {
+  return {
+    number: BigInt(base.number),
+    timestamp: base.timestamp,
+    coinbase: base.coinbase,
+    gasLimit: base.gasLimit,
+    baseFeePerGas: base.baseFeePerGas,
+    prevRandao: base.prevRandao,
+    parentBeaconBlockRoot: base.parentBeaconBlockRoot,
+    extraData: base.extraData,
+  };
 }

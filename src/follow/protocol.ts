@@ -2,6 +2,7 @@
 // Plain data only.
 import type { ForwardedLevel } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { StreamOptions } from "../replica/streams.ts";
 import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
 import type { StartEvents } from "../util/tsWorker.ts";
@@ -27,6 +28,17 @@ export type FollowerWorkerData = {
   readonly maxPendingDepth: number;
   /** The stream's read deadline (no frame this long: re-dialled). */
   readonly streamReadTimeoutMs: number;
+  /** `--nats`: this thread publishes what it follows (src/replica/publisher.ts), under a lease. */
+  readonly nats?: {
+    readonly servers: readonly string[];
+    readonly streams: StreamOptions;
+    readonly leaseTtlMs: number;
+    /** Its publisher id (the banner's). */
+    readonly id: string;
+    /** Where replicas' transactions go (--tx-forward, or the upstream). */
+    readonly txForward: UpstreamOptions;
+    readonly logLevel: string;
+  };
 };
 
 /** What the follower serves the main thread. */
@@ -54,8 +66,20 @@ export type FollowerHealth = {
   };
   /** The flashblocks stream: its state and its figures so far. */
   readonly stream: FollowerStreamHealth;
+  /** `--nats`: whether this follower writes the shared stream now, and what it wrote. */
+  readonly publisher?: FollowerPublisherHealth;
   /** What the follower's upstream client did, by method (metrics). */
   readonly upstream?: readonly UpstreamSeries[];
+};
+
+export type FollowerPublisherHealth = {
+  readonly role: "leader" | "standby";
+  /** Its publisher id (the Flashnode-Publisher header of its messages). */
+  readonly id: string;
+  readonly connected: boolean;
+  /** The newest block the block stream acknowledged from this follower. */
+  readonly publishedBlock: number | undefined;
+  readonly flashblocksPublished: number;
 };
 
 export type FollowerStreamHealth = {

@@ -4,6 +4,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureForkBase } from "../exec/chainStart.ts";
 import { forwardingLogger } from "../log/logger.ts";
+import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
+import type { Publisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { UpstreamCallStats } from "../upstream/callStats.ts";
@@ -13,8 +15,10 @@ import { toWire } from "../util/channel.ts";
 import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
+import { DryRun } from "./discovery.ts";
 import { FlashblockStream } from "./flashblockStream.ts";
 import { Follower } from "./follower.ts";
+import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import type {
   FollowerApi,
   FollowerHealth,
@@ -22,6 +26,7 @@ import type {
   FollowerWorkerData,
 } from "./protocol.ts";
 import type { SequencingEventName } from "./sequencingTypes.ts";
+import { transactionForwarder } from "./txForward.ts";
 
 const channel = parentChannel<FollowerParentApi, FollowerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<FollowerWorkerData>(workerData);
@@ -34,6 +39,8 @@ const log = (
 const TICK_MS = 1_000;
 /** How often health is checked for a change worth telling. */
 const HEALTH_MS = 500;
+/** How long stopping waits for the NATS publisher (its in-flight block, the lease's release). */
+const PUBLISHER_CLOSE_MS = 1_500;
 /** The longest wait before an upstream call is tried again. */
 const FOLLOW_MAX_BACKOFF_MS = 1_000;
 
@@ -55,10 +62,17 @@ async function main(): Promise<void> {
     logger,
     hooks: upstreamStats.hooks,
   });
+  // What a flashblock will read is fetched before it runs; the executor's own waits are told.
+  const prefetch = new Prefetcher(
+    store,
+    reads.state,
+    await DryRun.create(spec, store, reads.state),
+  );
+  const upstream = reportingWaits(reads.state, () => prefetch.executorWaits());
   const executor = await ensureForkBase(
     spec,
     store,
-    { upstream: reads.state, hashes: reads.hashes },
+    { upstream, hashes: reads.hashes },
     {
       chainId: point.chainId,
       number: data.number,
@@ -76,6 +90,12 @@ async function main(): Promise<void> {
           }),
     },
   );
+  // `--nats`: what is followed goes to JetStream from this thread, the archive's writer, as a
+  // sequencer's does from its own; NATS is loaded only then.
+  const publisher =
+    data.nats === undefined
+      ? undefined
+      : await startFollowPublisher(data.nats, store, upstreamStats);
   const events: Partial<Record<SequencingEventName, number>> = {};
   let stoppedFor: string | undefined;
   let upstreamProblem: string | undefined;
@@ -85,7 +105,11 @@ async function main(): Promise<void> {
     executor,
     common: spec.common.copy(),
     client: reads.client,
-    publish: (u) => channel.emit("update", u),
+    publish: (u: FlashblockUpdate | SealedUpdate) => {
+      channel.emit("update", u);
+      publisher?.onUpdate(u);
+    },
+    onCommitted: () => publisher?.blockCommitted(),
     log,
     onEvent: (e) => {
       events[e.name] = (events[e.name] ?? 0) + 1;
@@ -96,6 +120,7 @@ async function main(): Promise<void> {
     },
     sequencing: { maxPendingDepth: data.maxPendingDepth },
     datadir: data.datadir,
+    prefetch,
   });
   let streamDown: string | undefined = "the flashblocks stream is not connected yet";
   const stream = new FlashblockStream({
@@ -164,7 +189,10 @@ async function main(): Promise<void> {
   };
   let said = "";
   const health = setInterval(() => {
-    const reasons = [stoppedFor, upstreamProblem, streamDown].filter((r) => r !== undefined);
+    const reasons = [stoppedFor, upstreamProblem, streamDown, publisher?.unreachable()].filter(
+      (r) => r !== undefined,
+    );
+    const p = publisher?.status();
     const s = stream.stats;
     const h: FollowerHealth = {
       reasons,
@@ -185,6 +213,17 @@ async function main(): Promise<void> {
         lastFrameAt: s.lastFrameAt,
       },
       upstream: upstreamStats.snapshot(),
+      ...(p === undefined
+        ? {}
+        : {
+            publisher: {
+              role: p.role,
+              id: p.id,
+              connected: p.connected,
+              publishedBlock: p.publishedBlock,
+              flashblocksPublished: p.flashblocksPublished,
+            },
+          }),
     };
     const text = JSON.stringify(h);
     if (text === said) return;
@@ -199,6 +238,11 @@ async function main(): Promise<void> {
     // Whatever waits on the upstream (a dead or paused one) fails now, not after its retries.
     reads.close();
     await follower.close();
+    // A publisher that holds the lease hands it over as it closes; NATS never holds the stop up.
+    await Promise.race([
+      publisher?.close(),
+      new Promise((resolve) => setTimeout(resolve, PUBLISHER_CLOSE_MS).unref()),
+    ]).catch((e: unknown) => log("warn", "NATS publisher close failed", { err: String(e) }));
     await streamClosed;
     await env.close();
     return null;
@@ -207,6 +251,33 @@ async function main(): Promise<void> {
   await follower.start();
   stream.start();
   catchUpSoon();
+}
+
+/** The publisher of a follower sharing its streams with others (one writes at a time). */
+async function startFollowPublisher(
+  nats: NonNullable<FollowerWorkerData["nats"]>,
+  store: ReturnType<typeof createChainStore>,
+  upstreamStats: UpstreamCallStats,
+): Promise<Publisher> {
+  const { startPublisher } = await import("../replica/publisher.ts");
+  const logger = forwardingLogger(nats.logLevel, log);
+  const forwarder = transactionForwarder(nats.txForward, logger, upstreamStats.hooks);
+  const publisher = startPublisher({
+    servers: nats.servers,
+    store,
+    streams: nats.streams,
+    sequencer: forwarder,
+    logger,
+    shared: { leaseTtlMs: nats.leaseTtlMs, id: nats.id },
+    connectionName: "flashnode-follower",
+  });
+  return {
+    ...publisher,
+    async close() {
+      await publisher.close();
+      forwarder.close();
+    },
+  };
 }
 
 /**

@@ -28,6 +28,8 @@ export type MetricsSources = {
   readonly sourceCounters?: () => Readonly<Record<string, number>>;
   /** A follower's flashblocks stream (undefined: this node has none). */
   readonly followStream?: () => FollowStreamFigures | undefined;
+  /** A follower publishing to NATS: its role (undefined: this node publishes as no follower). */
+  readonly publisherRole?: () => "leader" | "standby" | undefined;
   /** A fork or a follower: what its upstream clients did, in this process and its threads. */
   readonly upstream?: () => readonly UpstreamSeries[] | Promise<readonly UpstreamSeries[]>;
 };
@@ -210,6 +212,23 @@ export function createMetrics(
     const read = sources.followStream;
     // Only a follower has a stream: other roles show no such series.
     if (read() !== undefined) registerFollowStreamMetrics(registry, read);
+  }
+  if (sources.publisherRole !== undefined) {
+    const read = sources.publisherRole;
+    new Gauge({
+      name: "flashnode_follow_publisher_role",
+      help: "A follower publishing to NATS (follow --nats): 1 for the role it holds, leader (it writes the shared stream) or standby",
+      labelNames: ["role"],
+      registers: [registry],
+      aggregator: "max",
+      collect() {
+        const role = read();
+        // Only a follower with --nats has a role: other nodes show no such series.
+        if (role === undefined) return;
+        this.set({ role: "leader" }, role === "leader" ? 1 : 0);
+        this.set({ role: "standby" }, role === "standby" ? 1 : 0);
+      },
+    });
   }
   new Gauge({
     name: "flashnode_store_size_bytes",

@@ -139,6 +139,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       ...(source.lag === undefined ? {} : { lag: source.lag() }),
       ...(source.counters === undefined ? {} : { counters: source.counters() }),
       ...(source.followStream === undefined ? {} : { followStream: source.followStream() }),
+      ...(source.publisherRole === undefined ? {} : { publisher: source.publisherRole() }),
       ...(source.upstreamCalls === undefined ? {} : { upstream: source.upstreamCalls() }),
     });
     if (plan.role === "dev") parts.add(logDevChain(stream, archive.store, logger));
@@ -161,6 +162,15 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       readers: plan.rpcWorkers,
       upstream: source.upstream,
       fork: source.fork,
+      ...(source.publishing === undefined || source.publisherRole === undefined
+        ? {}
+        : {
+            publishing: {
+              where: source.publishing,
+              id: source.publisherId ?? "",
+              role: source.publisherRole.bind(source),
+            },
+          }),
       failed,
     };
     if (plan.rpcWorkers > 1) {

@@ -21,6 +21,9 @@ export type ReceiptLookups = (typeof RECEIPT_LOOKUPS)[number];
 
 export type Role = "dev" | "serve" | "replica" | "follow";
 
+/** A follower of a shared stream (`follow --nats`): the one writing it, or one ready to. */
+export type PublisherRole = "leader" | "standby";
+
 /** How the readers answer, whatever produces the chain. */
 export type ViewOptions = {
   readonly receipts: ReceiptLookups;
@@ -117,6 +120,15 @@ export type FollowPlan = {
   readonly pollMs: number;
   readonly maxPendingDepth: number;
   readonly streamReadTimeoutMs: number;
+  /**
+   * `--nats URL`: what is followed is published to JetStream for replicas; followers given the
+   * same streams share them, one publishing at a time under a lease of this TTL.
+   */
+  readonly nats?: {
+    readonly servers: readonly string[];
+    readonly streams: StreamOptions;
+    readonly leaseTtlMs: number;
+  };
 };
 
 /** A node's primary process, or one of its --rpc-workers readers (slot 0..count-1). */
@@ -184,6 +196,12 @@ export type ChainSource = {
   counters?(): Readonly<Record<string, number>>;
   /** A follower's flashblocks stream (flashnode_follow_stream_*). */
   followStream?(): FollowStreamFigures;
+  /** A follower publishing to NATS: whether it writes the shared stream now, or stands by. */
+  publisherRole?(): PublisherRole;
+  /** A follower publishing to NATS: where (the banner's line). */
+  readonly publishing?: string;
+  /** A follower publishing to NATS: its publisher id (the Flashnode-Publisher header). */
+  readonly publisherId?: string;
   /** What its upstream clients did so far, by method (flashnode_upstream_*): a fork, a follower. */
   upstreamCalls?(): readonly UpstreamSeries[];
   close(): Promise<void>;
@@ -211,6 +229,8 @@ export type RunningNode = {
   readerPids(): number[];
   readonly upstream: { readonly label: string; readonly url: string } | undefined;
   readonly fork: ForkInfo | undefined;
+  /** A follower publishing to NATS: where, and its role as it is now. */
+  readonly publishing?: { readonly where: string; readonly id: string; role(): PublisherRole };
   /** The current pre-confirmed block, as this process sees it (tests, metrics). */
   pending(): PendingBlock | undefined;
   /** Flashblock timings as this process saw them (absent: the readers are other processes). */

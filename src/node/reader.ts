@@ -286,6 +286,7 @@ function metricsSources(deps: ReaderDeps, follower: ChainFollower | undefined): 
     ...(deps.view.maxLagBlocks === undefined ? {} : { replicaLag: lag }),
     sourceCounters: () => deps.sourceHealth().counters ?? {},
     followStream: () => deps.sourceHealth().followStream,
+    publisherRole: () => deps.sourceHealth().publisher,
   };
 }
 
@@ -306,6 +307,6 @@ function health(deps: ReaderDeps, follower: ChainFollower | undefined): () => He
     if (source.reasons.length > 0)
       h = { ...h, ready: false, reasons: [...h.reasons, ...source.reasons] };
     if (maxLag !== undefined) h = withinLag(h, source.lag?.blocks ?? 0, maxLag);
-    return h;
+    return source.publisher === undefined ? h : { ...h, publisher: source.publisher };
   };
 }

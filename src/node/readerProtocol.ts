@@ -24,6 +24,8 @@ export type SourceHealth = {
   readonly counters?: Readonly<Record<string, number>>;
   /** A follower's flashblocks stream. */
   readonly followStream?: FollowStreamFigures;
+  /** A follower publishing to NATS (`follow --nats`): whether it writes the shared stream now. */
+  readonly publisher?: "leader" | "standby";
   /** What the source's upstream clients did (a fork's sequencer, a follower), by method. */
   readonly upstream?: readonly UpstreamSeries[];
 };

@@ -37,17 +37,18 @@ export async function newestBlockMessage(
 }
 
 /**
- * The highest block at or below `from` that the archive and the stream's newest chain share,
- * with the sequence of its newest message; undefined when none is found (the stream no longer
- * holds the blocks, or holds none).
+ * The highest block at or below `from` (and at or above `floor`: the archive's first block) that
+ * the archive and the stream's newest chain share, with the sequence of its newest message;
+ * undefined when none is found (the stream no longer holds the blocks, or holds none).
  */
 export async function forkPoint(
   c: NatsContext,
   names: StreamNames,
   store: ChainStore,
   from: number,
+  floor = 0,
 ): Promise<{ number: number; seq: number } | undefined> {
-  for (let k = from; k >= 0; k--) {
+  for (let k = from; k >= floor; k--) {
     const m = await newestBlockMessage(c, names, k);
     if (m === undefined) return undefined;
     const ours = store.canonicalHash(k);

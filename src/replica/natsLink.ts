@@ -113,6 +113,9 @@ function contextOf(nc: NatsConnection, jsm: JetStreamManager): NatsContext {
   };
 }
 
+/** How often a connection pings its server (two unanswered: the server is gone). */
+export const NATS_PING_MS = 1_000;
+
 export function openNatsLink(
   servers: readonly string[],
   name: string,
@@ -151,6 +154,14 @@ export function openNatsLink(
       name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      // A server cut off the network closes nothing: without a ping answered, the connection
+      // looks alive for minutes (the default: every 2 min, 2 missed). Two missed pings a second
+      // apart end it, and the client goes on with another server.
+      pingInterval: NATS_PING_MS,
+      maxPingOut: 2,
+      // A connection to a server out of reach is given up after 2 s, not the default 20 s:
+      // reconnecting tries the servers in turn, the one that was cut off among them.
+      timeout: 2_000,
       waitOnFirstConnect: true,
     });
     if (closed) {

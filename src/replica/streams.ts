@@ -4,6 +4,7 @@
 //   <PREFIX>_FLASHBLOCKS   subject  <prefix>.flashblocks       every flashblock and seal
 //   <prefix>.tx            request/reply: a replica's eth_sendRawTransaction and evm_mine
 //   <PREFIX>_SNAPSHOTS     object store: the newest snapshot of the archive (object "archive")
+import { hostname } from "node:os";
 
 export type StreamOptions = {
   /** Subject prefix; stream names are its upper-case form. */
@@ -50,10 +51,17 @@ export function streamNames(prefix: string): StreamNames {
   };
 }
 
+/** A publisher id naming the machine and the process, unique per start. */
+export function newPublisherId(): string {
+  return `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+}
+
 /** Headers of every stream message. */
 export const HEADER = {
   format: "Flashnode-Format",
   block: "Flashnode-Block",
   /** Block messages: the chain's genesis hash (hex), so a replica of another chain refuses it. */
   genesis: "Flashnode-Genesis",
+  /** Who wrote it: its publisher's id (several followers may write one stream, one at a time). */
+  publisher: "Flashnode-Publisher",
 } as const;

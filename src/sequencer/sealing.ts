@@ -75,7 +75,9 @@ export async function commitBlock(
     receipts: b.receiptTrie.root(),
   });
   const write = await seq.executor.collectWrite(block, b.receipts);
-  seq.store.writeBlock(
+  // Answered once committed; the flush to disk follows on lmdb's thread (docs/dev.md: what a
+  // crash can lose).
+  await seq.store.writeBlockSoon(
     { ...write, devWrites: devWritesOf(seq.store.recordedFlashblocks(b.base.number)) },
     next,
   );

@@ -129,6 +129,12 @@ export type ChainStore = ChainReader &
      * recorded in the same write, so a sealed block costs one durable write, not two.
      */
     writeBlock(block: BlockWrite, next?: NextOpening): void;
+    /**
+     * As writeBlock, answered once committed, with the flush to disk after it (a dev chain's
+     * sequencer, KvEnv.writeAtomicallySoon): a process kill loses nothing, a power loss at most
+     * the last blocks, never the archive's consistency.
+     */
+    writeBlockSoon(block: BlockWrite, next?: NextOpening): Promise<void>;
     /** Durably records a flashblock of the unsealed block `number` before it is published. */
     recordFlashblock(
       number: number,
@@ -221,6 +227,16 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
   // The head is read once per synchronous run (a batch's calls share it): the read snapshot
   // cannot change before the run's microtask checkpoint unless this thread writes or refreshes.
   const headNumber = perRun(() => metaNumber(t.meta, "head"), env.generation);
+  /** A block's tables, the next block's flashblock 0 if given, and the head: one write's puts. */
+  const blockWrite = (b: BlockWrite, next: NextOpening | undefined) => {
+    writeBlockTables(t, b);
+    if (next !== undefined)
+      t.preconfirmations.put(
+        flashblockKey(b.number + 1, 0),
+        encodeFlashblockRecord(next.timestamp, next.transactions, []),
+      );
+    t.meta.put(META_KEY_BYTES.head, u64Key(b.number));
+  };
 
   const { currentAccount, currentStorage, accountAt, storageAt } = createStateReads(
     t,
@@ -325,15 +341,10 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     },
 
     writeBlock(b, next) {
-      env.writeAtomically(() => {
-        writeBlockTables(t, b);
-        if (next !== undefined)
-          t.preconfirmations.put(
-            flashblockKey(b.number + 1, 0),
-            encodeFlashblockRecord(next.timestamp, next.transactions, []),
-          );
-        t.meta.put(META_KEY_BYTES.head, u64Key(b.number));
-      });
+      env.writeAtomically(() => blockWrite(b, next));
+    },
+    writeBlockSoon(b, next) {
+      return env.writeAtomicallySoon(() => blockWrite(b, next));
     },
     recordFlashblock(number, index, timestamp, transactions, ops) {
       env.writeAtomically(() =>

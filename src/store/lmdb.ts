@@ -27,6 +27,15 @@ export type KvEnv = {
   table(name: TableName): KvTable;
   /** Runs `fn` in one write transaction: all its puts commit together or not at all. */
   writeAtomically<T>(fn: () => T): T;
+  /**
+   * As writeAtomically, committed on lmdb's own write thread: resolves once the write is
+   * committed (visible to every thread and process, in the OS page cache, so a killed process
+   * loses nothing), while the flush to disk goes on after it (lmdb-js's overlappingSync, on by
+   * default off Windows). A power loss can lose the last such writes, never the database's
+   * consistency: LMDB opens at the last flushed commit. (writeAtomically's commit waits for the
+   * flush on the calling thread, overlappingSync or not.)
+   */
+  writeAtomicallySoon<T>(fn: () => T): Promise<T>;
   sizeOnDisk(): number;
   /**
    * Writes a consistent, compacted copy of the environment (one read snapshot) into `dir`, which
@@ -126,6 +135,15 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       generation++;
       try {
         return root.transactionSync(fn);
+      } finally {
+        generation++;
+      }
+    },
+    async writeAtomicallySoon(fn) {
+      generation++;
+      try {
+        // A child transaction of lmdb's batch: a throw in `fn` commits none of its puts.
+        return await root.childTransaction(fn);
       } finally {
         generation++;
       }

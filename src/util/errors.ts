@@ -9,8 +9,6 @@ export type ErrorCode =
   | "RPC"
   | "CALL_FAILED"
   | "DEV_REQUEST"
-  | "FORWARDED"
-  | "NOT_A_SEQUENCER"
   // The operator's to fix.
   | "USAGE"
   | "SYSTEM"
@@ -63,6 +61,8 @@ export type ErrorCode =
   | "REPLICA_FORMAT"
   | "OTHER_CHAIN"
   | "SNAPSHOT_UNUSABLE"
+  | "CANNOT_CONTINUE"
+  | "NOT_WRITABLE"
   // Inside the node: caught and turned into another error where they are thrown, or a bug.
   | "INTERNAL"
   | "TRACE_STOPPED"
@@ -87,8 +87,6 @@ export const ERROR_REACH: Record<ErrorCode, ErrorReach> = {
   RPC: "rpc",
   CALL_FAILED: "rpc",
   DEV_REQUEST: "rpc",
-  FORWARDED: "rpc",
-  NOT_A_SEQUENCER: "rpc",
   USAGE: "operator",
   SYSTEM: "operator",
   WORKER_DIED: "operator",
@@ -140,6 +138,8 @@ export const ERROR_REACH: Record<ErrorCode, ErrorReach> = {
   REPLICA_FORMAT: "operator",
   OTHER_CHAIN: "operator",
   SNAPSHOT_UNUSABLE: "operator",
+  CANNOT_CONTINUE: "operator",
+  NOT_WRITABLE: "operator",
   INTERNAL: "internal",
   TRACE_STOPPED: "internal",
   TRACE_SETUP: "internal",

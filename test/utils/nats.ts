@@ -15,7 +15,7 @@ export type NatsServer = {
   restart(): Promise<void>;
 };
 
-function natsServerBinary(): string {
+export function natsServerBinary(): string {
   for (const candidate of ["/usr/sbin/nats-server", "/usr/bin/nats-server"])
     if (existsSync(candidate)) return candidate;
   const which = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });

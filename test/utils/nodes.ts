@@ -182,6 +182,12 @@ export type FollowNodeOptions = {
   readonly txForward?: string;
   /** The followed chain's rules (--hardfork); osaka by default. */
   readonly hardfork?: DevFork;
+  /** `--nats`: what is followed is published (followers of one stream elect one publisher). */
+  readonly nats?: {
+    readonly servers: readonly string[];
+    readonly streams: StreamOptions;
+    readonly leaseTtlMs?: number;
+  };
 };
 
 /** `flashnode follow` of a live chain and its flashblocks stream. */
@@ -216,6 +222,15 @@ export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
         pollMs: o.pollMs ?? 100,
         maxPendingDepth: o.maxPendingDepth ?? 3,
         streamReadTimeoutMs: o.streamReadTimeoutMs ?? 5_000,
+        ...(o.nats === undefined
+          ? {}
+          : {
+              nats: {
+                servers: o.nats.servers,
+                streams: o.nats.streams,
+                leaseTtlMs: o.nats.leaseTtlMs ?? 1_000,
+              },
+            }),
       },
     },
   });

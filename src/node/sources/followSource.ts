@@ -1,37 +1,23 @@
 // `flashnode follow`'s chain source: a live chain followed on the follower thread (src/follow/),
 // its archive begun at a recent block F of the upstream (or continued), and the node's
-// transactions sent to the upstream, or to --tx-forward (a sequencer's endpoint).
+// transactions sent to the upstream, or to --tx-forward (a sequencer's endpoint). With --nats,
+// the follower thread publishes what it follows for replicas (one follower of a stream at a time).
 
 import { FollowerClient } from "../../follow/followerClient.ts";
+import { transactionForwarder } from "../../follow/txForward.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChainUpdate } from "../../pending/types.ts";
+import { newPublisherId, streamNames } from "../../replica/streams.ts";
 import { createChainStore } from "../../store/chainStore.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
 import { mergeUpstreamSeries, UpstreamCallStats } from "../../upstream/callStats.ts";
 import { combineHooks, startRetryNotice } from "../../upstream/calls.ts";
 import { UpstreamClient } from "../../upstream/client.ts";
-import { UpstreamCallError, upstreamHost } from "../../upstream/errors.ts";
+import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
-import { FlashnodeError, RpcError } from "../../util/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { ChainSource, FollowPlan, ForkInfo } from "../plan.ts";
-
-/** The upstream's own answer to a forwarded transaction (its code, message and data). */
-export class ForwardedCallError extends RpcError {
-  override readonly code = "FORWARDED";
-  constructor(message: string, rpcCode: number, data?: unknown) {
-    super(rpcCode, message, data);
-  }
-}
-
-/** A request a follower cannot serve: its blocks are the upstream's. */
-export class NotASequencerError extends RpcError {
-  override readonly code = "NOT_A_SEQUENCER";
-  constructor(message: string) {
-    super(-32000, message);
-  }
-}
 
 export async function startFollowSource(args: {
   readonly datadir: string;
@@ -104,6 +90,9 @@ export async function startFollowSource(args: {
     client.close();
     await env.close();
   }
+  const txTarget =
+    f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream });
+  const publisherId = newPublisherId();
   const follower = await FollowerClient.start(
     {
       datadir: args.datadir,
@@ -118,15 +107,24 @@ export async function startFollowSource(args: {
       pollMs: f.pollMs,
       maxPendingDepth: f.maxPendingDepth,
       streamReadTimeoutMs: f.streamReadTimeoutMs,
+      ...(f.nats === undefined
+        ? {}
+        : {
+            nats: {
+              servers: f.nats.servers,
+              streams: f.nats.streams,
+              leaseTtlMs: f.nats.leaseTtlMs,
+              id: publisherId,
+              txForward: txTarget,
+              logLevel: args.logger.level,
+            },
+          }),
     },
     args.publish,
     args.logger.child({ module: "follow" }),
     args.onFatal,
   );
-  const txTarget = new UpstreamClient(
-    f.txForward === undefined ? f.upstream : upstreamOptions(f.txForward, { ...f.upstream }),
-    { logger: args.logger, hooks: calls.hooks },
-  );
+  const forwarder = transactionForwarder(txTarget, args.logger, calls.hooks);
   const info: ForkInfo = {
     host: upstreamHost(f.upstream.url),
     chainId: start.chainId,
@@ -134,27 +132,19 @@ export async function startFollowSource(args: {
     ...(start.name === undefined ? {} : { name: start.name }),
   };
   return {
-    target: {
-      async submit(raw) {
-        try {
-          const hash = await txTarget.call<string>("eth_sendRawTransaction", [bytesToHex(raw)]);
-          return { hash };
-        } catch (e) {
-          if (e instanceof UpstreamCallError)
-            throw new ForwardedCallError(e.rpcMessage, e.rpcCode, e.rpcData);
-          throw e;
-        }
-      },
-      mine: () =>
-        Promise.reject(
-          new NotASequencerError("this node follows a live chain: its blocks are the upstream's"),
-        ),
-    },
+    target: { submit: (raw) => forwarder.submit(raw), mine: () => forwarder.mine() },
     resumedAt: follower.resumedAt,
     upstream: { label: "Following", url: info.host },
     fork: info,
     readiness: () => [...follower.health.reasons],
     upstreamCalls: () => mergeUpstreamSeries([calls.snapshot(), follower.health.upstream]),
+    ...(f.nats === undefined
+      ? {}
+      : {
+          publisherRole: () => follower.health.publisher?.role ?? "standby",
+          publisherId,
+          publishing: `${f.nats.servers.join(",")} (streams ${streamNames(f.nats.streams.prefix).blocks.replace(/_BLOCKS$/, "")}_*, lease TTL ${f.nats.leaseTtlMs} ms)`,
+        }),
     lag: () => ({ blocks: follower.health.lagBlocks, seconds: 0 }),
     counters: () => {
       const h = follower.health;
@@ -184,12 +174,12 @@ export async function startFollowSource(args: {
       };
     },
     async close() {
-      txTarget.close();
+      forwarder.close();
       await follower.stop();
     },
   };
 }
 
-export class FollowDatadirError extends FlashnodeError {
+export class FollowDatadirError extends Error {
   readonly code = "FOLLOW_DATADIR";
 }

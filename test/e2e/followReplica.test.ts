@@ -1,0 +1,168 @@
+// A replica of a follower: `flashnode follow --nats` of a `dev` sequencer (its RPC and its
+// /flashblocks) publishes what it follows, and `flashnode replica --nats --fork-url <the
+// sequencer>` keeps an archive of its own from it. The replica answers eth_getStorageAt and
+// eth_getBlockReceipts at `pending`, at `latest` and at a block before the follower's first block
+// F as the sequencer does; transactions sent to the replica reach the sequencer through the
+// follower.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { privateKeyToAccount } from "viem/accounts";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
+import type { RunningNode } from "../../src/node/plan.ts";
+import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
+import {
+  pollUntil,
+  setCalldata,
+  startTestDevNode,
+  storageContractBytecode,
+} from "../utils/devChain.ts";
+import { call, tempDatadir } from "../utils/fixtures.ts";
+import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { startFollowNode, startReplicaNode } from "../utils/nodes.ts";
+import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+
+const SET_TOPIC = `0x${"ab".repeat(32)}`;
+const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const STREAMS = { ...DEFAULT_STREAMS, prefix: "fleet" };
+
+let nats: NatsServer;
+let sequencer: RunningNode;
+let follower: RunningNode;
+let replica: RunningNode;
+let contract: `0x${string}`;
+/** A block before the follower's first block F, where the contract holds 42 (its constructor's). */
+let beforeF: string;
+
+async function send(url: string, data: `0x${string}`, to?: `0x${string}`): Promise<string> {
+  const raw = await alice!.signTransaction({
+    chainId: Number(await call(sequencer.url, "eth_chainId")),
+    type: "eip1559",
+    nonce: Number(
+      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
+    ),
+    gas: 300_000n,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 1n,
+    data,
+    ...(to === undefined ? {} : { to }),
+  });
+  return (await call(url, "eth_sendRawTransaction", [raw])) as string;
+}
+
+/** `node`'s pending block holds `hash`. */
+async function pendingHolds(node: RunningNode, hash: string): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
+        transactionHash: string;
+      }[],
+    (rs) => rs.some((r) => r.transactionHash === hash),
+    30_000,
+  );
+}
+
+async function headOf(node: RunningNode): Promise<number> {
+  return Number(await call(node.url, "eth_blockNumber"));
+}
+
+before(async () => {
+  nats = await startNatsServer();
+  // Long blocks: the pending block stays put while the nodes are compared; evm_mine seals.
+  sequencer = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 100 });
+  const deploy = await send(sequencer.url, storageContractBytecode(SET_TOPIC));
+  await pendingHolds(sequencer, deploy);
+  contract = (
+    (await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as {
+      contractAddress: `0x${string}`;
+    }
+  ).contractAddress;
+  await call(sequencer.url, "evm_mine");
+  beforeF = `0x${(await headOf(sequencer)).toString(16)}`;
+  // Another block, so that the follower's F (the sequencer's head) is after beforeF.
+  await pendingHolds(sequencer, await send(sequencer.url, setCalldata(7n), contract));
+  await call(sequencer.url, "evm_mine");
+  follower = await startFollowNode({
+    datadir: tempDatadir("follow-replica-follower"),
+    rpc: sequencer.url,
+    flashblocks: `${sequencer.wsUrl}flashblocks`,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    nats: { servers: [nats.url], streams: STREAMS },
+  });
+  replica = await startReplicaNode({
+    datadir: tempDatadir("follow-replica-replica"),
+    nats: [nats.url],
+    streams: STREAMS,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 100,
+    safeDepth: 2,
+    finalizedDepth: 4,
+    maxLagBlocks: 10,
+    forkUpstream: sequencer.url,
+  });
+  // A replica that starts in the middle of a block shows pending from the next seal on.
+  await call(sequencer.url, "evm_mine");
+  const head = await headOf(sequencer);
+  for (const node of [follower, replica])
+    await pollUntil(
+      () => headOf(node),
+      (n) => n >= head,
+      60_000,
+    );
+});
+
+after(async () => {
+  await replica?.close();
+  await follower?.close();
+  await sequencer?.close();
+  await nats?.stop();
+});
+
+test("the follower alone on its stream publishes it: /readyz and the metric say so", async () => {
+  assert.ok(Number(beforeF) < (follower.fork?.number ?? 0), "beforeF is before F");
+  const readyz = (await (await fetch(`${follower.url}readyz`)).json()) as { publisher?: string };
+  assert.equal(readyz.publisher, "leader", "a follower alone on its stream publishes it");
+  const metrics = await (await fetch(`${follower.url}metrics`)).text();
+  assert.match(metrics, /flashnode_follow_publisher_role\{role="leader"\} 1/);
+});
+
+test("pending, latest and a block before F on the replica answer as on the sequencer", async () => {
+  // Sent to the replica: through NATS to the follower, which forwards it to the sequencer.
+  const hash = await send(replica.url, setCalldata(77n), contract);
+  for (const node of [sequencer, follower, replica]) await pendingHolds(node, hash);
+  const same = async (method: string, params: unknown[]) =>
+    assert.deepEqual(
+      await call(replica.dedicatedUrl, method, params),
+      await call(sequencer.dedicatedUrl, method, params),
+      `${method}(${JSON.stringify(params)})`,
+    );
+  for (const at of ["pending", "latest", beforeF]) {
+    await same("eth_getStorageAt", [contract, "0x0", at]);
+    await same("eth_getBlockReceipts", [at]);
+  }
+  const storage = async (at: string) =>
+    BigInt(String(await call(replica.url, "eth_getStorageAt", [contract, "0x0", at])));
+  assert.equal(await storage("pending"), 77n);
+  assert.equal(await storage("latest"), 7n);
+  assert.equal(await storage(beforeF), 42n);
+  const pendingReceipts = (await call(replica.dedicatedUrl, "eth_getBlockReceipts", [
+    "pending",
+  ])) as { transactionHash: string }[];
+  assert.ok(pendingReceipts.some((r) => r.transactionHash === hash));
+
+  // Sealed: the replica's latest moves on with the sequencer's.
+  await call(sequencer.url, "evm_mine");
+  const sealed = await headOf(sequencer);
+  await pollUntil(
+    () => headOf(replica),
+    (n) => n >= sealed,
+    30_000,
+  );
+  const id = `0x${sealed.toString(16)}`;
+  await same("eth_getBlockReceipts", [id]);
+  await same("eth_getBlockReceipts", ["latest"]);
+  await same("eth_getStorageAt", [contract, "0x0", "latest"]);
+  await same("eth_getBlockByNumber", [id, true]);
+  assert.equal(await storage("latest"), 77n);
+});
