@@ -9,11 +9,12 @@
 // block environment's timestamp; an anvil chain's blocks and receipts are not carried over (a
 // flashnode chain holds only blocks it executed).
 import { gunzipSync, gzipSync } from "node:zlib";
+import { FlashnodeError } from "../util/errors.ts";
 import { bigIntToBytes, bytesToHex, hexToBytes, padLeft, quantity } from "../util/hex.ts";
 import type { HeaderView } from "./blockView.ts";
 
 /** A state file or anvil_loadState argument that is not anvil's format. */
-export class StateFileError extends Error {
+export class StateFileError extends FlashnodeError {
   readonly code = "STATE_FILE";
 }
 

@@ -4,11 +4,12 @@
 // transaction against its own; the pieces are encoded once and joined, never re-decoded.
 import { RLP } from "@ethereumjs/rlp";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bigIntToBytes, bytesToHex } from "../util/hex.ts";
 import { headerRlpFromJson } from "./headerJson.ts";
 import { jsonHex, rawTransactionFromJson } from "./txJson.ts";
 
-export class BlockJsonError extends Error {
+export class BlockJsonError extends FlashnodeError {
   readonly code = "BLOCK_JSON";
 }
 

@@ -2,11 +2,13 @@
 // upstream's chain id; every fork up to what F's header shows active from the start, and the
 // later ones up to the asked hardfork from the block after F; on an OP-stack chain, op-geth's
 // keys with the chain's own EIP-1559 parameters. No allocations: the state is the upstream's.
+
+import { FlashnodeError } from "../util/errors.ts";
 import { type DevFork, genesisConfig, sampleBlobSchedule } from "./devGenesis.ts";
 import type { HeaderEra } from "./headerJson.ts";
 import type { Eip1559Params } from "./op/knownChains.ts";
 
-export class ForkGenesisError extends Error {
+export class ForkGenesisError extends FlashnodeError {
   readonly code = "FORK_GENESIS";
 }
 

@@ -5,12 +5,13 @@ import { type Block, createBlock } from "@ethereumjs/block";
 import { type Common, type GethGenesis, parseGethGenesis } from "@ethereumjs/common";
 import { KECCAK256_RLP, SHA256_NULL } from "@ethereumjs/util";
 import { nativeCrypto } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { hexToBytes, padLeft } from "../util/hex.ts";
 import { nativeKzg } from "../util/kzg.ts";
 import { ChainCommon } from "./chainCommon.ts";
 import { type OpConfig, opConfigOf } from "./op/config.ts";
 
-export class GenesisError extends Error {
+export class GenesisError extends FlashnodeError {
   readonly code = "GENESIS_INVALID";
 }
 

@@ -5,9 +5,10 @@
 // runs, and checked against the block's hash.
 import { type Input, RLP } from "@ethereumjs/rlp";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes, trimLeadingZeros, unprefixedHexToBytes } from "../util/hex.ts";
 
-export class HeaderJsonError extends Error {
+export class HeaderJsonError extends FlashnodeError {
   readonly code = "HEADER_JSON";
 }
 

@@ -2,13 +2,14 @@
 // transaction/uncle lookups produce them: a block's RLP, its transactions' binary (EIP-2718)
 // encodings, its uncle headers and its receipts. Bodies are walked, never fully decoded.
 import { RLP } from "@ethereumjs/rlp";
+import { FlashnodeError } from "../util/errors.ts";
 import { bigIntToBytes } from "../util/hex.ts";
 import type { ReceiptRecord } from "./types.ts";
 
 const EMPTY = new Uint8Array(0);
 const STATUS_SUCCESS = Uint8Array.of(1);
 
-export class MalformedRlpError extends Error {
+export class MalformedRlpError extends FlashnodeError {
   readonly code = "MALFORMED_RLP";
 }
 

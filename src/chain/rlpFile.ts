@@ -2,8 +2,9 @@
 // the item headers are parsed to find each block's bounds, so a multi-gigabyte export of a real
 // chain never sits in memory: one block's bytes at a time.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { FlashnodeError } from "../util/errors.ts";
 
-export class ChainFileError extends Error {
+export class ChainFileError extends FlashnodeError {
   readonly code = "CHAIN_FILE_INVALID";
 }
 

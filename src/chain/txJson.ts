@@ -6,6 +6,7 @@
 // here, not as a wrong state root later.
 import { type Input, RLP } from "@ethereumjs/rlp";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import {
   bytesToBigInt,
   bytesToHex,
@@ -15,7 +16,7 @@ import {
 } from "../util/hex.ts";
 import { encodeDeposit } from "./op/depositTx.ts";
 
-export class TransactionJsonError extends Error {
+export class TransactionJsonError extends FlashnodeError {
   readonly code = "TRANSACTION_JSON";
 }
 

@@ -7,6 +7,7 @@
 // each parameter's parser (rpc/method.ts callBlocks), and a call's blocks are read through it.
 import type { CallBlocks, CallSummary, Refusal, RequestContext } from "../rpc/method.ts";
 import type { BlockSelector } from "../services/blockSelector.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { didYouMean } from "../util/nearestName.ts";
 
 export type Tier = RequestContext["tier"];
@@ -94,7 +95,7 @@ export function allowed(
   return true;
 }
 
-export class PolicyError extends Error {
+export class PolicyError extends FlashnodeError {
   readonly code = "POLICY_INVALID";
 }
 

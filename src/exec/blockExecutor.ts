@@ -8,6 +8,7 @@ import { type RunBlockResult, runBlock } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { ExecutorCore, type ForkBaseWrite, type ForkedExecution } from "./executorCore.ts";
 import { runOpBlock } from "./op/opBlock.ts";
@@ -16,7 +17,7 @@ import { buildReceipts } from "./receipts.ts";
 import { validateHeader } from "./validateHeader.ts";
 
 /** A block refused by import: names the block and what did not match. Nothing of it is stored. */
-export class BlockRejectedError extends Error {
+export class BlockRejectedError extends FlashnodeError {
   readonly code = "BLOCK_REJECTED";
   constructor(
     readonly blockNumber: bigint,

@@ -7,6 +7,7 @@ import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, createContractAddress } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { AccessListResult, CallRequest, CallResult } from "../services/callRequest.ts";
+import { RpcError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
@@ -27,13 +28,10 @@ export type CallBlockEnv = {
 };
 
 /** A failed call or estimate; `code` 3 with `data` for reverts, -32000 otherwise (geth). */
-export class CallFailedError extends Error {
-  constructor(
-    message: string,
-    readonly rpcCode: number,
-    readonly data: string | undefined,
-  ) {
-    super(message);
+export class CallFailedError extends RpcError {
+  override readonly code = "CALL_FAILED";
+  constructor(message: string, rpcCode: number, data: string | undefined) {
+    super(rpcCode, message, data);
   }
 }
 

@@ -3,6 +3,8 @@
 // The EVM's side of the timeout is in deadlineOpcodes.ts: this file is read by the RPC thread,
 // which never loads the EVM.
 
+import { FlashnodeError } from "../util/errors.ts";
+
 export type CallLimits = {
   /** The gas cap; 0 = none. */
   readonly gasCap: bigint;
@@ -26,6 +28,6 @@ export function goDuration(ms: number): string {
 }
 
 /** The EVM ran past its deadline (thrown from inside the interpreter, which lets it through). */
-export class EvmTimeoutError extends Error {
+export class EvmTimeoutError extends FlashnodeError {
   readonly code = "EVM_TIMEOUT";
 }

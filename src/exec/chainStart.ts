@@ -6,12 +6,13 @@
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import { BlockExecutor } from "./blockExecutor.ts";
 import type { ForkBaseWrite, ForkedExecution } from "./executorCore.ts";
 
 /** An archive that holds another chain than the one asked for. */
-export class ChainStartError extends Error {
+export class ChainStartError extends FlashnodeError {
   readonly code = "CHAIN_START";
 }
 

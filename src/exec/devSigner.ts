@@ -7,13 +7,14 @@ import secp256k1 from "secp256k1";
 import { type ChainSpec, commonAt } from "../chain/genesis.ts";
 import type { BlockAt, DevSigner, UnsignedTransaction } from "../services/signer.ts";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex, hexToBytes } from "../util/hex.ts";
 import { placeholderSignature } from "./impersonation.ts";
 import { libraryRefusalText } from "./txPrecheck.ts";
 import { typedDataDigest } from "./typedData.ts";
 
 /** Asked to sign for an account it holds no key of (anvil: -32602 "No Signer available"). */
-export class NoSignerError extends Error {
+export class NoSignerError extends FlashnodeError {
   readonly code = "NO_SIGNER";
   constructor() {
     super("No Signer available");
@@ -21,7 +22,7 @@ export class NoSignerError extends Error {
 }
 
 /** A request the EVM library cannot make a transaction of, in geth's words (txPrecheck.ts). */
-export class TxBuildError extends Error {
+export class TxBuildError extends FlashnodeError {
   readonly code = "TX_BUILD";
 }
 

@@ -9,15 +9,16 @@ import { blockFromRlp } from "../chain/op/blockTx.ts";
 import { ChainFile, ChainFileError } from "../chain/rlpFile.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
 import { ensureGenesis } from "./chainStart.ts";
 
-export class ImportError extends Error {
+export class ImportError extends FlashnodeError {
   readonly code = "IMPORT_FAILED";
 }
 
 /** `dev --genesis G` on a datadir that already holds a chain from another genesis. */
-export class GenesisMismatchError extends Error {
+export class GenesisMismatchError extends FlashnodeError {
   readonly code = "GENESIS_MISMATCH";
 }
 

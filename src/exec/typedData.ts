@@ -1,9 +1,10 @@
 // EIP-712 typed structured data hashing (eth_signTypedData_v4): hashStruct of the domain and of
 // the message, each the keccak of the type hash and the fields' 32-byte encodings.
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 
 /** The typed data is not valid EIP-712 (anvil answers -32602 with such a message). */
-export class TypedDataError extends Error {
+export class TypedDataError extends FlashnodeError {
   readonly code = "TYPED_DATA";
 }
 

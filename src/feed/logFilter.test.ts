@@ -28,7 +28,7 @@ function matches(filter: unknown, l: LogEvent): boolean {
 function fails(raw: unknown, code: number, message: string): void {
   assert.throws(
     () => parseLogFilter(raw),
-    (e: unknown) => e instanceof RpcError && e.code === code && e.message === message,
+    (e: unknown) => e instanceof RpcError && e.rpcCode === code && e.message === message,
   );
 }
 

@@ -6,6 +6,7 @@
 
 import type { PendingTransaction } from "../pending/types.ts";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import type { Hex } from "../util/hex.ts";
 import { bytesToHex, unprefixedHexToBytes } from "../util/hex.ts";
 
@@ -70,7 +71,7 @@ export type Flashblock = {
 
 export type FlashblockParseErrorCode = "FLASHBLOCK_SHAPE";
 
-export class FlashblockParseError extends Error {
+export class FlashblockParseError extends FlashnodeError {
   readonly code: FlashblockParseErrorCode = "FLASHBLOCK_SHAPE";
   override readonly name = "FlashblockParseError";
 }

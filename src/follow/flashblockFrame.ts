@@ -3,13 +3,14 @@
 // parsed as they are, whether they came as a text or a binary frame; any other binary frame is
 // brotli-compressed JSON (Base's public stream compresses).
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
+import { FlashnodeError } from "../util/errors.ts";
 
 /** A decompressed message larger than this is refused (a compression bomb costs nothing to send). */
 export const MAX_DECODED_FRAME_BYTES = 16 * 1024 * 1024;
 
 export type FrameErrorCode = "FRAME_BROTLI" | "FRAME_JSON" | "FRAME_TOO_LARGE";
 
-export class FrameDecodeError extends Error {
+export class FrameDecodeError extends FlashnodeError {
   override readonly name = "FrameDecodeError";
   constructor(
     readonly code: FrameErrorCode,

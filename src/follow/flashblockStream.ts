@@ -11,6 +11,7 @@
 // with jitter, reset once a connection has delivered flashblocks for `healthyAfterMs`.
 import { WebSocket } from "ws";
 import type { Logger } from "../log/logger.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
@@ -109,7 +110,7 @@ export type FlashblockStreamStats = {
 };
 
 /** An unusable stream URL: an operator's error, said in one line. */
-export class StreamUrlError extends Error {
+export class StreamUrlError extends FlashnodeError {
   readonly code = "USAGE";
   override readonly name = "StreamUrlError";
 }

@@ -22,6 +22,7 @@ import { builderHeader, sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingBase, PendingTransaction } from "../pending/types.ts";
 import { assembleFlashblock, Building } from "../sequencer/building.ts";
 import { keccak256 } from "../util/crypto.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { DryRunBlock } from "./discovery.ts";
 import type { Flashblock, FlashblockBase } from "./flashblock.ts";
@@ -55,7 +56,7 @@ export function canonicalBlock(rlp: Uint8Array, common: Common): CanonicalBlock 
   return { header, bodyRlp, transactions, hashes: transactions.map((t) => keccak256(t)) };
 }
 
-export class FlashblockRejectedError extends Error {
+export class FlashblockRejectedError extends FlashnodeError {
   readonly code = "FLASHBLOCK_REJECTED";
 }
 

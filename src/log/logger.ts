@@ -1,13 +1,14 @@
 // Structured JSON logs (pino) with levels; every subsystem gets a child logger with its name.
 // On a terminal the same records are printed as one readable line each.
 import { pino } from "pino";
+import { FlashnodeError } from "../util/errors.ts";
 
 export type Logger = pino.Logger;
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 /** An unknown --log-level: an operator-facing, one-line error. */
-export class LogLevelError extends Error {
+export class LogLevelError extends FlashnodeError {
   readonly code = "USAGE";
 }
 

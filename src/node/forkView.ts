@@ -21,10 +21,11 @@ import type { KvEnv } from "../store/lmdb.ts";
 import type { UpstreamHooks } from "../upstream/calls.ts";
 import { type ForkReads, openForkReads } from "../upstream/forkReads.ts";
 import type { UpstreamOptions } from "../upstream/options.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
 
 /** A forked chain's archive opened without its upstream (`serve`, a replica without one). */
-export class ForkUpstreamMissingError extends Error {
+export class ForkUpstreamMissingError extends FlashnodeError {
   readonly code = "FORK_UPSTREAM_MISSING";
 }
 

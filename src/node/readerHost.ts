@@ -11,7 +11,8 @@ import type { Logger } from "../log/logger.ts";
 import { updatePosition } from "../pending/types.ts";
 import { withLaidOutDiffs } from "../pending/updateLayers.ts";
 import { ServerError } from "../services/errors.ts";
-import { Channel, clusterWorkerEndpoint, PeerGoneError } from "../util/channel.ts";
+import { Channel, clusterWorkerEndpoint } from "../util/channel.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import type { ChainTarget } from "./plan.ts";
 import type { PositionFence } from "./positionFence.ts";
 import {
@@ -188,7 +189,7 @@ export async function startReaderHost(opts: {
         .request("filterCall", { method, filterId }, FILTER_CALL_DEADLINE_MS)
         .catch((e: unknown) => {
           // The holder died or hangs: its filters are gone with it.
-          if (e instanceof PeerGoneError || (e as { code?: unknown }).code === "DEADLINE")
+          if (e instanceof FlashnodeError && (e.code === "PEER_GONE" || e.code === "DEADLINE"))
             throw new ServerError("filter not found");
           throw e;
         });

@@ -3,6 +3,7 @@
 // fed the same updates. It ends with its primary.
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import type { ChainUpdate } from "../pending/types.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { forkUpstreamOf, type NodePlan, type PoolNonces, type RunningNode } from "./plan.ts";
 import { PositionFence } from "./positionFence.ts";
 import { type ReaderTarget, startReader } from "./reader.ts";
@@ -12,7 +13,7 @@ import { openArchive } from "./sources/archiveSource.ts";
 import { UpdateStream } from "./updateStream.ts";
 
 /** This reader's primary is gone: the node it served is stopping or has died. */
-export class PrimaryGoneError extends Error {
+export class PrimaryGoneError extends FlashnodeError {
   readonly code = "PRIMARY_GONE";
 }
 

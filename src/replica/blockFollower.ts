@@ -9,6 +9,7 @@ import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import type { ChainStore } from "../store/chainStore.ts";
 import { pause } from "../util/abort.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
 import { blockWriteOf, chainOrigin } from "./blockMessage.ts";
 import { forkPoint, hashOfMessageId, REVERT_HEADER } from "./chainFork.ts";
@@ -22,7 +23,7 @@ import { BlockVerificationError, type BlockVerifier } from "./verifier.ts";
 /** A block consumer silent this long while the stream holds newer blocks is created anew. */
 const STALL_MS = 3_000;
 
-export class StreamRetentionError extends Error {
+export class StreamRetentionError extends FlashnodeError {
   readonly code = "REPLICA_NEEDS_SNAPSHOT";
 }
 
@@ -33,10 +34,12 @@ export type BlockFollower = {
 };
 
 /** A block that does not extend the archive's chain: the follower finds where they part. */
-class ChainMismatchError extends Error {}
+class ChainMismatchError extends FlashnodeError {
+  readonly code = "CHAIN_MISMATCH";
+}
 
 /** The archive holds another chain than the stream carries: nothing to follow here. */
-export class OtherChainError extends Error {
+export class OtherChainError extends FlashnodeError {
   readonly code = "OTHER_CHAIN";
 }
 

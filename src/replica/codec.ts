@@ -10,6 +10,7 @@
 import { DefaultSerializer, deserialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
 import type { ChainUpdate, FlashblockUpdate } from "../pending/types.ts";
+import { FlashnodeError } from "../util/errors.ts";
 
 /** Block messages and snapshots. */
 export const FORMAT = "flashnode-v8/1";
@@ -36,7 +37,7 @@ export type BlockMessage = Omit<BlockWrite, "code" | "trieNodes"> & {
   };
 };
 
-export class FormatError extends Error {
+export class FormatError extends FlashnodeError {
   readonly code = "REPLICA_FORMAT";
 }
 

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
 import type { ChainUpdate } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
@@ -59,12 +60,12 @@ export type SharedStream = {
 };
 
 /** This archive cannot continue the stream (it starts after the stream's end, or is another chain). */
-class CannotContinueError extends Error {
+class CannotContinueError extends FlashnodeError {
   readonly code = "CANNOT_CONTINUE";
 }
 
 /** The lease was lost, or is in doubt, between two writes: nothing more is written in this term. */
-class NotWritableError extends Error {
+class NotWritableError extends FlashnodeError {
   readonly code = "NOT_WRITABLE";
 }
 

@@ -25,6 +25,7 @@ import type { Logger } from "../log/logger.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../store/lmdb.ts";
 import { SCHEMA_VERSION } from "../store/tables.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { FORMAT } from "./codec.ts";
 import type { NatsLink } from "./natsLink.ts";
@@ -41,7 +42,7 @@ export type SnapshotInfo = {
   readonly bytes: number;
 };
 
-export class SnapshotError extends Error {
+export class SnapshotError extends FlashnodeError {
   readonly code = "SNAPSHOT_UNUSABLE";
 }
 

@@ -43,7 +43,7 @@ export function answerTransactions(
           const error =
             e instanceof RpcError
               ? {
-                  code: e.code,
+                  code: e.rpcCode,
                   message: e.message,
                   ...(e.data === undefined ? {} : { data: e.data }),
                 }

@@ -9,10 +9,11 @@ import { blockFromRlp } from "../chain/op/blockTx.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { BlockMessage } from "./codec.ts";
 
-export class BlockVerificationError extends Error {
+export class BlockVerificationError extends FlashnodeError {
   readonly code = "REPLICA_BLOCK_REFUSED";
 }
 

@@ -9,7 +9,7 @@ import {
   ServerError,
   toRpcError,
 } from "../services/errors.ts";
-import { isOperatorError } from "../util/errors.ts";
+import { reachOf } from "../util/errors.ts";
 import {
   BATCH_REQUEST_LIMIT,
   BATCH_RESPONSE_MAX_SIZE,
@@ -212,9 +212,9 @@ export function createDispatcher(
   }
 
   function failedTail(method: string, ctx: RequestContext, started: number, e: unknown): string {
-    // An operator's error (a string code: an upstream out of reach, a full disk) is answered
-    // as one line, not reported as a bug.
-    if (!(e instanceof RpcError) && !isOperatorError(e)) onUnexpectedError?.(method, e);
+    // A JSON-RPC error or an operator's (an upstream out of reach, a full disk) is answered as
+    // one line, not reported as a bug.
+    if (reachOf(e) === "internal") onUnexpectedError?.(method, e);
     const err = toRpcError(e);
     observe?.(method, ctx, performance.now() - started, err.code);
     return `"error":${encodeRpcError(err)}`;

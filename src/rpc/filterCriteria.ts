@@ -5,6 +5,7 @@
 import type { BlockNumberSelector, BlockSelector } from "../services/blockSelector.ts";
 import { InvalidParamsError, ServerError } from "../services/errors.ts";
 import type { FilterCriteria } from "../services/filters.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex, unprefixedHexToBytes } from "../util/hex.ts";
 import {
   type BlockParser,
@@ -24,7 +25,9 @@ export const MAX_SUB_TOPICS = 1000;
 export const LOG_QUERY_LIMIT = 1000;
 
 /** A JSON argument error; the caller adds geth's "invalid argument N: " prefix. */
-class CriteriaError extends Error {}
+class CriteriaError extends FlashnodeError {
+  readonly code = "FILTER_CRITERIA";
+}
 
 /** hexutil.Decode plus the length check of api.go decodeAddress/decodeTopic. */
 function decodeFixed(s: string, size: number, what: string): string {

@@ -20,7 +20,7 @@ import {
 function fails(fn: () => unknown, message: string): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof InvalidParamsError, `not InvalidParamsError: ${String(e)}`);
-    assert.equal(e.code, -32602);
+    assert.equal(e.rpcCode, -32602);
     assert.equal(e.message, message);
     return true;
   });

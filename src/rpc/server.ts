@@ -6,6 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo, Server as NetServer } from "node:net";
 import { isIP } from "node:net";
+import { FlashnodeError } from "../util/errors.ts";
 import type { Dispatcher, DispatchResult } from "./dispatch.ts";
 import { applyCors, INTERNAL_ERROR, sendAnswer, sendHttpError } from "./httpAnswer.ts";
 import {
@@ -262,7 +263,7 @@ export function createRpcServer(opts: RpcHttpOptions): Server {
 }
 
 /** The listen address cannot be used; an operator-facing error. */
-export class PortInUseError extends Error {
+export class PortInUseError extends FlashnodeError {
   readonly code = "PORT_UNAVAILABLE";
 }
 

@@ -6,19 +6,17 @@ import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { ChainStore } from "../store/chainStore.ts";
+import { RpcError } from "../util/errors.ts";
 import type { RecordedOpening } from "./blockAssembly.ts";
 import type { Building } from "./building.ts";
 import type { DevState } from "./devState.ts";
 import type { MiningMode } from "./mining.ts";
 
 /** A dev request refused: for its arguments (anvil answers -32602) or for the chain's state. */
-export class DevRequestError extends Error {
-  readonly code = "DEV_REQUEST";
-  constructor(
-    message: string,
-    readonly rpcCode = -32602,
-  ) {
-    super(message);
+export class DevRequestError extends RpcError {
+  override readonly code = "DEV_REQUEST";
+  constructor(message: string, rpcCode = -32602) {
+    super(rpcCode, message);
   }
 }
 

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { RemoteError, toWire } from "../util/channel.ts";
+import { FlashnodeError, UsageError } from "../util/errors.ts";
 import {
   InternalError,
   InvalidParamsError,
@@ -32,7 +34,7 @@ describe("error classes", () => {
     ];
     for (const [err, staticCode, code, message] of cases) {
       assert.equal(staticCode, code);
-      assert.equal(err.code, code);
+      assert.equal(err.rpcCode, code);
       assert.equal(err.message, message);
       assert.ok(err instanceof RpcError && err instanceof Error);
       assert.equal("data" in err, false, `${err.name} must have no data`);
@@ -67,5 +69,45 @@ describe("toRpcError", () => {
     });
     assert.deepEqual(toRpcError("boom"), { code: -32603, message: "method handler crashed" });
     assert.deepEqual(toRpcError(undefined), { code: -32603, message: "method handler crashed" });
+  });
+
+  it("answers by the error's code: an rpc code with its JSON-RPC code, any other -32000", () => {
+    class Refused extends RpcError {
+      override readonly code = "DEV_REQUEST";
+    }
+    assert.deepEqual(toRpcError(new Refused(-32602, "The timestamp is too big")), {
+      code: -32602,
+      message: "The timestamp is too big",
+    });
+    assert.deepEqual(toRpcError(new UsageError("--port: not a port")), {
+      code: -32000,
+      message: "--port: not a port",
+    });
+    class Stopped extends FlashnodeError {
+      readonly code = "TRACE_STOPPED";
+    }
+    assert.deepEqual(toRpcError(new Stopped("execution timeout")), {
+      code: -32000,
+      message: "execution timeout",
+    });
+  });
+
+  it("reads no property by convention: a plain error with an rpcCode is a plain error", () => {
+    const sniffed = Object.assign(new Error("looks like -32602"), { rpcCode: -32602, data: "0x" });
+    assert.deepEqual(toRpcError(sniffed), { code: -32000, message: "looks like -32602" });
+  });
+
+  it("answers an error that crossed a channel as the thrower's side would have", () => {
+    const cases: unknown[] = [
+      new InvalidParamsError("bad", { field: 1 }),
+      new RpcError(3, "execution reverted", "0x1234"),
+      new UsageError("--port: not a port"),
+      new TypeError("x is undefined"),
+      Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" }),
+    ];
+    for (const e of cases) {
+      const crossed = new RemoteError(toWire(e));
+      assert.deepEqual(toRpcError(crossed), toRpcError(e), String(e));
+    }
   });
 });

@@ -1,20 +1,11 @@
 // JSON-RPC error classes with geth's codes and texts (rpc/errors.go), and the single
 // error → wire-object mapping. They sit below rpc/ and exec/: either may throw them.
 
+import { ERROR_REACH, FlashnodeError, RpcError, unreachable } from "../util/errors.ts";
+
 export type RpcErrorObject = { code: number; message: string; data?: unknown };
 
-export class RpcError extends Error {
-  readonly code: number;
-  declare readonly data?: unknown;
-
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.name = new.target.name;
-    this.code = code;
-    // Only set when given: hive compares `data`, so it must not appear by accident.
-    if (data !== undefined) this.data = data;
-  }
-}
+export { RpcError };
 
 export class ParseError extends RpcError {
   static readonly code: number = -32700;
@@ -85,23 +76,27 @@ export class ResponseTooLargeError extends RpcError {
   }
 }
 
-/** The one error → wire mapping: RpcError as is, any other Error -32000, anything else -32603. */
+/**
+ * The one error → wire mapping, by the error's code (util/errors.ts ERROR_REACH): an RpcError
+ * as it carries itself, any other error -32000 with its message, a thrown non-Error -32603.
+ */
 export function toRpcError(e: unknown): RpcErrorObject {
-  if (e instanceof RpcError) {
-    return e.data === undefined
-      ? { code: e.code, message: e.message }
-      : { code: e.code, message: e.message, data: e.data };
-  }
-  // An error that carries its JSON-RPC code (a call's failure, a dev request's refusal, either
-  // as thrown or as it crossed a thread or process channel).
-  const rpcCode = (e as { rpcCode?: unknown } | null)?.rpcCode;
-  if (e instanceof Error && typeof rpcCode === "number") {
-    const data = (e as { data?: unknown }).data;
-    return data === undefined
-      ? { code: rpcCode, message: e.message }
-      : { code: rpcCode, message: e.message, data };
-  }
-  if (e instanceof Error) return { code: ServerError.code, message: e.message };
   // A thrown non-Error is a bug, the analogue of a Go panic.
-  return { code: InternalError.code, message: "method handler crashed" };
+  if (!(e instanceof Error)) return { code: InternalError.code, message: "method handler crashed" };
+  // A library's or the system's error: geth's default code for plain errors.
+  if (!(e instanceof FlashnodeError)) return { code: ServerError.code, message: e.message };
+  const reach = ERROR_REACH[e.code];
+  switch (reach) {
+    case "rpc":
+      // Only an RpcError has an "rpc" code; another class with one is answered as a plain error.
+      if (!(e instanceof RpcError)) return { code: ServerError.code, message: e.message };
+      return e.data === undefined
+        ? { code: e.rpcCode, message: e.message }
+        : { code: e.rpcCode, message: e.message, data: e.data };
+    case "operator":
+    case "internal":
+      return { code: ServerError.code, message: e.message };
+    default:
+      return unreachable(reach);
+  }
 }

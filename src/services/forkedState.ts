@@ -5,12 +5,14 @@
 // (rpc/fork/stateMisses.ts); the call worker's EVM waits for it (UpstreamReadNeeded).
 // Blocks below F never read through here: those calls go to the upstream.
 import type { StateReader } from "../store/chainStore.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import type { LocalStateKnowledge, UpstreamState } from "./upstreamState.ts";
 
 const EMPTY = new Uint8Array(0);
 
 /** A read of upstream state not fetched yet; `fetch()` fetches it (then read again). */
-export class UpstreamReadNeeded extends Error {
+export class UpstreamReadNeeded extends FlashnodeError {
+  readonly code = "UPSTREAM_READ_NEEDED";
   constructor(readonly fetch: () => Promise<void>) {
     super("state of the fork's upstream was not fetched yet");
   }

@@ -2,12 +2,13 @@
 // sequencer (or a replica's forwarder) answers.
 import type { LoadedState, StateDump } from "../chain/anvilState.ts";
 import type { StateWrite } from "../chain/types.ts";
+import { FlashnodeError } from "../util/errors.ts";
 
 /**
  * A transaction the intake refuses (the pool, or its decoding); the message is geth's. JSON-RPC
  * code -32000.
  */
-export class TxRejectedError extends Error {
+export class TxRejectedError extends FlashnodeError {
   readonly code = "TX_REJECTED";
 }
 

@@ -7,6 +7,7 @@ import type {
   BlockWrite,
   StorageChange,
 } from "../chain/types.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import { copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
 import { writeBlockTables } from "./blockWrite.ts";
@@ -163,7 +164,7 @@ export type ChainStore = ChainReader &
     clearChain(): void;
   };
 
-export class SchemaMismatchError extends Error {
+export class SchemaMismatchError extends FlashnodeError {
   readonly code = "SCHEMA_MISMATCH";
 }
 

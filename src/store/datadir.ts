@@ -14,8 +14,9 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { FlashnodeError } from "../util/errors.ts";
 
-export class DatadirUnavailableError extends Error {
+export class DatadirUnavailableError extends FlashnodeError {
   readonly code = "DATADIR_UNAVAILABLE";
 }
 

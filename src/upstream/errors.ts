@@ -2,6 +2,8 @@
 // names the upstream by its host (never its path or query: providers put API keys there) and
 // what it answered, so it can be a JSON-RPC -32000 message or a start-up error as is.
 
+import { FlashnodeError } from "../util/errors.ts";
+
 export type UpstreamErrorCode =
   | "UPSTREAM_UNAVAILABLE"
   | "UPSTREAM_RATE_LIMITED"
@@ -9,8 +11,8 @@ export type UpstreamErrorCode =
   | "UPSTREAM_NOT_ARCHIVE"
   | "UPSTREAM_CALL";
 
-export abstract class UpstreamError extends Error {
-  abstract readonly code: UpstreamErrorCode;
+export abstract class UpstreamError extends FlashnodeError {
+  abstract override readonly code: UpstreamErrorCode;
   /** host[:port] of the upstream. */
   readonly host: string;
 

@@ -5,6 +5,7 @@
 // given, asks the upstream nothing but its block at F's number (checkKnownFork: another chain with
 // the same chain id is refused; an upstream that does not answer lets the start go on offline).
 import type { KvEnv } from "../store/lmdb.ts";
+import { FlashnodeError } from "../util/errors.ts";
 import type { CallOptions } from "./calls.ts";
 import { notArchiveReason } from "./classify.ts";
 import type { UpstreamClient } from "./client.ts";
@@ -43,7 +44,7 @@ const clampedAtZero = (n: bigint) => (n < 0n ? 0n : n);
 const PROBE_ADDRESS = `0x${"00".repeat(20)}`;
 
 /** F cannot be chosen: past the head, or no such block. */
-export class ForkPointError extends Error {
+export class ForkPointError extends FlashnodeError {
   readonly code = "FORK_POINT";
 }
 

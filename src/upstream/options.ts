@@ -1,6 +1,8 @@
 // How flashnode talks to an upstream chain: the options the CLI maps `--fork-*` onto, and their
 // defaults (anvil's where anvil has the same knob).
 
+import { FlashnodeError } from "../util/errors.ts";
+
 export type UpstreamOptions = {
   /** The upstream's JSON-RPC endpoint (http or https). */
   readonly url: string;
@@ -46,7 +48,7 @@ export function upstreamOptions(
 }
 
 /** A bad `--fork-url` / `--fork-header` value. */
-export class UpstreamOptionError extends Error {
+export class UpstreamOptionError extends FlashnodeError {
   readonly code = "USAGE";
 }
 

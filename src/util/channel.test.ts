@@ -16,6 +16,7 @@ import {
   RemoteError,
   workerEndpoint,
 } from "./channel.ts";
+import { RpcError } from "./errors.ts";
 
 type Server = {
   requests: {
@@ -38,7 +39,7 @@ parentPort.on("message", (m) => {
   if (m.fn !== 1) return;
   if (m.t === "evt") { parentPort.postMessage({ fn: 1, t: "evt", kind: "seen", body: m.body }); return; }
   if (m.kind === "echo") parentPort.postMessage({ fn: 1, t: "ok", id: m.id, body: m.body });
-  else if (m.kind === "fail") parentPort.postMessage({ fn: 1, t: "err", id: m.id, error: { name: "RpcError", message: "nonce too low", code: -32000, data: "0x01" } });
+  else if (m.kind === "fail") parentPort.postMessage({ fn: 1, t: "err", id: m.id, error: { name: "RpcError", message: "nonce too low", code: "RPC", rpcCode: -32000, data: "0x01" } });
   else if (m.kind === "die") process.exit(3);
   // "hang": never answers
 });
@@ -74,7 +75,8 @@ test("a handler's error crosses with its code and data", async () => {
   );
   assert.ok(err instanceof RemoteError);
   assert.equal(err.message, "nonce too low");
-  assert.equal(err.code, -32000);
+  assert.equal(err.code, "RPC");
+  assert.equal(err.rpcCode, -32000);
   assert.equal(err.data, "0x01");
   assert.equal(err.remoteName, "RpcError");
   await worker.terminate();
@@ -144,14 +146,14 @@ test("closing a channel rejects what waits; a handler's throw is the caller's re
   const near = new Channel<Server, Client>(portEndpoint(port1), { peer: "far", deadlineMs: 0 });
   const far = new Channel<Client, Server>(portEndpoint(port2), { peer: "near", deadlineMs: 0 });
   far.handle("fail", () => {
-    throw Object.assign(new Error("out of gas"), { rpcCode: 3, data: "0xdead" });
+    throw new RpcError(3, "out of gas", "0xdead");
   });
   const e = await near.request("fail", null).then(
     () => assert.fail("resolved"),
     (err: unknown) => err,
   );
   assert.ok(e instanceof RemoteError);
-  assert.equal(e.code, 3);
+  assert.equal(e.rpcCode, 3);
   assert.equal(e.data, "0xdead");
   // A request of a kind nobody serves is an error, not a hang.
   await assert.rejects(

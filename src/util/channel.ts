@@ -6,6 +6,15 @@
 
 import cluster, { type Worker as ClusterWorker } from "node:cluster";
 import type { MessagePort, Worker } from "node:worker_threads";
+import {
+  ERROR_REACH,
+  type ErrorCode,
+  FlashnodeError,
+  houseError,
+  isErrorCode,
+  RpcError,
+  unreachable,
+} from "./errors.ts";
 
 /** What crosses a port: a request, its reply, or an event. `fn` tells ours from others'. */
 type Envelope =
@@ -20,12 +29,13 @@ type Envelope =
   | { readonly fn: 1; readonly t: "err"; readonly id: number; readonly error: WireError }
   | { readonly fn: 1; readonly t: "evt"; readonly kind: string; readonly body: unknown };
 
-/** An error as it crosses: its class name, message, code (a JSON-RPC number, or an operator
- * error's string) and JSON-RPC data. */
+/** An error as it crosses: its class name, message, code (of the house; INTERNAL for a foreign
+ * error) and, for an RpcError, its JSON-RPC code and data. */
 export type WireError = {
   readonly name: string;
   readonly message: string;
-  readonly code?: number | string;
+  readonly code?: string;
+  readonly rpcCode?: number;
   readonly data?: unknown;
 };
 
@@ -44,49 +54,56 @@ export type Api = {
 };
 
 /** The peer is gone (exited, killed, disconnected) or the channel was closed. */
-export class PeerGoneError extends Error {
+export class PeerGoneError extends FlashnodeError {
   readonly code = "PEER_GONE";
 }
 
 /** The peer did not answer a request within its deadline. */
-export class DeadlineError extends Error {
+export class DeadlineError extends FlashnodeError {
   readonly code = "DEADLINE";
 }
 
-/** An error the peer's handler threw, as it crossed: name, code and data kept. */
-export class RemoteError extends Error {
-  readonly code: number | string | undefined;
-  readonly data: unknown;
+/**
+ * An error the peer's handler threw, as it crossed: its code, name and JSON-RPC code and data
+ * kept. An RpcError, so a JSON-RPC error from a worker reaches the client as thrown; any other
+ * code reaches it as its table says (util/errors.ts ERROR_REACH).
+ */
+export class RemoteError extends RpcError {
+  override readonly code: ErrorCode;
   readonly remoteName: string;
   constructor(w: WireError) {
-    super(w.message);
+    // -32000: geth's code for plain errors, what the peer's toRpcError would have given it.
+    super(w.rpcCode ?? -32000, w.message, w.data);
     this.remoteName = w.name;
-    this.code = w.code;
-    this.data = w.data;
-  }
-
-  /** The JSON-RPC code the error carried, if it carried one. */
-  get rpcCode(): number | undefined {
-    return typeof this.code === "number" ? this.code : undefined;
+    // Parsed at the edge: a code this build does not know crossed from a bug.
+    this.code = isErrorCode(w.code) ? w.code : "INTERNAL";
   }
 }
 
-/** An error as it crosses a channel (its class name, message, code and data). */
+/** An error as it crosses a channel: by its code (util/errors.ts ERROR_REACH). */
 export function toWire(e: unknown): WireError {
   if (!(e instanceof Error)) return { name: "Error", message: String(e) };
-  const { code, data, rpcCode } = e as { code?: unknown; data?: unknown; rpcCode?: unknown };
-  const wireCode =
-    typeof rpcCode === "number"
-      ? rpcCode
-      : typeof code === "number" || typeof code === "string"
-        ? code
-        : undefined;
-  return {
-    name: e instanceof RemoteError ? e.remoteName : e.name,
-    message: e.message,
-    ...(wireCode === undefined ? {} : { code: wireCode }),
-    ...(data === undefined ? {} : { data }),
-  };
+  const name = e instanceof RemoteError ? e.remoteName : e.name;
+  // The channel is where a handler's throw is caught: a system error (ENOENT…) becomes the house's.
+  const h = houseError(e);
+  if (h === undefined) return { name, message: e.message, code: "INTERNAL" };
+  const reach = ERROR_REACH[h.code];
+  switch (reach) {
+    case "rpc":
+      if (!(h instanceof RpcError)) return { name, message: h.message, code: h.code };
+      return {
+        name,
+        message: h.message,
+        code: h.code,
+        rpcCode: h.rpcCode,
+        ...(h.data === undefined ? {} : { data: h.data }),
+      };
+    case "operator":
+    case "internal":
+      return { name, message: h.message, code: h.code };
+    default:
+      return unreachable(reach);
+  }
 }
 
 type Waiter = {

@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RpcError } from "../../src/util/errors.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin/flashnode.js");
@@ -123,7 +124,6 @@ export async function call(url: string, method: string, params: unknown[] = []):
     result?: unknown;
     error?: { code: number; message: string };
   };
-  if (res.error !== undefined)
-    throw Object.assign(new Error(res.error.message), { rpcCode: res.error.code });
+  if (res.error !== undefined) throw new RpcError(res.error.code, res.error.message);
   return res.result;
 }

@@ -9,11 +9,12 @@ import { RLP } from "@ethereumjs/rlp";
 import { Capability, paramsTx } from "@ethereumjs/tx";
 import { Address } from "@ethereumjs/util";
 import { keccak256 } from "../../util/crypto.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { bigIntToBytes, bytesToBigInt } from "../../util/hex.ts";
 
 export const DEPOSIT_TX_TYPE = 0x7e;
 
-export class DepositDecodeError extends Error {
+export class DepositDecodeError extends FlashnodeError {
   readonly code = "DEPOSIT_DECODE";
 }
 

@@ -9,6 +9,7 @@ import type { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { OriginalStorageCache } from "@ethereumjs/statemanager";
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from "@ethereumjs/util";
 import type { AccountRecord } from "../../chain/types.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { bytesToUnprefixedHex, equalBytes, hexToBytes, trimLeadingZeros } from "../../util/hex.ts";
 import { type AccountValue, BlockOverlay } from "./blockOverlay.ts";
 import { HeadCache, type HeadCacheLimits } from "./headCache.ts";
@@ -23,7 +24,7 @@ const EMPTY = new Uint8Array(0);
 export const STORAGE_NOT_EMPTY = new Uint8Array(32).fill(0xff);
 
 /** An operation this state has no meaning for (it sits on the archive's head, nowhere else). */
-export class UnsupportedStateOperationError extends Error {
+export class UnsupportedStateOperationError extends FlashnodeError {
   readonly code = "UNSUPPORTED_STATE_OPERATION";
 }
 

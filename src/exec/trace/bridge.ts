@@ -4,12 +4,15 @@
 // not run (its log, self-destruct or call never happened) and some errors belong to it.
 import type { EVMInterface, EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
 import { bigIntToBytes, setLengthLeft } from "@ethereumjs/util";
+import { FlashnodeError } from "../../util/errors.ts";
 import { OP, opName } from "./opcodes.ts";
 import type { EmittedLog, FrameStart, Step, Tracer } from "./types.ts";
 import { type FrameFailure, frameFailure } from "./vmErrors.ts";
 
 /** A trace stopped before its transaction ended (its message is the trace's error). */
-export class TraceStoppedError extends Error {}
+export class TraceStoppedError extends FlashnodeError {
+  readonly code = "TRACE_STOPPED";
+}
 
 export type TraceRules = {
   /** EIP-150: calls get at most all but one 64th of the gas left. */

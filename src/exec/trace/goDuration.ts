@@ -1,6 +1,8 @@
 // Go's time.ParseDuration (geth reads a trace's `timeout` with it), to milliseconds, with its
 // error texts.
 
+import { FlashnodeError } from "../../util/errors.ts";
+
 const UNITS: Record<string, number> = {
   ns: 1,
   us: 1e3,
@@ -26,7 +28,9 @@ function quote(s: string): string {
   return `${out}"`;
 }
 
-export class DurationError extends Error {}
+export class DurationError extends FlashnodeError {
+  readonly code = "DURATION";
+}
 
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= "0" && c <= "9";

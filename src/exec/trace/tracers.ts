@@ -2,6 +2,7 @@
 // any other name as JavaScript tracer code; this node runs none, and answers a bare unknown
 // name as geth's JavaScript engine does.
 import type { TraceOptions } from "../../services/calls.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { CallTracer } from "./callTracer.ts";
 import { DurationError, parseGoDuration } from "./goDuration.ts";
 import { type PrestateRules, PrestateTracer } from "./prestateTracer.ts";
@@ -9,7 +10,9 @@ import { StructLogger } from "./structLogger.ts";
 import type { Tracer } from "./types.ts";
 
 /** A trace that cannot start (tracer, its config, the timeout): geth's -32000 errors. */
-export class TraceSetupError extends Error {}
+export class TraceSetupError extends FlashnodeError {
+  readonly code = "TRACE_SETUP";
+}
 
 /** geth's defaultTraceTimeout. */
 const DEFAULT_TIMEOUT_MS = 5000;

@@ -4,9 +4,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createChainStore } from "../../store/chainStore.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import type { Archive } from "../reader.ts";
 
-export class DatadirError extends Error {
+export class DatadirError extends FlashnodeError {
   readonly code = "DATADIR";
 }
 

@@ -14,11 +14,12 @@ import { combineHooks, startRetryNotice, type UpstreamHooks } from "../../upstre
 import { UpstreamClient } from "../../upstream/client.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { DevChainOptions, ForkPlan } from "../plan.ts";
 
 /** A datadir that cannot hold this fork. */
-export class ForkDatadirError extends Error {
+export class ForkDatadirError extends FlashnodeError {
   readonly code = "FORK_DATADIR";
 }
 

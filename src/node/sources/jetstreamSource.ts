@@ -20,6 +20,7 @@ import { openKvEnv } from "../../store/lmdb.ts";
 import { archiveProducer } from "../../store/producer.ts";
 import { unlessAborted } from "../../util/abort.ts";
 import { RemoteError } from "../../util/channel.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { startWorkerChannel } from "../../util/tsWorker.ts";
 import type { ChainSource } from "../plan.ts";
 import type { Archive } from "../reader.ts";
@@ -130,7 +131,7 @@ export async function startJetStreamSource(args: {
 }
 
 /** A replica's archive copies its sequencer's blocks: the datadir of a dev sequencer is not one. */
-export class ReplicaDatadirError extends Error {
+export class ReplicaDatadirError extends FlashnodeError {
   readonly code = "REPLICA_DATADIR";
 }
 

@@ -16,6 +16,7 @@ import {
 } from "../../upstream/callStats.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
+import { RpcError } from "../../util/errors.ts";
 import type { ChainSource, DevChainOptions, ForkInfo, PoolNonces } from "../plan.ts";
 import { prepareForkStart } from "./forkStart.ts";
 
@@ -254,7 +255,9 @@ function resetChain(
 }
 
 /** A reset the node cannot carry out (the JSON-RPC answer says why). */
-export class DevRequestRefused extends Error {
-  readonly code = "DEV_REQUEST";
-  readonly rpcCode = -32602;
+export class DevRequestRefused extends RpcError {
+  override readonly code = "DEV_REQUEST";
+  constructor(message: string) {
+    super(-32602, message);
+  }
 }

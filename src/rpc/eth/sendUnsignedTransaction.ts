@@ -1,5 +1,5 @@
 import type { RpcBackend } from "../../services/backend.ts";
-import { ServerError } from "../../services/errors.ts";
+import { RpcError, ServerError } from "../../services/errors.ts";
 import { devControl, NoSignerAvailableError } from "../dev/devControl.ts";
 import { defineMethod, required } from "../method.ts";
 import { fillTransaction, nextBlock, parseTransactionArgs, signed } from "./txDefaults.ts";
@@ -23,9 +23,7 @@ export function sendUnsignedTransaction(backend: RpcBackend) {
       try {
         return (await devControl(backend, { op: "submitUnsigned", raw })).hash ?? null;
       } catch (e) {
-        throw e instanceof ServerError || (e as { rpcCode?: unknown }).rpcCode !== undefined
-          ? e
-          : new ServerError((e as Error).message);
+        throw e instanceof RpcError ? e : new ServerError((e as Error).message);
       }
     },
   });

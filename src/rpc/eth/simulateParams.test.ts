@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { InvalidParamsError } from "../../services/errors.ts";
+import { InvalidParamsError, RpcError } from "../../services/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
 import { checkSimulateLimits } from "./simulateV1.ts";
@@ -98,7 +98,7 @@ test("limits: empty input, more than 256 blocks, 5000 calls a block, 10000 in al
     try {
       f();
     } catch (e) {
-      return [(e as { code: number }).code, (e as Error).message];
+      return [e instanceof RpcError ? e.rpcCode : e, (e as Error).message];
     }
     return undefined;
   };
