@@ -73,3 +73,24 @@ test("a block replaced under the same number is read afresh", async () => {
   assert.equal(again, replaced);
   assert.deepEqual(await read(again), [13n, 400n]);
 });
+
+test("a VM kept from an earlier call starts cold and clean: repeated answers are the same", async () => {
+  await write(17n, 500n);
+  const request = { to: READER, data: word(BigInt(OWNER)) };
+  const lists = [];
+  const estimates = [];
+  for (let i = 0; i < 3; i++) {
+    lists.push(await rpc<{ gasUsed: string }>("eth_createAccessList", [request, "latest"]));
+    estimates.push(await rpc<string>("eth_estimateGas", [request, "latest"]));
+    // A call that fails before it runs (the sender cannot pay) between the answers compared.
+    await assert.rejects(
+      rpc("eth_call", [{ ...request, from: OWNER, gasPrice: "0xffffffffffffff" }, "latest"]),
+      /insufficient funds/,
+    );
+  }
+  // Cold reads of slot 0 and of OWNER's balance are in each: nothing stayed warm.
+  assert.ok(BigInt(lists[0]!.gasUsed) > 21000n + 2100n + 2600n);
+  assert.deepEqual(lists.slice(1), [lists[0], lists[0]]);
+  assert.deepEqual(estimates.slice(1), [estimates[0], estimates[0]]);
+  assert.deepEqual(await read("latest"), [17n, 500n]);
+});
