@@ -5,15 +5,14 @@ import { createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, createContractAddress } from "@ethereumjs/util";
-import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { runTx } from "@ethereumjs/vm";
 import type { AccessListResult, CallRequest, CallResult } from "../services/callRequest.ts";
 import { RpcError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
-import { deadlineOpcodes } from "./deadlineOpcodes.ts";
-import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
-import { useSyncInterpreter } from "./vmInternals.ts";
+import { CallVms, type KeptVm } from "./callVms.ts";
+import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
 
 /** The block a call executes in (header fields the EVM reads). */
 export type CallBlockEnv = {
@@ -59,37 +58,6 @@ export function txFailure(message: string, req: CallRequest): string {
 }
 
 const txGasCapped = (common: Common) => common.isActivatedEIP(7825) && !common.isActivatedEIP(8037);
-
-/** A VM over flat state (reads from `source`, writes kept in memory), at `common`'s fork. */
-export async function flatVm(
-  common: Common,
-  source: StateSource,
-  blockHash: (number: number) => Uint8Array | undefined,
-  deadline?: number,
-): Promise<{ vm: VM; state: FlatStateManager }> {
-  const state = new FlatStateManager(source, { common });
-  const vm = await createVM({
-    common,
-    // `deadline` (performance.now() time): the run throws EvmTimeoutError past it.
-    ...(deadline === undefined
-      ? {}
-      : { evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) } }),
-    stateManager: state,
-    blockchain: {
-      getBlock: async (n: number) => {
-        const hash = blockHash(n);
-        if (hash === undefined) throw new Error(`block ${n} not found`);
-        return { hash: () => hash };
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this;
-      },
-    },
-  });
-  useSyncInterpreter(vm.evm);
-  return { vm, state };
-}
 
 /** geth: a call that names no gas price runs with no base fee. */
 export function callWithoutFee(req: CallRequest): boolean {
@@ -183,7 +151,11 @@ export class CallExecutor {
   constructor(
     private readonly common: Common,
     private readonly limits: CallLimits = DEFAULT_CALL_LIMITS,
-  ) {}
+  ) {
+    this.vms = new CallVms(common);
+  }
+
+  private readonly vms: CallVms;
 
   /**
    * geth's CallDefaults for eth_call and eth_createAccessList: the request's gas lowered to the
@@ -193,17 +165,6 @@ export class CallExecutor {
     const cap = this.limits.gasCap;
     if (req.gas === undefined) return cap > 0n ? cap : UNCAPPED_CALL_GAS;
     return cap > 0n && req.gas > cap ? cap : req.gas;
-  }
-
-  /** `deadline` (performance.now() time): the run throws EvmTimeoutError past it. */
-  private vmFor(
-    source: StateSource,
-    env: CallBlockEnv,
-    deadline?: number,
-  ): Promise<{ vm: VM; state: FlatStateManager }> {
-    const common = this.common.copy();
-    common.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp });
-    return flatVm(common, source, env.blockHash, deadline);
   }
 
   private buildTx(
@@ -222,13 +183,13 @@ export class CallExecutor {
   }
 
   private async attempt(
-    vm: VM,
-    state: FlatStateManager,
+    kept: KeptVm,
     req: CallRequest,
     env: CallBlockEnv,
     gasLimit: bigint,
     reportAccessList = false,
   ): Promise<CallResult & { gasSpent: bigint; accessList?: AccessList }> {
+    const { vm, state } = kept;
     // GASLIMIT is the block's, whatever the call's gas (geth).
     const block = callBlock(env, 0n, callWithoutFee(req), vm.common);
     const account = await state.getAccount(new Address(req.from ?? ZERO_ADDRESS));
@@ -270,6 +231,7 @@ export class CallExecutor {
         ...touched,
       };
     } catch (e) {
+      kept.clean = false;
       if (e instanceof EvmTimeoutError) throw e;
       throw new CallFailedError(txFailure((e as Error).message, req), -32000, undefined);
     } finally {
@@ -294,9 +256,9 @@ export class CallExecutor {
   async call(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<CallResult> {
     const timeout = this.limits.evmTimeoutMs;
     const deadline = timeout > 0 ? performance.now() + timeout : undefined;
-    const { vm, state } = await this.vmFor(source, env, deadline);
+    const kept = await this.vms.take(source, env, deadline);
     try {
-      const { gasSpent: _, ...result } = await this.attempt(vm, state, req, env, this.callGas(req));
+      const { gasSpent: _, ...result } = await this.attempt(kept, req, env, this.callGas(req));
       return result;
     } catch (e) {
       if (!(e instanceof EvmTimeoutError)) throw e;
@@ -305,6 +267,8 @@ export class CallExecutor {
         -32000,
         undefined,
       );
+    } finally {
+      this.vms.release(kept);
     }
   }
 
@@ -318,7 +282,20 @@ export class CallExecutor {
     source: StateSource,
     env: CallBlockEnv,
   ): Promise<AccessListResult> {
-    const { vm, state } = await this.vmFor(source, env);
+    const kept = await this.vms.take(source, env);
+    try {
+      return await this.accessListRounds(kept, req, env);
+    } finally {
+      this.vms.release(kept);
+    }
+  }
+
+  private async accessListRounds(
+    kept: KeptVm,
+    req: CallRequest,
+    env: CallBlockEnv,
+  ): Promise<AccessListResult> {
+    const { vm, state } = kept;
     const gas = this.callGas(req);
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? (await state.getAccount(new Address(from)))?.nonce ?? 0n;
@@ -339,7 +316,7 @@ export class CallExecutor {
         .join(";");
     let list = keep(req.accessList ?? []);
     for (let round = 0; ; round++) {
-      const r = await this.attempt(vm, state, { ...req, nonce, accessList: list }, env, gas, true);
+      const r = await this.attempt(kept, { ...req, nonce, accessList: list }, env, gas, true);
       const touched = keep(r.accessList ?? []);
       if (key(touched) === key(list) || round === ACCESS_LIST_ROUNDS)
         return { accessList: list, gasUsed: r.gasSpent, error: r.ok ? undefined : r.error };
@@ -375,9 +352,18 @@ export class CallExecutor {
   }
 
   async estimateGas(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<bigint> {
-    const { vm, state } = await this.vmFor(source, env);
+    const kept = await this.vms.take(source, env);
+    try {
+      return await this.estimate(kept, req, env);
+    } finally {
+      this.vms.release(kept);
+    }
+  }
+
+  private async estimate(kept: KeptVm, req: CallRequest, env: CallBlockEnv): Promise<bigint> {
+    const { vm, state } = kept;
     let hi = await this.estimateCeiling(req, state, env, vm.common);
-    const first = await this.attempt(vm, state, req, env, hi);
+    const first = await this.attempt(kept, req, env, hi);
     const failure = CallExecutor.failure(first);
     if (failure !== undefined) {
       if (failure.rpcCode === 3) throw failure;
@@ -405,7 +391,7 @@ export class CallExecutor {
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
       // Too little gas to even start (intrinsic cost) is a failure like any other here.
-      const ok = await this.attempt(vm, state, req, env, mid).then(
+      const ok = await this.attempt(kept, req, env, mid).then(
         (r) => r.ok,
         () => false,
       );

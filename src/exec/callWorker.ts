@@ -8,19 +8,23 @@ import { type PendingSnapshot, sharedSnapshot } from "../pending/pendingBlock.ts
 import { overlayPending, type StateView } from "../pending/pendingState.ts";
 import type { CallTarget } from "../services/callRequest.ts";
 import { forkedStateReader, UpstreamReadNeeded } from "../services/forkedState.ts";
-import { discoverThenRun, fetchMisses, noteMiss } from "../services/stateMisses.ts";
+import { discoverThenRun, fetchMisses, noteMiss, runHasMissed } from "../services/stateMisses.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
 import { UpstreamCallStats } from "../upstream/callStats.ts";
 import { openForkReads } from "../upstream/forkReads.ts";
-import { hexToBytes } from "../util/hex.ts";
+import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { type CallBlockEnv, CallExecutor, CallFailedError } from "./callExecutor.ts";
 import { DEFAULT_CALL_LIMITS } from "./callLimits.ts";
 import type { CallParentApi, CallWorkerApi, CallWorkerData } from "./callProtocol.ts";
+import { CallStateCache } from "./callStateCache.ts";
 import { buildPayload, DEFAULT_GAS_CEIL } from "./payloadBuilder.ts";
 import { simulate } from "./simulate/simulate.ts";
 import { TraceExecutor } from "./traceExecutor.ts";
+
+/** Sealed headers kept decoded (the blocks calls were made at most recently). */
+const KEPT_HEADERS = 8;
 
 const channel = parentChannel<CallParentApi, CallWorkerApi>(parentPort, "the RPC thread");
 
@@ -85,11 +89,23 @@ async function main(): Promise<void> {
     (limits ?? DEFAULT_CALL_LIMITS).gasCap,
   );
 
+  // What warm calls share: code by hash, sealed blocks' reads, their headers (callStateCache.ts).
+  const cache = new CallStateCache(() => !runHasMissed());
+  const headers = new Map<string, CallBlockEnv>();
+
+  /** The state after sealed block `number`, its reads kept across calls (by the block's hash). */
+  function cachedView(number: number): StateView {
+    const hash = store.canonicalHash(number);
+    return hash === undefined
+      ? cache.withCode(sealedView(number))
+      : cache.sealed(number, hash, sealedView(number));
+  }
+
   function resolve(target: CallTarget): { source: StateView; env: CallBlockEnv } {
     if (target.pending && pending !== undefined && pending.base.number === target.number) {
       const b = pending.base;
       return {
-        source: overlayPending(pending, sealedView(b.number - 1)),
+        source: cache.withCode(overlayPending(pending, cachedView(b.number - 1))),
         env: {
           number: BigInt(b.number),
           timestamp: b.timestamp,
@@ -105,22 +121,33 @@ async function main(): Promise<void> {
     // A pending target this thread has not seen yet runs on its parent, the newest sealed state.
     const number = target.pending ? target.number - 1 : target.number;
     const hash = store.canonicalHash(number);
-    const rlp = hash === undefined ? undefined : store.headerRlp(number, hash);
-    if (rlp === undefined) throw new CallFailedError("header not found", -32000, undefined);
+    const blockEnv = hash === undefined ? undefined : headerEnv(number, hash);
+    if (hash === undefined || blockEnv === undefined)
+      throw new CallFailedError("header not found", -32000, undefined);
+    return { source: cache.sealed(number, hash, sealedView(number)), env: blockEnv };
+  }
+
+  /** The block env of a sealed header, decoded once for the last few blocks called at. */
+  function headerEnv(number: number, hash: Uint8Array): CallBlockEnv | undefined {
+    const key = bytesToHex(hash);
+    const kept = headers.get(key);
+    if (kept !== undefined) return kept;
+    const rlp = store.headerRlp(number, hash);
+    if (rlp === undefined) return undefined;
     const h = decodeHeader(spec.common, rlp);
-    return {
-      source: sealedView(number),
-      env: {
-        number: h.number,
-        timestamp: h.timestamp,
-        gasLimit: h.gasLimit,
-        baseFeePerGas: h.baseFeePerGas,
-        coinbase: h.coinbase,
-        prevRandao: h.mixHash,
-        excessBlobGas: h.excessBlobGas,
-        blockHash,
-      },
+    const blockEnv: CallBlockEnv = {
+      number: h.number,
+      timestamp: h.timestamp,
+      gasLimit: h.gasLimit,
+      baseFeePerGas: h.baseFeePerGas,
+      coinbase: h.coinbase,
+      prevRandao: h.mixHash,
+      excessBlobGas: h.excessBlobGas,
+      blockHash,
     };
+    if (headers.size >= KEPT_HEADERS) headers.delete(headers.keys().next().value!);
+    headers.set(key, blockEnv);
+    return blockEnv;
   }
 
   // The RPC thread's pending block, its layers read in place (built there, never here).

@@ -23,8 +23,12 @@ const CHECKED_OPCODES = [
 
 type CustomOpcodes = NonNullable<EVMOpts["customOpcodes"]>;
 
-/** Opcodes for the EVM of `common` that throw EvmTimeoutError once `deadline` has passed. */
-export function deadlineOpcodes(common: Common, deadline: number): CustomOpcodes {
+/**
+ * Opcodes for the EVM of `common` that throw EvmTimeoutError once `deadline` (performance.now()
+ * time; a function for a VM kept across calls, each with its own) has passed.
+ */
+export function deadlineOpcodes(common: Common, deadline: number | (() => number)): CustomOpcodes {
+  const at = typeof deadline === "number" ? () => deadline : deadline;
   // The opcodes' gas prices are EVM parameters, which the EVM adds to its Common when built.
   const withGas = common.copy();
   withGas.updateParams(paramsEVM);
@@ -32,7 +36,7 @@ export function deadlineOpcodes(common: Common, deadline: number): CustomOpcodes
   let count = 0;
   const check = () => {
     // performance.now() costs about a cheap opcode: read the clock on every 64th check.
-    if ((++count & 63) === 0 && performance.now() > deadline) throw new EvmTimeoutError();
+    if ((++count & 63) === 0 && performance.now() > at()) throw new EvmTimeoutError();
   };
   const out: CustomOpcodes = [];
   for (const code of CHECKED_OPCODES) {

@@ -36,10 +36,23 @@ export class FlatStateManager extends SimpleStateManager {
   private readonly mask = new SenderCodeMask();
 
   constructor(
-    private readonly source: StateSource,
+    private source: StateSource,
     opts: ConstructorParameters<typeof SimpleStateManager>[0],
   ) {
     super(opts);
+  }
+
+  /**
+   * Starts again over `source` (a VM kept for the next call): nothing read or written before
+   * shows, every checkpoint is gone.
+   */
+  reset(source: StateSource): void {
+    this.source = source;
+    this.accountStack = [new Map()];
+    this.codeStack = [new Map()];
+    this.storageStack = [new Map()];
+    this.originalStorageCache.clear();
+    this.mask.set(undefined);
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {

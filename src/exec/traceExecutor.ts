@@ -25,11 +25,11 @@ import {
   CallFailedError,
   callBlock,
   callTransaction,
-  flatVm,
   RPC_GAS_CAP,
   TX_GAS_CAP_7825,
   txFailure,
 } from "./callExecutor.ts";
+import { flatVm } from "./callVms.ts";
 import { applyStateWrite, decodeStateWrite } from "./devWrites.ts";
 import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
 import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";

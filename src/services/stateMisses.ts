@@ -50,6 +50,14 @@ export function noteMiss(upstream: UpstreamState): (miss: StateMiss) => void {
   };
 }
 
+/**
+ * Whether the running run has read a placeholder so far (a cache must not keep what it read
+ * since: it may be one).
+ */
+export function runHasMissed(): boolean {
+  return (current.getStore()?.size ?? 0) > 0;
+}
+
 /** Before a side effect: a run that read placeholders must not act on them. */
 export function mustNotHaveMissed(): void {
   const misses = current.getStore();
