@@ -1,6 +1,8 @@
 // Structured JSON logs (pino) with levels; every subsystem gets a child logger with its name.
-// On a terminal the same records are printed as one readable line each.
+// On a terminal the same records are printed as one readable line each. Every line, of every
+// thread, is redacted on its way out (./redact.ts): no caller redacts on its own.
 import { pino } from "pino";
+import { redactLine } from "./redact.ts";
 
 export type Logger = pino.Logger;
 
@@ -19,7 +21,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new LogLevelError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
-  const options = { level, base: { name: "flashnode" }, timestamp: pino.stdTimeFunctions.isoTime };
+  const options = {
+    level,
+    base: { name: "flashnode" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // The record as written, after its serializers: secrets in any field, message or error.
+    hooks: { streamWrite: redactLine },
+  };
   if (destination !== undefined) return pino(options, destination);
   if (process.stdout.isTTY && process.env.FLASHNODE_LOG_FORMAT !== "json")
     return pino(options, readableLines(process.stdout));
@@ -89,7 +97,8 @@ const FORWARDED_LEVELS: Record<number, ForwardedLevel> = {
 
 /**
  * A logger whose records are handed to `forward` (a worker thread's records go to the RPC
- * thread's log, which owns the output and its format).
+ * thread's log, which owns the output and its format). Records below `level` are dropped in the
+ * thread; what crosses is redacted here and again by the RPC thread's log.
  */
 export function forwardingLogger(
   level: string,

@@ -81,6 +81,7 @@ export async function startSequencerSource(args: {
       forked !== undefined && !chain.gasLimitGiven ? forked.gasLimit : chain.gasLimit;
     const data: SequencerWorkerData = {
       datadir: args.datadir,
+      logLevel: args.logger.level,
       ...(genesis === undefined ? {} : { genesis }),
       genesisGiven: chain.genesis !== undefined,
       chainIdGiven: chain.chainIdGiven === true,
@@ -111,7 +112,6 @@ export async function startSequencerSource(args: {
             nats: {
               servers: chain.nats.servers,
               streams: chain.nats.streams,
-              logLevel: args.logger.level,
             },
           }),
     };
