@@ -25,6 +25,13 @@ test("a URL keeps its scheme, host and port; path, query, fragment and user info
   assert.equal(redactText("no url here: 0xab"), "no url here: 0xab");
 });
 
+test("a comma-separated list of servers: each URL cut on its own", () => {
+  assert.equal(
+    redactText(`nats://u:${SECRET}@10.0.0.1:4222,nats://u:${SECRET}@10.0.0.2:4222/x?t=${SECRET}`),
+    "nats://10.0.0.1:4222,nats://10.0.0.2:4222/…redacted",
+  );
+});
+
 test("URLs inside a sentence are cut, and the sentence's punctuation stays", () => {
   assert.equal(
     redactText(`fetch failed (HTTPS://rpc.example/v2/${SECRET}), then ws://a/b?k=${SECRET}.`),

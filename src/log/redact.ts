@@ -10,8 +10,14 @@ export const REDACTED = "[redacted]";
 export const REDACTED_PATH = "/…redacted";
 
 // scheme://, then the authority (user info and host[:port]), then what follows it (path, query,
-// fragment), each running to the end of the JSON string or the word it sits in.
-const URL_IN_TEXT = /\b(https?|wss?|nats|tls):\/\/([^\s"'<>\\/?#]*)([^\s"'<>\\]*)/gi;
+// fragment), each running to the end of the JSON string or the word it sits in, or to a comma
+// that starts the next URL of a list (`nats://a:4222,nats://b:4222`).
+const SCHEMES = "https?|wss?|nats|tls";
+const NOT_NEXT = `(?!,(?:${SCHEMES}):\\/\\/)`;
+const URL_IN_TEXT = new RegExp(
+  `\\b(${SCHEMES}):\\/\\/((?:${NOT_NEXT}[^\\s"'<>\\\\/?#])*)((?:${NOT_NEXT}[^\\s"'<>\\\\])*)`,
+  "gi",
+);
 /** Punctuation a sentence puts right after a URL: kept after the redacted URL. */
 const TRAILING = /[)\]}.,;:!]+$/;
 

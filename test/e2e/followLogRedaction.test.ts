@@ -1,7 +1,8 @@
 // A follower's log keeps its upstream's secrets out (issue 33.1): `flashnode follow` of a
 // `flashnode dev` sequencer, with a key in the RPC URL's path (the dedicated tier, /rpc/<key>) and
-// query, and keys in the stream URL's user info, path and query (through a relay that serves the
-// sequencer's /flashblocks at a keyed path, as a provider would), at --log-level debug. The
+// query, keys in the stream URL's user info, path and query (through a relay that serves the
+// sequencer's /flashblocks at a keyed path, as a provider would), and a NATS password in --nats
+// (a server that is not there: the follower says it cannot reach it), at --log-level debug. The
 // sequencer is killed and restarted on its port and datadir, which cuts the stream; no key may
 // appear in any line the follower prints, and each connect and disconnect is logged once.
 import assert from "node:assert/strict";
@@ -18,7 +19,15 @@ const RPC_QUERY_KEY = "rpcQueryKey5b2e8d40";
 const STREAM_PATH_KEY = "streamPathKey9c1d6e77";
 const STREAM_QUERY_KEY = "streamQueryKey2a8f4b19";
 const STREAM_PASSWORD = "streamPassword6e0c3d55";
-const SECRETS = [RPC_KEY, RPC_QUERY_KEY, STREAM_PATH_KEY, STREAM_QUERY_KEY, STREAM_PASSWORD];
+const NATS_PASSWORD = "natsPassword1d9b7a03";
+const SECRETS = [
+  RPC_KEY,
+  RPC_QUERY_KEY,
+  STREAM_PATH_KEY,
+  STREAM_QUERY_KEY,
+  STREAM_PASSWORD,
+  NATS_PASSWORD,
+];
 
 /**
  * Serves the sequencer's /flashblocks at /ws/<key>: one upstream connection per client, cut when
@@ -101,10 +110,17 @@ test("follow at --log-level debug: no key in any output line across a cut stream
     `ws://flash:${STREAM_PASSWORD}@127.0.0.1:${r.port}/ws/${STREAM_PATH_KEY}?apikey=${STREAM_QUERY_KEY}`,
     "--datadir",
     tempDatadir("redaction-follower"),
+    "--nats",
+    `nats://flashnode:${NATS_PASSWORD}@127.0.0.1:${await freePort()}`,
     "--log-level",
     "debug",
   ]);
   const f = follower;
+  await until(
+    "the follower saying NATS is out of reach",
+    async () => f.output(),
+    (out) => out.includes("cannot reach NATS at"),
+  );
   const connects = () => metric(f, "flashnode_follow_stream_connects_total");
   await until("the stream connected", connects, (n) => n >= 1);
   const before = await head(f.url);
