@@ -28,6 +28,7 @@ import type { BlockExecutor } from "../src/exec/blockExecutor.ts";
 import { ensureGenesis } from "../src/exec/chainStart.ts";
 import { type Flashblock, parseFlashblock } from "../src/follow/flashblock.ts";
 import { canonicalBlock, PendingReplay } from "../src/follow/pendingReplay.ts";
+import { wireJsonOf } from "../src/pending/flashblockWire.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../src/pending/types.ts";
 import { Sequencer } from "../src/sequencer/sequencer.ts";
 import { type ChainStore, createChainStore } from "../src/store/chainStore.ts";
@@ -177,7 +178,7 @@ function flashblocksOf(updates: readonly (FlashblockUpdate | SealedUpdate)[], n:
   const out: Flashblock[] = [];
   for (const u of updates) {
     const fb = u.kind === "flashblock" ? u : u.next;
-    if (fb.base.number === n) out.push(parseFlashblock(JSON.parse(fb.wireJson)));
+    if (fb.base.number === n) out.push(parseFlashblock(JSON.parse(wireJsonOf(fb)!)));
   }
   return out;
 }

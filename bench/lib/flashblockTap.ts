@@ -4,7 +4,12 @@
 // their arrival times is how much later the follower showed a flashblock.
 import WebSocket from "ws";
 
-export type Arrival = { readonly at: number; readonly transactions: number };
+export type Arrival = {
+  readonly at: number;
+  readonly transactions: number;
+  /** The message as sent, when the tap keeps them (a replica's, compared with its source's). */
+  readonly text?: string;
+};
 
 export type FlashblockTap = {
   /** First arrival of each flashblock, keyed `block/index` (later copies are ignored). */
@@ -22,7 +27,7 @@ type WireMessage = {
 
 export const flashblockKey = (block: number, index: number) => `${block}/${index}`;
 
-export function tapFlashblocks(url: string): Promise<FlashblockTap> {
+export function tapFlashblocks(url: string, keepText = false): Promise<FlashblockTap> {
   const arrivals = new Map<string, Arrival>();
   const listeners = new Set<(at: number) => void>();
   let closed = false;
@@ -30,11 +35,16 @@ export function tapFlashblocks(url: string): Promise<FlashblockTap> {
   const onMessage = (data: Buffer) => {
     // The time first: parsing is the same work for both taps, but it should not count.
     const at = performance.now();
-    const m = JSON.parse(data.toString("utf8")) as WireMessage;
+    const text = data.toString("utf8");
+    const m = JSON.parse(text) as WireMessage;
     if (m.index === undefined || m.metadata?.block_number === undefined) return;
     const key = flashblockKey(m.metadata.block_number, m.index);
     if (arrivals.has(key)) return;
-    arrivals.set(key, { at, transactions: m.diff?.transactions?.length ?? 0 });
+    arrivals.set(key, {
+      at,
+      transactions: m.diff?.transactions?.length ?? 0,
+      ...(keepText ? { text } : {}),
+    });
     for (const fn of listeners) fn(at);
   };
   // A node drops a subscriber that falls behind (a bench process busy signing its load on a

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { brotliCompressSync } from "node:zlib";
+import { flashblockWireJson } from "../pending/flashblockWire.ts";
 import type { PendingBase } from "../pending/types.ts";
-import { flashblockWireJson } from "../sequencer/flashblockWire.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, hexToBytes } from "../util/hex.ts";
 import { FlashblockParseError, parseFlashblock } from "./flashblock.ts";
@@ -150,7 +150,6 @@ describe("parseFlashblock", () => {
         gasUsed: 21_000n,
         blobGasUsed: 0n,
         partialBlockHash: hexToBytes(h32("5")),
-        withdrawalsRoot: hexToBytes(h32("6")),
       });
       const fb = parseFlashblock(JSON.parse(json));
       assert.equal(fb.index, index);

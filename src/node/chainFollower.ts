@@ -12,6 +12,7 @@ import type { LogEvent } from "../feed/types.ts";
 import type { MetricsSources } from "../metrics/metrics.ts";
 import { RateWindow } from "../metrics/rateWindow.ts";
 import { FlashblockStats } from "../pending/flashblockStats.ts";
+import { hasWireJson, wireJsonOf } from "../pending/flashblockWire.ts";
 import { InclusionWaiters } from "../pending/inclusionWaiters.ts";
 import { applyFlashblock, type PendingBlock } from "../pending/pendingBlock.ts";
 import { TxTimeline } from "../pending/txTimeline.ts";
@@ -218,6 +219,23 @@ export function createChainFollower(deps: {
     });
   };
 
+  /**
+   * /flashblocks: Base's wire message, rendered from the update in this process (once, and only
+   * when a client reads it), after this update's turn: readers see the pending view first.
+   */
+  const emitWire = (fb: FlashblockUpdate) => {
+    if (fb.empty === true || !hasWireJson(fb)) return;
+    setImmediate(() =>
+      feed.emitFlashblock({
+        blockNumber: fb.base.number,
+        index: fb.index,
+        get json() {
+          return wireJsonOf(fb) ?? "";
+        },
+      }),
+    );
+  };
+
   const follower: ChainFollower = {
     pending: () => pending,
     head: () => head,
@@ -231,14 +249,12 @@ export function createChainFollower(deps: {
         txRate.add(u.transactions.length);
         pending = applyFlashblock(pending, u);
         deps.forward?.(pending, false);
-        if (u.empty !== true)
-          feed.emitFlashblock({ blockNumber: u.base.number, index: u.index, json: u.wireJson });
+        emitWire(u);
       } else {
         if (u.reverted === undefined) timeline.sealed(u.number, u.hash, u.sealedAt ?? now());
         else timeline.reverted(u.number);
         onSealed(u);
-        if (fb.empty !== true)
-          feed.emitFlashblock({ blockNumber: fb.base.number, index: 0, json: fb.wireJson });
+        emitWire(fb);
       }
       timeline.flashblock(fb, (pending?.transactionCount ?? 0) - fb.transactions.length);
       if (fb.transactions.length > 0) emitPreconfirmed(fb);

@@ -19,9 +19,21 @@ export type StateDiff = {
 /**
  * A diff already laid out as a state layer's bytes (pending/stateLayer.ts; empty: it writes
  * nothing): how a flashblock crosses to an --rpc-workers reader process, which then copies the
- * layer instead of laying it out again (pending/updateLayers.ts).
+ * layer instead of laying it out again (pending/updateLayers.ts). `accounts`: the diff's accounts
+ * in their order, which the /flashblocks JSON lists and the layer does not keep (absent for an
+ * update that is not on that stream).
  */
-export type LaidOutDiff = { readonly layer: Uint8Array };
+export type LaidOutDiff = {
+  readonly layer: Uint8Array;
+  readonly accounts?: StateDiff["accounts"];
+};
+
+/** A flashblock's identity on Base's wire: its builder's payload id and the block's hash so far. */
+export type FlashblockWireIds = {
+  readonly payloadId: string;
+  /** The hash of the header so far with a zero state root (Base's `diff.block_hash`). */
+  readonly blockHash: Uint8Array;
+};
 
 /** The block environment, fixed at flashblock 0 (Base's `base`). */
 export type PendingBase = {
@@ -63,8 +75,14 @@ export type FlashblockUpdate = {
   readonly logsBloom: Uint8Array;
   readonly receiptsRoot: Uint8Array;
   readonly transactionsRoot: Uint8Array;
-  /** Base wire message, JSON text, for the /flashblocks stream. */
-  readonly wireJson: string;
+  /**
+   * What Base's wire message for /flashblocks holds beyond the rest of the update; the JSON is
+   * rendered from the update where it is served (pending/flashblockWire.ts: wireJsonOf). Absent
+   * from an update that is not on that stream (`empty`).
+   */
+  readonly wire?: FlashblockWireIds;
+  /** The wire message already rendered: on the stream of releases before flashnode-v8/2 only. */
+  readonly wireJson?: string;
   /** Time the sequencer took to build it (ms), and when it was published (epoch ms, sub-ms precision). */
   readonly buildMs: number;
   readonly publishedAt: number;

@@ -1,7 +1,8 @@
 // A flashblock's diff as a state layer, laid out once per process however many parts of it take
 // the update (the chain follower, the primary's own view, the reader host sending it on): the
 // layer is kept per update object. An update sent to a reader process carries the layer's bytes
-// in place of the diff, so the reader copies them instead of laying them out again.
+// in place of the diff, so the reader copies them instead of laying them out again, with the
+// diff's accounts in their order when the reader may render the /flashblocks JSON from them.
 import { encodeLayer } from "./layerWriter.ts";
 import { StateLayer } from "./stateLayer.ts";
 import type { ChainUpdate, FlashblockUpdate } from "./types.ts";
@@ -31,5 +32,7 @@ export function withLaidOutDiffs(u: ChainUpdate): ChainUpdate {
 
 function laidOutFlashblock(u: FlashblockUpdate): FlashblockUpdate {
   if ("layer" in u.diff) return u;
-  return { ...u, diff: { layer: layerOf(u)?.bytes ?? NOTHING } };
+  const layer = layerOf(u)?.bytes ?? NOTHING;
+  const onWire = u.wire !== undefined && u.wireJson === undefined;
+  return { ...u, diff: onWire ? { layer, accounts: u.diff.accounts } : { layer } };
 }

@@ -1,14 +1,21 @@
 // The messages of the replication streams, as bytes. A format name travels with every message
 // (header `Flashnode-Format`): a replica refuses a format it does not read instead of guessing.
+// A flashblock update carries what a replica cannot derive and nothing it can: no /flashblocks
+// JSON (the replica renders it from the update, pending/flashblockWire.ts), only the two ids
+// it needs (`wire`): UPDATE_FORMAT, flashnode-v8/2.
 // The payload is V8's serialization of plain data (Uint8Array, bigint, arrays, objects): every
 // message is built from the same domain types the node already passes between its threads and
 // processes, so the stream adds no second schema to keep in step. Sequencer and replicas must
 // run releases that share FORMAT (docs/replicas.md).
 import { DefaultSerializer, deserialize } from "node:v8";
 import type { BlockWrite } from "../chain/types.ts";
-import type { ChainUpdate } from "../pending/types.ts";
+import type { ChainUpdate, FlashblockUpdate } from "../pending/types.ts";
 
+/** Block messages and snapshots. */
 export const FORMAT = "flashnode-v8/1";
+/** Flashblock-stream updates, without the /flashblocks JSON (v8/1 carried it: still read). */
+export const UPDATE_FORMAT = "flashnode-v8/2";
+const UPDATE_FORMATS_READ = [UPDATE_FORMAT, FORMAT];
 
 /**
  * A sealed block as the block stream carries it: what a replica needs to store it without
@@ -51,26 +58,42 @@ class PlainBytesSerializer extends DefaultSerializer {
   }
 }
 
-export function encodeMessage(m: BlockMessage | ChainUpdate): Uint8Array {
+function serialized(m: unknown): Uint8Array {
   const s = new PlainBytesSerializer();
   s.writeHeader();
   s.writeValue(m);
   return s.releaseBuffer();
 }
 
+/** A block message, in FORMAT. */
+export function encodeBlockMessage(m: BlockMessage): Uint8Array {
+  return serialized(m);
+}
+
+/** A flashblock-stream update, in UPDATE_FORMAT: the rendered /flashblocks JSON left out. */
+export function encodeChainUpdate(u: ChainUpdate): Uint8Array {
+  return serialized(u.kind === "sealed" ? { ...u, next: withoutJson(u.next) } : withoutJson(u));
+}
+
+function withoutJson(u: FlashblockUpdate): FlashblockUpdate {
+  if (u.wireJson === undefined) return u;
+  const { wireJson: _rendered, ...rest } = u;
+  return rest;
+}
+
 export function decodeBlockMessage(bytes: Uint8Array, format: string | undefined): BlockMessage {
-  checkFormat(format);
+  checkFormat(format, [FORMAT], "block");
   return deserialize(bytes) as BlockMessage;
 }
 
 export function decodeChainUpdate(bytes: Uint8Array, format: string | undefined): ChainUpdate {
-  checkFormat(format);
+  checkFormat(format, UPDATE_FORMATS_READ, "flashblock");
   return deserialize(bytes) as ChainUpdate;
 }
 
-function checkFormat(format: string | undefined): void {
-  if (format !== FORMAT)
+function checkFormat(format: string | undefined, read: readonly string[], stream: string): void {
+  if (format === undefined || !read.includes(format))
     throw new FormatError(
-      `stream message in format ${format ?? "(none)"}; this flashnode reads ${FORMAT}: run the sequencer and its replicas on releases that share it`,
+      `${stream} stream message in format ${format ?? "(none)"}; this flashnode reads ${read.join(" and ")}: run the publisher and its replicas on releases that share it`,
     );
 }

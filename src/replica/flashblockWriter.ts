@@ -6,7 +6,7 @@
 // left pending (handover.ts); a sole writer (a dev sequencer) sends its updates as they are.
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
-import { encodeMessage, FORMAT } from "./codec.ts";
+import { encodeChainUpdate, UPDATE_FORMAT } from "./codec.ts";
 import { Handover, resume } from "./handover.ts";
 import { isWrongLastSequence, type PublisherLease } from "./lease.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
@@ -113,14 +113,14 @@ export class FlashblockWriter {
     const generation = this.generation;
     // Parts are sent in order on the one connection without waiting (NATS keeps a connection's
     // order), each expecting the one before: a sealed block's update can exceed max_payload too.
-    const parts = splitPayload(encodeMessage(u), this.o.maxPayload(c));
+    const parts = splitPayload(encodeChainUpdate(u), this.o.maxPayload(c));
     const sent = parts.map((part, i) => {
       const expected = this.seq!;
       this.seq = expected + 1;
       return c.js.publish(this.o.names.flashblockSubject, part, {
         expect: { lastSequence: expected },
         headers: c.headers({
-          [HEADER.format]: FORMAT,
+          [HEADER.format]: UPDATE_FORMAT,
           [POSITION_HEADER]: String(updatePosition(u)),
           [HEADER.publisher]: this.o.id,
           ...partHeader(i, parts.length),

@@ -14,7 +14,7 @@ import type { ChainStore } from "../store/chainStore.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";
 import { blockMessageId, forkPoint, REVERT_HEADER } from "./chainFork.ts";
-import { encodeMessage, FORMAT } from "./codec.ts";
+import { encodeBlockMessage, FORMAT } from "./codec.ts";
 import { FlashblockWriter } from "./flashblockWriter.ts";
 import { isWrongLastSequence, type LeaseRole, type PublisherLease, startLease } from "./lease.ts";
 import { type NatsContext, type NatsLink, openNatsLink } from "./natsLink.ts";
@@ -182,7 +182,7 @@ export function startPublisher(opts: {
     await publishBlockMessage(
       c,
       number,
-      encodeMessage(m),
+      encodeBlockMessage(m),
       blockMessageId(number, m.hash, revertId),
       {
         [REVERT_HEADER]: "1",
@@ -310,7 +310,7 @@ export function startPublisher(opts: {
       const n = next!;
       const m = blockMessageFromStore(opts.store, n);
       if (m === undefined) throw new Error(`block ${n} is below the head but not stored`);
-      await publishBlockMessage(c, n, encodeMessage(m), blockMessageId(n, m.hash), {});
+      await publishBlockMessage(c, n, encodeBlockMessage(m), blockMessageId(n, m.hash), {});
       published = n;
       next = n + 1;
     }

@@ -14,7 +14,6 @@ import type {
   StateDiff,
 } from "../pending/types.ts";
 import { bytesToHex } from "../util/hex.ts";
-import { flashblockWireJson } from "./flashblockWire.ts";
 
 const ZERO32 = new Uint8Array(32);
 
@@ -176,26 +175,7 @@ export function assembleFlashblock(
   const logsBloom = b.builder.logsBloom();
   const gasUsed = b.builder.gasUsed;
   const newReceipts = b.receipts.slice(b.receipts.length - added.length);
-  const wireJson = flashblockWireJson({
-    payloadId: b.payloadId,
-    index: b.index,
-    base: b.base,
-    transactions: added,
-    receipts: newReceipts,
-    balances: diff.accounts,
-    receiptsRoot,
-    logsBloom,
-    gasUsed,
-    blobGasUsed: b.builder.blobGasUsed,
-    partialBlockHash: b.partialHeaderHash(
-      transactionsRoot,
-      receiptsRoot,
-      logsBloom,
-      gasUsed,
-      common,
-    ),
-    withdrawalsRoot: KECCAK256_RLP,
-  });
+  const blockHash = b.partialHeaderHash(transactionsRoot, receiptsRoot, logsBloom, gasUsed, common);
   return {
     kind: "flashblock",
     base: b.base,
@@ -208,7 +188,7 @@ export function assembleFlashblock(
     logsBloom,
     receiptsRoot,
     transactionsRoot,
-    wireJson,
+    wire: { payloadId: b.payloadId, blockHash },
     buildMs: performance.now() - started,
     publishedAt: performance.timeOrigin + performance.now(),
   };

@@ -12,6 +12,7 @@ import { startInProcessChain } from "../../test/utils/inProcessChain.ts";
 import { blockRlp, splitBlockRlp } from "../chain/rawEncoding.ts";
 import { parseFlashblock } from "../follow/flashblock.ts";
 import { canonicalBlock, PendingReplay } from "../follow/pendingReplay.ts";
+import { wireJsonOf } from "../pending/flashblockWire.ts";
 
 type Counted = "serialize" | "getSenderAddress" | "copy" | "_buildParamsCache";
 
@@ -79,7 +80,7 @@ test("a transaction is decoded, encoded and its sender derived once, in a block 
     const flashblocks = chain.updates
       .map((u) => (u.kind === "flashblock" ? u : u.next))
       .filter((u) => u.base.number === number)
-      .map((u) => parseFlashblock(JSON.parse(u.wireJson)));
+      .map((u) => parseFlashblock(JSON.parse(wireJsonOf(u)!)));
     const following = await counting(async () => {
       const [fb0, ...rest] = flashblocks;
       await replay.start(fb0!.payloadId, fb0!.base!, [fb0!]);

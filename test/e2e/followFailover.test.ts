@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { blockMessageFromStore } from "../../src/replica/blockMessage.ts";
-import { decodeChainUpdate, encodeMessage } from "../../src/replica/codec.ts";
+import { decodeChainUpdate, encodeBlockMessage } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
@@ -364,7 +364,7 @@ test("a block's message is the same bytes whichever follower publishes it", asyn
         const ours = blockMessageFromStore(store, m.block!);
         if (ours === undefined) continue;
         compared++;
-        if (Buffer.compare(Buffer.from(encodeMessage(ours)), Buffer.from(m.data)) !== 0)
+        if (Buffer.compare(Buffer.from(encodeBlockMessage(ours)), Buffer.from(m.data)) !== 0)
           differ.push(`block ${m.block} from ${m.publisher}, as ${f.id} would send it`);
       }
     }

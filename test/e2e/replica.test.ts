@@ -9,6 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
+  flashblockFeed,
   pollUntil,
   setCalldata,
   signTransfer,
@@ -22,6 +23,7 @@ import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
 import { waitForReplicaReady } from "../utils/replicas.ts";
+import { sameWireTexts } from "../utils/wireTexts.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
@@ -209,6 +211,28 @@ test("transactions sent to the replica run on the sequencer; pending matches onc
     await sleep(10);
   }
   assert.ok(same >= 3, "the replica's pending block equals the sequencer's");
+});
+
+test("the replica's /flashblocks serves the sequencer's messages byte for byte (it renders them)", async () => {
+  // The stream carries no JSON since flashnode-v8/2: the replica renders Base's wire message
+  // from the update (receipts with logs, balances, the ids the update carries).
+  const feed = await flashblockFeed(dev.wsUrl);
+  let value = 5000n;
+  const { source, replica: served } = await sameWireTexts(
+    dev.wsUrl,
+    replica!.wsUrl,
+    4,
+    async () => {
+      await sendSet(devUrl(), value++);
+      await feed.next();
+    },
+  );
+  feed.close();
+  assert.ok(
+    source.some((t) => t.includes('"logs":[{')),
+    "a flashblock with a log compared",
+  );
+  assert.deepEqual(served, source);
 });
 
 test("a restarted replica resumes where its archive stopped: no gap, no duplicate", async () => {

@@ -10,7 +10,7 @@ import { connect, headers } from "@nats-io/transport-node";
 import pino from "pino";
 import { keccak256, toHex } from "viem";
 import type { RunningNode as DevNode, RunningNode as ReplicaNode } from "../../src/node/plan.ts";
-import { decodeBlockMessage, encodeMessage, FORMAT } from "../../src/replica/codec.ts";
+import { decodeBlockMessage, encodeBlockMessage, FORMAT } from "../../src/replica/codec.ts";
 import { DEFAULT_STREAMS, HEADER, streamNames } from "../../src/replica/streams.ts";
 import { keccak256 as keccakBytes } from "../../src/util/crypto.ts";
 import {
@@ -132,7 +132,7 @@ test("a verifying replica refuses a block whose header claims another state root
       const h = headers();
       h.set(HEADER.format, FORMAT);
       h.set(HEADER.block, String(n));
-      await js.publish(tampered.blockSubject(n), encodeMessage(block), { headers: h });
+      await js.publish(tampered.blockSubject(n), encodeBlockMessage(block), { headers: h });
     }
   } finally {
     await nc.close();

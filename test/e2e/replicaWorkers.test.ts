@@ -36,6 +36,7 @@ import {
   waitForReplacement,
 } from "../utils/readers.ts";
 import { type NonceSigner, nonceSigner, waitForReplicaReady } from "../utils/replicas.ts";
+import { sameWireTexts } from "../utils/wireTexts.ts";
 
 let nats: NatsServer;
 let dev: DevNode;
@@ -243,6 +244,24 @@ test("pending matches the sequencer's and never goes backwards, whichever reader
   flashblocks.close();
   assert.ok(last > first, `${reads} reads saw pending go from ${first} to ${last}: no seal?`);
   assert.equal(await pendingAgrees(agents), 3, "both readers showed the sequencer's pending block");
+});
+
+test("each reader's /flashblocks serves the sequencer's messages byte for byte", async () => {
+  // The primary renders the wire message once and hands it to its readers with the laid-out
+  // diff (the readers no longer have the accounts it lists); NATS carries no JSON.
+  const feed = await flashblockFeed(dev.wsUrl);
+  let value = 7000n;
+  const { source, replica: served } = await sameWireTexts(
+    dev.wsUrl,
+    replicaUrl.replace(/^http/, "ws"),
+    4,
+    async () => {
+      await sendSet(value++);
+      await feed.next();
+    },
+  );
+  feed.close();
+  assert.deepEqual(served, source);
 });
 
 test("a killed reader is replaced, and shows the pending block at once", async () => {

@@ -82,7 +82,10 @@ export function flashblock(
     logsBloom: new Uint8Array(256),
     receiptsRoot: new Uint8Array(32),
     transactionsRoot: new Uint8Array(32),
-    wireJson: "{}",
+    wire: {
+      payloadId: `0x${number.toString(16).padStart(16, "0")}`,
+      blockHash: new Uint8Array(32).fill(index + 1),
+    },
     buildMs: 1,
     publishedAt: 1_700_000_000_000 + number * 2_000 + index * 200,
   };

@@ -1,10 +1,12 @@
 // Base's flashblocks wire message (reference/flashblocks.md §1.2): index 0 carries `base`;
 // `diff` holds this flashblock's new transactions and the block's cumulative roots and gas;
 // `metadata` has `block_number` plus `receipts` and `new_account_balances` as Base's richer
-// (v0.5) format had them.
+// (v0.5) format had them. Everything in it but the payload id and the partial block hash is in
+// the update already, so the update carries those two (`wire`) and the JSON is rendered where
+// /flashblocks is served, once per process: not on the sequencer's thread, not on NATS.
 import type { AccountRecord, ReceiptRecord } from "../chain/types.ts";
-import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import { bytesToHex, quantity } from "../util/hex.ts";
+import type { FlashblockUpdate, PendingBase, PendingTransaction } from "./types.ts";
 
 export type WireInput = {
   readonly payloadId: string;
@@ -18,10 +20,11 @@ export type WireInput = {
   readonly gasUsed: bigint;
   readonly blobGasUsed: bigint;
   readonly partialBlockHash: Uint8Array;
-  readonly withdrawalsRoot: Uint8Array;
 };
 
 const ZERO_ROOT = `0x${"00".repeat(32)}`;
+/** keccak256(rlp([])): the withdrawals root of a block with none (OP-stack blocks have none). */
+const EMPTY_LIST_ROOT = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
 
 /** An OP-stack receipt's extras, named as op-geth's JSON names them (absent ones left out). */
 function opWireFields(r: ReceiptRecord): Record<string, string> {
@@ -87,10 +90,47 @@ export function flashblockWireJson(w: WireInput): string {
       block_hash: bytesToHex(w.partialBlockHash),
       transactions: w.transactions.map((t) => bytesToHex(t.raw)),
       withdrawals: [],
-      withdrawals_root: bytesToHex(w.withdrawalsRoot),
+      withdrawals_root: EMPTY_LIST_ROOT,
       blob_gas_used: quantity(w.blobGasUsed),
     },
     metadata: { block_number: w.base.number, receipts, new_account_balances: balances },
   };
   return JSON.stringify(message);
+}
+
+/** Whether wireJsonOf gives the update's wire message (without rendering it). */
+export function hasWireJson(u: FlashblockUpdate): boolean {
+  return u.wireJson !== undefined || (u.wire !== undefined && u.diff.accounts !== undefined);
+}
+
+const rendered = new WeakMap<FlashblockUpdate, string | null>();
+
+/**
+ * The update's wire message for /flashblocks, rendered on first use and kept per update object.
+ * Undefined for an update that is not on Base's stream: one without the wire ids (`empty`, a
+ * made-up one), or a laid-out diff without its accounts (withLaidOutDiffs keeps them for one).
+ */
+export function wireJsonOf(u: FlashblockUpdate): string | undefined {
+  if (u.wireJson !== undefined) return u.wireJson;
+  const known = rendered.get(u);
+  if (known !== undefined) return known ?? undefined;
+  const accounts = u.diff.accounts;
+  const json =
+    u.wire === undefined || accounts === undefined
+      ? undefined
+      : flashblockWireJson({
+          payloadId: u.wire.payloadId,
+          index: u.index,
+          base: u.base,
+          transactions: u.transactions,
+          receipts: u.receipts,
+          balances: accounts,
+          receiptsRoot: u.receiptsRoot,
+          logsBloom: u.logsBloom,
+          gasUsed: u.gasUsed,
+          blobGasUsed: u.blobGasUsed,
+          partialBlockHash: u.wire.blockHash,
+        });
+  rendered.set(u, json ?? null);
+  return json;
 }
