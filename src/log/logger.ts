@@ -4,7 +4,29 @@
 import { pino } from "pino";
 import { redactLine } from "./redact.ts";
 
-export type Logger = pino.Logger;
+/** One level's method: the record's fields (optional), then its message. */
+export type LogMethod = {
+  (fields: object, msg?: string): void;
+  (msg: string): void;
+};
+
+/**
+ * The node's logger, as its parts see it (pino's is one; tests may pass their own): a method per
+ * level and a child per subsystem (`child({ module: "follow" })`), whose lines carry its fields.
+ */
+export interface Logger {
+  /** The lowest level written (`--log-level`). */
+  readonly level: string;
+  /** Whether a line at `level` would be written (skip the work of one that would not). */
+  isLevelEnabled(level: string): boolean;
+  readonly trace: LogMethod;
+  readonly debug: LogMethod;
+  readonly info: LogMethod;
+  readonly warn: LogMethod;
+  readonly error: LogMethod;
+  readonly fatal: LogMethod;
+  child(bindings: { readonly module?: string } & Record<string, unknown>): Logger;
+}
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
