@@ -6,6 +6,7 @@
 import { DEV_MNEMONIC } from "../chain/devGenesis.ts";
 import { describePolicy } from "../edge/policy.ts";
 import { printAfterLogs } from "../log/logger.ts";
+import { redactText } from "../log/redact.ts";
 import { startNode } from "../node/assembly.ts";
 import type { NodePlan, RunningNode } from "../node/plan.ts";
 import { DatadirUnavailableError, datadirAsFound } from "../store/datadir.ts";
@@ -101,11 +102,12 @@ export function banner(plan: NodePlan, node: RunningNode, details: readonly stri
     `Live page:             ${node.url}ui`,
     ...(node.upstream === undefined
       ? []
-      : [`${`${node.upstream.label}:`.padEnd(23)}${node.upstream.url}`]),
+      : // Another's URLs may carry its keys (the node's own dedicated URL above is shown whole).
+        [`${`${node.upstream.label}:`.padEnd(23)}${redactText(node.upstream.url)}`]),
     ...(node.publishing === undefined
       ? []
       : [
-          `${"Publishing to NATS:".padEnd(23)}${node.publishing.where}`,
+          `${"Publishing to NATS:".padEnd(23)}${redactText(node.publishing.where)}`,
           `${"Publisher:".padEnd(23)}${node.publishing.id}, ${node.publishing.role()} now (elected by lease: /readyz and flashnode_follow_publisher_role say the role as it changes)`,
         ]),
     "",

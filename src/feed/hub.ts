@@ -1,4 +1,5 @@
 // The in-process ChainFeed: producers emit, transports listen.
+import type { Logger } from "../log/logger.ts";
 import type {
   ChainFeed,
   FlashblockEvent,
@@ -8,7 +9,7 @@ import type {
   Unsubscribe,
 } from "./types.ts";
 
-function channel<T>() {
+function channel<T>(logger: Logger, name: string) {
   const listeners = new Set<(value: T) => void>();
   return {
     on(listener: (value: T) => void): Unsubscribe {
@@ -20,7 +21,8 @@ function channel<T>() {
         try {
           l(value);
         } catch (e) {
-          console.error("feed listener failed", e);
+          // One listener's fault must not keep the event from the others.
+          logger.error({ err: e, event: name }, "feed listener failed");
         }
       }
     },
@@ -34,8 +36,8 @@ export type FeedHub = ChainFeed & {
   emitPreconfirmed(event: PreconfirmedEvent): void;
 };
 
-export function createFeedHub(): FeedHub {
-  const flashblocks = channel<FlashblockEvent>();
+export function createFeedHub(logger: Logger): FeedHub {
+  const flashblocks = channel<FlashblockEvent>(logger, "flashblock");
   /** The newest block's flashblocks, from its index 0 (a block joined mid-way is not kept). */
   let current: FlashblockEvent[] = [];
   const record = (ev: FlashblockEvent) => {
@@ -43,9 +45,9 @@ export function createFeedHub(): FeedHub {
     else if (current[0]?.blockNumber === ev.blockNumber) current.push(ev);
     else current = [];
   };
-  const heads = channel<NewHeadEvent>();
-  const logs = channel<readonly LogEvent[]>();
-  const preconfirmed = channel<PreconfirmedEvent>();
+  const heads = channel<NewHeadEvent>(logger, "newHead");
+  const logs = channel<readonly LogEvent[]>(logger, "logs");
+  const preconfirmed = channel<PreconfirmedEvent>(logger, "preconfirmed");
   return {
     onFlashblock: flashblocks.on,
     onNewHead: heads.on,

@@ -28,6 +28,8 @@ export type FollowerWorkerData = {
   readonly maxPendingDepth: number;
   /** The stream's read deadline (no frame this long: re-dialled). */
   readonly streamReadTimeoutMs: number;
+  /** The node's --log-level: this thread drops what is below it before it crosses to the log. */
+  readonly logLevel: string;
   /** `--nats`: this thread publishes what it follows (src/replica/publisher.ts), under a lease. */
   readonly nats?: {
     readonly servers: readonly string[];
@@ -37,7 +39,6 @@ export type FollowerWorkerData = {
     readonly id: string;
     /** Where replicas' transactions go (--tx-forward, or the upstream). */
     readonly txForward: UpstreamOptions;
-    readonly logLevel: string;
   };
 };
 

@@ -3,7 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureForkBase } from "../exec/chainStart.ts";
-import { forwardingLogger } from "../log/logger.ts";
+import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { Publisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -30,11 +30,15 @@ import { transactionForwarder } from "./txForward.ts";
 
 const channel = parentChannel<FollowerParentApi, FollowerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<FollowerWorkerData>(workerData);
-const log = (
-  level: "trace" | "debug" | "info" | "warn" | "error" | "fatal",
-  msg: string,
-  fields: Record<string, unknown>,
-) => channel.emit("log", { level, msg, fields });
+/**
+ * This thread's log: records below the node's --log-level are dropped here, the rest cross to the
+ * RPC thread's log (which redacts again, as it does every line).
+ */
+const logger = forwardingLogger(data.logLevel, (level, msg, fields) =>
+  channel.emit("log", { level, msg, fields }),
+);
+const log = (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) =>
+  logger[level](fields, msg);
 /** Sequencing housekeeping (stale pending, expired early flashblocks). */
 const TICK_MS = 1_000;
 /** How often health is checked for a change worth telling. */
@@ -54,7 +58,6 @@ async function main(): Promise<void> {
     number: BigInt(data.number),
     hash: hexToBytes(data.hash),
   };
-  const logger = forwardingLogger("debug", log);
   const upstreamStats = new UpstreamCallStats();
   const reads = openForkReads(env, {
     upstream: followerUpstream(data.upstream),
@@ -260,7 +263,6 @@ async function startFollowPublisher(
   upstreamStats: UpstreamCallStats,
 ): Promise<Publisher> {
   const { startPublisher } = await import("../replica/publisher.ts");
-  const logger = forwardingLogger(nats.logLevel, log);
   const forwarder = transactionForwarder(nats.txForward, logger, upstreamStats.hooks);
   const publisher = startPublisher({
     servers: nats.servers,

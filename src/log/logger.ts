@@ -1,9 +1,33 @@
 // Structured JSON logs (pino) with levels; every subsystem gets a child logger with its name.
-// On a terminal the same records are printed as one readable line each.
+// On a terminal the same records are printed as one readable line each. Every line, of every
+// thread, is redacted on its way out (./redact.ts): no caller redacts on its own.
 import { pino } from "pino";
 import { FlashnodeError } from "../util/errors.ts";
+import { redactLine } from "./redact.ts";
 
-export type Logger = pino.Logger;
+/** One level's method: the record's fields (optional), then its message. */
+export type LogMethod = {
+  (fields: object, msg?: string): void;
+  (msg: string): void;
+};
+
+/**
+ * The node's logger, as its parts see it (pino's is one; tests may pass their own): a method per
+ * level and a child per subsystem (`child({ module: "follow" })`), whose lines carry its fields.
+ */
+export interface Logger {
+  /** The lowest level written (`--log-level`). */
+  readonly level: string;
+  /** Whether a line at `level` would be written (skip the work of one that would not). */
+  isLevelEnabled(level: string): boolean;
+  readonly trace: LogMethod;
+  readonly debug: LogMethod;
+  readonly info: LogMethod;
+  readonly warn: LogMethod;
+  readonly error: LogMethod;
+  readonly fatal: LogMethod;
+  child(bindings: { readonly module?: string } & Record<string, unknown>): Logger;
+}
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
@@ -20,7 +44,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new LogLevelError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
-  const options = { level, base: { name: "flashnode" }, timestamp: pino.stdTimeFunctions.isoTime };
+  const options = {
+    level,
+    base: { name: "flashnode" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // The record as written, after its serializers: secrets in any field, message or error.
+    hooks: { streamWrite: redactLine },
+  };
   if (destination !== undefined) return pino(options, destination);
   if (process.stdout.isTTY && process.env.FLASHNODE_LOG_FORMAT !== "json")
     return pino(options, readableLines(process.stdout));
@@ -90,7 +120,8 @@ const FORWARDED_LEVELS: Record<number, ForwardedLevel> = {
 
 /**
  * A logger whose records are handed to `forward` (a worker thread's records go to the RPC
- * thread's log, which owns the output and its format).
+ * thread's log, which owns the output and its format). Records below `level` are dropped in the
+ * thread; what crosses is redacted here and again by the RPC thread's log.
  */
 export function forwardingLogger(
   level: string,

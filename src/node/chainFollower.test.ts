@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tempDatadir } from "../../test/utils/fixtures.ts";
 import { flashblock, NO_DIFF, sentTransaction } from "../../test/utils/flashblockDiffs.ts";
+import { silentLogger } from "../../test/utils/options.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { PreconfirmedEvent } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
@@ -14,7 +15,7 @@ type LogJson = { logIndex: string; transactionIndex: string };
 test("chain follower: a flashblock's logs continue the block's indexes; the call worker is handed each snapshot", async () => {
   const kv = openKvEnv(tempDatadir("chain-follower"));
   try {
-    const feed = createFeedHub();
+    const feed = createFeedHub(silentLogger);
     const events: PreconfirmedEvent[] = [];
     feed.onPreconfirmed((e) => events.push(e));
     const forwarded: Array<{ pending: PendingBlock; sealed: boolean }> = [];

@@ -114,7 +114,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
   const calls = new CallClient(callData(fork), deps.logger);
   try {
     if (deps.callWorkerFirst === true) await calls.start();
-    const feed = deps.follow === undefined ? undefined : createFeedHub();
+    const feed =
+      deps.follow === undefined ? undefined : createFeedHub(deps.logger.child({ module: "feed" }));
     let follower: ChainFollower | undefined;
     let spec = deps.spec;
     /** The chain's own methods and its fork's steps (rebuilt when anvil_reset replaces it). */

@@ -11,6 +11,8 @@ import type { StartEvents } from "../util/tsWorker.ts";
 
 export type SequencerWorkerData = {
   readonly datadir: string;
+  /** The node's --log-level: this thread drops what is below it before it crosses to the log. */
+  readonly logLevel: string;
   /**
    * --genesis: the chain to create when the datadir is empty, and a datadir holding a chain from
    * another genesis is refused (without it, whatever chain the datadir holds is continued: dev's
@@ -55,7 +57,6 @@ export type SequencerWorkerData = {
   readonly nats?: {
     readonly servers: readonly string[];
     readonly streams: StreamOptions;
-    readonly logLevel: string;
   };
 };
 

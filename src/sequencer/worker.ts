@@ -29,11 +29,18 @@ import { Sequencer } from "./sequencer.ts";
 
 const channel = parentChannel<SequencerParentApi, SequencerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<SequencerWorkerData>(workerData);
+/**
+ * This thread's log: records below the node's --log-level are dropped here, the rest cross to the
+ * RPC thread's log (which redacts again, as it does every line).
+ */
+const logger = forwardingLogger(data.logLevel, (level, msg, fields) =>
+  channel.emit("log", { level, msg, fields }),
+);
 const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) => void = (
   level,
   msg,
   fields,
-) => channel.emit("log", { level, msg, fields });
+) => logger[level](fields, msg);
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
 /** How often what /readyz says of the sequencer (NATS, a fork's upstream, a stall) is checked. */
@@ -57,7 +64,7 @@ async function openForked(
       number: BigInt(fork.number),
       hash: hexToBytes(fork.hash),
     },
-    logger: forwardingLogger("info", log),
+    logger,
     hooks: upstreamStats.hooks,
   });
   const executor = await ensureForkBase(
@@ -178,7 +185,7 @@ async function main(): Promise<void> {
         submit: (raw) => submit(raw).then((hash) => ({ hash })),
         mine: () => sequencer.mine(),
       },
-      logger: forwardingLogger(data.nats.logLevel, log),
+      logger,
     });
   }
   sequencer.onBlockCommitted = () => publisher?.blockCommitted();

@@ -107,6 +107,7 @@ export async function startFollowSource(args: {
       pollMs: f.pollMs,
       maxPendingDepth: f.maxPendingDepth,
       streamReadTimeoutMs: f.streamReadTimeoutMs,
+      logLevel: args.logger.level,
       ...(f.nats === undefined
         ? {}
         : {
@@ -116,7 +117,6 @@ export async function startFollowSource(args: {
               leaseTtlMs: f.nats.leaseTtlMs,
               id: publisherId,
               txForward: txTarget,
-              logLevel: args.logger.level,
             },
           }),
     },

@@ -82,6 +82,7 @@ export async function startSequencerSource(args: {
       forked !== undefined && !chain.gasLimitGiven ? forked.gasLimit : chain.gasLimit;
     const data: SequencerWorkerData = {
       datadir: args.datadir,
+      logLevel: args.logger.level,
       ...(genesis === undefined ? {} : { genesis }),
       genesisGiven: chain.genesis !== undefined,
       chainIdGiven: chain.chainIdGiven === true,
@@ -112,7 +113,6 @@ export async function startSequencerSource(args: {
             nats: {
               servers: chain.nats.servers,
               streams: chain.nats.streams,
-              logLevel: args.logger.level,
             },
           }),
     };
