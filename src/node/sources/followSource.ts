@@ -16,6 +16,7 @@ import { UpstreamClient } from "../../upstream/client.ts";
 import { upstreamHost } from "../../upstream/errors.ts";
 import { prepareFork } from "../../upstream/forkSetup.ts";
 import { upstreamOptions } from "../../upstream/options.ts";
+import { FlashnodeError } from "../../util/errors.ts";
 import { bytesToHex } from "../../util/hex.ts";
 import type { ChainSource, FollowPlan, ForkInfo } from "../plan.ts";
 
@@ -180,6 +181,6 @@ export async function startFollowSource(args: {
   };
 }
 
-export class FollowDatadirError extends Error {
+export class FollowDatadirError extends FlashnodeError {
   readonly code = "FOLLOW_DATADIR";
 }
