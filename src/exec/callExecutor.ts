@@ -11,20 +11,11 @@ import { RpcError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
-import { CallVms, type KeptVm } from "./callVms.ts";
+import { type CallBlockEnv, CallVms, type KeptVm } from "./callVms.ts";
 import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
 
 /** The block a call executes in (header fields the EVM reads). */
-export type CallBlockEnv = {
-  readonly number: bigint;
-  readonly timestamp: bigint;
-  readonly gasLimit: bigint;
-  readonly baseFeePerGas: bigint | undefined;
-  readonly coinbase: Uint8Array;
-  readonly prevRandao: Uint8Array;
-  readonly excessBlobGas: bigint | undefined;
-  readonly blockHash: (number: number) => Uint8Array | undefined;
-};
+export type { CallBlockEnv } from "./callVms.ts";
 
 /** A failed call or estimate; `code` 3 with `data` for reverts, -32000 otherwise (geth). */
 export class CallFailedError extends RpcError {

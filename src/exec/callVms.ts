@@ -4,10 +4,21 @@
 // set on it before each.
 import type { Common } from "@ethereumjs/common";
 import { createVM, type VM } from "@ethereumjs/vm";
-import type { CallBlockEnv } from "./callExecutor.ts";
 import { deadlineOpcodes } from "./deadlineOpcodes.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
 import { useSyncInterpreter } from "./vmInternals.ts";
+
+/** The block a call runs in (its header fields and the hashes BLOCKHASH may ask for). */
+export type CallBlockEnv = {
+  readonly number: bigint;
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas: bigint | undefined;
+  readonly coinbase: Uint8Array;
+  readonly prevRandao: Uint8Array;
+  readonly excessBlobGas: bigint | undefined;
+  readonly blockHash: (number: number) => Uint8Array | undefined;
+};
 
 /** A VM over flat state (reads from `source`, writes kept in memory), at `common`'s fork. */
 export async function flatVm(
