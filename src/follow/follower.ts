@@ -2,7 +2,8 @@
 // upstream, each executed here on the state it fetched lazily (checked against the header's
 // receipts root and gas used) and committed in one write; the pre-confirmed block from the
 // flashblocks stream, re-executed by PendingReplay under Base's sequencing rules (sequencing.ts).
-// Everything runs through one queue, so a canonical import never interleaves with a flashblock.
+// Everything that changes the archive or pending runs through one queue, so a canonical import
+// never interleaves with a flashblock; the upstream's answers are awaited outside it.
 // What readers see leaves as the same ChainUpdates a dev sequencer sends.
 import type { Common } from "@ethereumjs/common";
 import { blockRlpFromJson } from "../chain/blockJson.ts";
@@ -87,6 +88,8 @@ export class Follower {
   private readonly replay: PendingReplay;
   private readonly sequencing: Sequencing;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Catch-ups, one at a time (their upstream round trips are outside the queue). */
+  private catchUps: Promise<unknown> = Promise.resolve();
   private position = 0;
   /** The upstream's newest block as last heard. */
   private upstreamHead: number | undefined;
@@ -158,7 +161,7 @@ export class Follower {
    */
   close(): Promise<void> {
     this.closing = true;
-    return this.queue.then(() => undefined);
+    return Promise.all([this.queue, this.catchUps]).then(() => undefined);
   }
 
   private get halted(): boolean {
@@ -167,49 +170,77 @@ export class Follower {
 
   /**
    * Catches up with the upstream: its newest block, then every block up to it, in order, with
-   * reorgs unwound. Returns how many blocks were imported.
+   * reorgs unwound. Returns how many blocks were imported. The upstream is asked outside the
+   * queue and what it answered is applied inside it, so a flashblock that arrives meanwhile is
+   * applied, not held behind a round trip. `sealed`: a block the stream showed sealed (a
+   * flashblock of its child came): it is asked for beside the tip, sparing a round trip, and
+   * still imported only once the tip says it is there.
    */
-  catchUp(): Promise<number> {
-    return this.serial(async () => {
-      if (this.halted) return 0;
-      const { client, store } = this.deps;
-      let tip = Number(await client.blockNumber());
+  catchUp(sealed?: number): Promise<number> {
+    const run = this.catchUps.then(() => this.catchUpNow(sealed));
+    this.catchUps = run.catch(() => undefined);
+    return run;
+  }
+
+  private async catchUpNow(sealed: number | undefined): Promise<number> {
+    if (this.halted) return 0;
+    const { client, store } = this.deps;
+    // Only a catch-up moves the head, and one runs at a time: the head read here holds until
+    // this one imports or unwinds (inside the queue).
+    const from = this.head().number + 1;
+    let early =
+      sealed !== undefined && sealed >= from
+        ? client.blockByNumber(BigInt(from), true).catch(() => null)
+        : undefined;
+    let tip = Number(await client.blockNumber());
+    await this.serial(async () => {
+      if (this.halted) return;
       this.upstreamHead = tip;
       await this.act(this.sequencing.tipSeen(tip));
-      if (tip < this.head().number) {
-        // The upstream went back: a node of a pool lagging, or its chain replaced by a shorter
-        // one (a reset, a reorg): told apart by its block at its tip.
-        const theirs = await client.blockByNumber(BigInt(tip), false);
-        const ours = store.canonicalHash(tip);
-        if (theirs !== null && ours !== undefined && !equalBytes(hexToBytes(theirs.hash), ours))
-          await this.unwind(tip);
-        return 0;
-      }
-      let imported = 0;
-      while (!this.halted) {
-        const next = (store.headNumber() ?? 0) + 1;
-        // Past the tip only after an import: a block sealed meanwhile (a busy chain, one back
-        // from an outage) is taken now, not after another round trip for the tip.
-        if (next > tip && imported === 0) break;
-        const json = await client.blockByNumber(BigInt(next), true);
-        if (json === null) break;
+    });
+    if (this.halted) return 0;
+    if (tip < this.head().number) {
+      // The upstream went back: a node of a pool lagging, or its chain replaced by a shorter
+      // one (a reset, a reorg): told apart by its block at its tip.
+      const theirs = await client.blockByNumber(BigInt(tip), false);
+      const ours = store.canonicalHash(tip);
+      if (theirs !== null && ours !== undefined && !equalBytes(hexToBytes(theirs.hash), ours))
+        await this.unwind(tip);
+      return 0;
+    }
+    let imported = 0;
+    while (!this.halted) {
+      const next = this.head().number + 1;
+      // Past the tip only after an import: a block sealed meanwhile (a busy chain, one back
+      // from an outage) is taken now, not after another round trip for the tip.
+      if (next > tip && imported === 0) break;
+      const asked = next === from ? await early : null;
+      early = undefined;
+      const json = asked ?? (await client.blockByNumber(BigInt(next), true));
+      if (json === null) break;
+      const step = await this.serial(async () => {
+        if (this.halted) return "stop";
         if (next > tip) {
           tip = next;
           this.upstreamHead = tip;
           await this.act(this.sequencing.tipSeen(tip));
         }
-        const head = this.head();
-        if (!equalBytes(hexToBytes(json.parentHash), head.hash)) {
-          // Nothing unwound: the upstream says its block at the head is ours and the next one
-          // builds on another; asked again at the next poll, never in a loop.
-          if ((await this.unwind(head.number)) === head.number) break;
-          continue;
-        }
+        // Re-checked now that the flashblocks applied meanwhile are in: the head is still the
+        // one the block was asked for after (see above), and the block builds on it.
+        if (!equalBytes(hexToBytes(json.parentHash), this.head().hash)) return "other parent";
         await this.importBlock(json);
-        imported++;
+        return "imported";
+      });
+      if (step === "stop") break;
+      if (step === "other parent") {
+        // Nothing unwound: the upstream says its block at the head is ours and the next one
+        // builds on another; asked again at the next poll, never in a loop.
+        if ((await this.unwind(next - 1)) === next - 1) break;
+        continue;
       }
-      return imported;
-    });
+      imported++;
+    }
+    return imported;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -309,7 +340,8 @@ export class Follower {
 
   /**
    * The upstream reorged below `from`: back to the newest block both still share. Returns the
-   * block unwound to (`from`: none was; after a stop, the head as it was).
+   * block unwound to (`from`: none was; after a stop, the head as it was). The upstream is asked
+   * outside the queue (only a catch-up moves the head); the archive is rewound inside it.
    */
   private async unwind(from: number): Promise<number> {
     const { store, client } = this.deps;
@@ -327,7 +359,9 @@ export class Follower {
       // nothing here can be reconciled with it.
       const theirs = await client.blockByNumber(BigInt(base.number), false);
       if (theirs === null || !equalBytes(hexToBytes(theirs.hash), base.hash)) {
-        this.stop(baseForgotten(base.number, base.hash, theirs?.hash, this.deps.datadir));
+        await this.serial(async () =>
+          this.stop(baseForgotten(base.number, base.hash, theirs?.hash, this.deps.datadir)),
+        );
         return head;
       }
     }
@@ -338,28 +372,31 @@ export class Follower {
       return n;
     }
     this.inconsistentAt = undefined;
-    await this.replay.clear();
-    const removed = store.revertTo(n, []);
-    await this.deps.executor.resetToHead();
-    this.deps.onCommitted?.();
-    this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
-      from: head,
-      to: n,
-      removed: removed.length,
-    });
-    const hash = store.canonicalHash(n)!;
-    await this.act(
-      this.sequencing.canonical(
-        { number: n, hash, parentHash: new Uint8Array(32), transactionHashes: [] },
-        this.now(),
-      ),
-    );
-    this.publish({
-      kind: "sealed",
-      number: n,
-      hash,
-      next: emptyPending(store, this.deps.common, n),
-      reverted: { blocks: removed, pending: undefined },
+    await this.serial(async () => {
+      if (this.halted) return;
+      await this.replay.clear();
+      const removed = store.revertTo(n, []);
+      await this.deps.executor.resetToHead();
+      this.deps.onCommitted?.();
+      this.deps.log("warn", "upstream reorg: unwound to the common ancestor", {
+        from: head,
+        to: n,
+        removed: removed.length,
+      });
+      const hash = store.canonicalHash(n)!;
+      await this.act(
+        this.sequencing.canonical(
+          { number: n, hash, parentHash: new Uint8Array(32), transactionHashes: [] },
+          this.now(),
+        ),
+      );
+      this.publish({
+        kind: "sealed",
+        number: n,
+        hash,
+        next: emptyPending(store, this.deps.common, n),
+        reverted: { blocks: removed, pending: undefined },
+      });
     });
     return n;
   }

@@ -135,9 +135,10 @@ async function main(): Promise<void> {
         void follower.flashblock(fb).catch((e: unknown) => {
           if (!follower.closed) log("error", "flashblock failed", { err: String(e) });
         });
-        // A flashblock of a block past the next: the upstream sealed one we have not imported.
+        // A flashblock of a block past the next: the upstream sealed its parent, which we have
+        // not imported (asked for beside the tip).
         const head = store.headNumber() ?? 0;
-        if (fb.blockNumber > head + 1) catchUpSoon();
+        if (fb.blockNumber > head + 1) catchUpSoon(fb.blockNumber - 1);
       },
       // The stream logs its own connects, disconnects and invalid frames.
       onConnect() {
@@ -150,13 +151,18 @@ async function main(): Promise<void> {
   });
   let catchingUp: Promise<unknown> | undefined;
   let again = false;
-  const catchUpSoon = () => {
+  /** The newest block a flashblock showed sealed, for the next catch-up. */
+  let sealedHint: number | undefined;
+  const catchUpSoon = (sealed?: number) => {
+    if (sealed !== undefined) sealedHint = Math.max(sealedHint ?? 0, sealed);
     if (catchingUp !== undefined) {
       again = true;
       return;
     }
+    const hint = sealedHint;
+    sealedHint = undefined;
     catchingUp = follower
-      .catchUp()
+      .catchUp(hint)
       .then(
         () => {
           upstreamProblem = undefined;
@@ -175,7 +181,7 @@ async function main(): Promise<void> {
         }
       });
   };
-  const poll = setInterval(catchUpSoon, data.pollMs);
+  const poll = setInterval(() => catchUpSoon(), data.pollMs);
   const tick = setInterval(
     () =>
       void follower.tick().catch((e: unknown) => {

@@ -37,6 +37,13 @@ export type RpcProxy = {
   intercept:
     | ((call: ProxyCall) => { error: unknown } | { result: unknown } | undefined)
     | undefined;
+  /**
+   * Asked per request after `fault`: a promise the answer waits for (the test holds the
+   * upstream's answer until it settles), or undefined.
+   */
+  hold:
+    | ((req: { calls: readonly ProxyCall[]; batch: boolean }) => Promise<void> | undefined)
+    | undefined;
   /** Answers every batch with HTTP 400 and a JSON-RPC error, as batch-less gateways do. */
   refuseBatches: boolean;
   /** Resolves once `n` requests in all have arrived. */
@@ -57,6 +64,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     log: [],
     fault: undefined,
     intercept: undefined,
+    hold: undefined,
     refuseBatches: false,
     waitForRequests(n) {
       if (proxy.requests >= n) return Promise.resolve();
@@ -98,6 +106,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       res.end(fault.body);
       return;
     }
+    await proxy.hold?.({ calls, batch });
     if (batch && proxy.refuseBatches) {
       res.writeHead(400, { "content-type": "application/json" });
       res.end(
