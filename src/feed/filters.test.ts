@@ -84,13 +84,13 @@ test("a log filter's range and limits are geth's", () => {
   assert.throws(
     () => filters.newLogFilter(parseFilterCriteria({ fromBlock: "0x5", toBlock: "0x2" })),
     {
-      code: -32602,
+      rpcCode: -32602,
       message: "invalid block range params",
     },
   );
   const many = Array.from({ length: 1001 }, (_, i) => `0x${i.toString(16).padStart(40, "0")}`);
   assert.throws(() => filters.newLogFilter(parseFilterCriteria({ address: many })), {
-    code: -32000,
+    rpcCode: -32000,
     message: "exceed max addresses or topics per search position",
   });
   // Numeric bounds hold for delivered logs.
