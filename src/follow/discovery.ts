@@ -24,10 +24,9 @@ import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { AccountRecord } from "../chain/types.ts";
 import { OpExecution } from "../exec/op/opExecution.ts";
 import { ExecutionState } from "../exec/state/executionState.ts";
-import type { HeadReads } from "../exec/state/headReads.ts";
+import type { HeadReads, HeadStore } from "../exec/state/headReads.ts";
 import { useSyncInterpreter } from "../exec/vmInternals.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
-import type { ChainStore } from "../store/chainStore.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, hexToBytes, trimLeadingZeros } from "../util/hex.ts";
 import type { PendingWrites } from "./pendingWrites.ts";
@@ -100,17 +99,7 @@ class Noted {
   }
 }
 
-type Store = Pick<
-  ChainStore,
-  | "headNumber"
-  | "canonicalHash"
-  | "currentAccount"
-  | "currentStorage"
-  | "currentStorageSlots"
-  | "code"
-  | "accountKnown"
-  | "slotKnown"
->;
+type Store = HeadStore;
 
 /** The run's context: the pending writes it starts from, its senders, where misses go. */
 type Context = {

@@ -15,9 +15,9 @@
 //     the transactions run dry meanwhile and what they read is asked for while the executor
 //     waits, so a flashblock with many such reads waits for one or two round trips, not one each.
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
+import type { HeadStore } from "../exec/state/headReads.ts";
 import type { StateDiff } from "../pending/types.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
-import type { ChainStore } from "../store/chainStore.ts";
 import type { DryRun, DryRunBlock } from "./discovery.ts";
 import { PendingWrites } from "./pendingWrites.ts";
 import { heldState, missingReads, namedReads, type ReadSet } from "./prefetchPlan.ts";
@@ -41,17 +41,7 @@ export type PrefetchStats = {
   waits: number;
 };
 
-type Store = Pick<
-  ChainStore,
-  | "headNumber"
-  | "canonicalHash"
-  | "currentAccount"
-  | "currentStorage"
-  | "currentStorageSlots"
-  | "code"
-  | "accountKnown"
-  | "slotKnown"
->;
+type Store = HeadStore;
 
 type Work = {
   readonly txs: readonly BlockTransaction[];

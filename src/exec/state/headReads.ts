@@ -28,7 +28,8 @@ export type HeadReads = {
   hasStorage(address: Uint8Array): boolean;
 };
 
-type Store = Pick<
+/** What the head's reads need of the archive (the follower's dry run and prefetch too). */
+export type HeadStore = Pick<
   ChainStore,
   | "headNumber"
   | "canonicalHash"
@@ -40,14 +41,17 @@ type Store = Pick<
   | "slotKnown"
 >;
 
-function position(store: Store): HeadPosition | undefined {
+function position(store: HeadStore): HeadPosition | undefined {
   const number = store.headNumber();
   const hash = number === undefined ? undefined : store.canonicalHash(number);
   return number === undefined || hash === undefined ? undefined : { number, hash };
 }
 
 /** A chain of its own: everything is in the archive. */
-export function localHeadReads(store: Store, stateRoot: (number: number) => Uint8Array): HeadReads {
+export function localHeadReads(
+  store: HeadStore,
+  stateRoot: (number: number) => Uint8Array,
+): HeadReads {
   return {
     position: () => position(store),
     stateRoot,
@@ -64,7 +68,7 @@ export function localHeadReads(store: Store, stateRoot: (number: number) => Uint
  * no code at F was never the upstream's.
  */
 export function forkedHeadReads(
-  store: Store,
+  store: HeadStore,
   stateRoot: (number: number) => Uint8Array,
   upstream: UpstreamState,
   keccak: (data: Uint8Array) => Uint8Array,
