@@ -1,6 +1,6 @@
 // The processes of `npm run bench:exec`: `flashnode dev` and `flashnode follow` of one side
-// (this checkout, "after", or the --before commit's), anvil, and `flashnode import` runs, each
-// placed on a CPU with taskset; and the OP-stack genesis the dev chains share, so the chain one of
+// (this checkout, "after", or the --before commit's) and `flashnode import` runs, each placed on a
+// CPU with taskset (anvil is started by bench/compare/peers.ts, `startAnvil`, with --silent); and the OP-stack genesis the dev chains share, so the chain one of
 // them builds can be imported by either side's `flashnode import`.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
