@@ -56,7 +56,7 @@ export function metricMethod(method: string, known: ReadonlySet<string>): string
 
 /**
  * `text` renders the scrape; by default this registry's. A node served by several processes
- * answers with all of theirs summed (src/node/readerCluster.ts); gauges every process reads alike
+ * answers with all of theirs summed (src/node/readerHost.ts, `aggregate`); gauges every process reads alike
  * (head, pending, store size) aggregate as their max.
  */
 export function createMetrics(

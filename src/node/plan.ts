@@ -1,5 +1,5 @@
-// What a node is made of, as data: every role (dev, serve, replica, and the forked and following
-// roles to come) is a choice of the same parts — an archive, a chain source, a pending source
+// What a node is made of, as data: every role (dev, dev --fork-url, serve, replica, follow) is a
+// choice of the same parts — an archive, a chain source, a pending source
 // (the source's updates, if it has any), readers, an edge — put together by node/assembly.ts.
 import type { LoadedState } from "../chain/anvilState.ts";
 import type { DevAccount, DevFork } from "../chain/devGenesis.ts";

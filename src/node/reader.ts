@@ -255,7 +255,7 @@ function transactionSink(
   return {
     submit: (raw) => {
       // On a fork, a handler that read upstream state not fetched yet runs again: it must not
-      // send what it built from a placeholder (rpc/fork/stateMisses.ts).
+      // send what it built from a placeholder (services/stateMisses.ts).
       if (forked) mustNotHaveMissed();
       return target.submit(raw);
     },

@@ -2,7 +2,7 @@
 // answer for whatever the chain wrote (it has a row or history of it), and for the rest the
 // upstream's value at F, from the datadir's cache. A value not fetched yet is a miss, handed to
 // `onMiss`: the RPC layer notes it and runs the call again once it is fetched
-// (rpc/fork/stateMisses.ts); the call worker's EVM waits for it (UpstreamReadNeeded).
+// (services/stateMisses.ts); the call worker's EVM waits for it (UpstreamReadNeeded).
 // Blocks below F never read through here: those calls go to the upstream.
 import type { StateReader } from "../store/chainStore.ts";
 import { FlashnodeError } from "../util/errors.ts";

@@ -165,7 +165,7 @@ export function decodeDevWrites(bytes: Uint8Array): Array<readonly [number, Uint
 
 /**
  * A published flashblock: the block's timestamp, the flashblock's transactions (2718 bytes) and,
- * after them, the dev state changes it carried (src/sequencer/devOps.ts; absent when none).
+ * after them, the dev state changes it carried (src/exec/devWrites.ts; absent when none).
  */
 export function encodeFlashblockRecord(
   timestamp: bigint,

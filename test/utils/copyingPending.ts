@@ -1,6 +1,6 @@
 // The pre-confirmed block as it was built before it was layered (src/pending/pendingBlock.ts
 // before the layers): every flashblock copies every map of the block so far. Kept only as the
-// reference the layered block is compared with (src/pending/layered.test.ts) and measured
+// reference the layered block is compared with (src/pending/layersProperty.test.ts) and measured
 // against (bench/pendingLayers.ts).
 import type { AccountRecord, ReceiptRecord } from "../../src/chain/types.ts";
 import type { StateView } from "../../src/pending/pendingState.ts";

@@ -3,7 +3,7 @@
 // mint, value, gas, isSystemTx, data]); its hash is keccak256 of that envelope. The EVM library
 // has no such type: this class carries what the block, the tries and the views read from one
 // (`type`, `serialize`, `hash`, sender, gas, calldata) and execution runs it with deposit
-// semantics (src/exec/op/deposit.ts), never through the library's runTx.
+// semantics (src/exec/op/opExecution.ts), never through the library's runTx.
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import { Capability, paramsTx } from "@ethereumjs/tx";
