@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type ChainStore, createChainStore } from "../src/store/chainStore.ts";
+import type { ChainStore } from "../src/store/archive.ts";
+import { createChainStore } from "../src/store/chainStore.ts";
 import { openKvEnv } from "../src/store/lmdb.ts";
 import { equalBytes } from "../src/util/hex.ts";
 import { scaleReadsChart } from "./lib/benchCharts.ts";

@@ -1,7 +1,7 @@
 // Measurements of the archive-scale benchmark: historical storage read latency at the store level,
 // a correctness check of historical reads against the model's log, and disk usage.
 import { spawnSync } from "node:child_process";
-import type { ChainStore } from "../../src/store/chainStore.ts";
+import type { ChainStore } from "../../src/store/archive.ts";
 import { equalBytes } from "../../src/util/hex.ts";
 import {
   accountAddress,

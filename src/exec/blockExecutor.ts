@@ -7,7 +7,7 @@ import { Account, Address } from "@ethereumjs/util";
 import { type RunBlockResult, runBlock } from "@ethereumjs/vm";
 import { type ChainSpec, commonAt, genesisBlock } from "../chain/genesis.ts";
 import type { BlockWrite } from "../chain/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { ExecutorCore, type ForkBaseWrite, type ForkedExecution } from "./executorCore.ts";

@@ -5,7 +5,7 @@
 // crash leaves one or the other.
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { BlockWrite } from "../chain/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import { BlockExecutor } from "./blockExecutor.ts";

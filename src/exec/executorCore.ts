@@ -28,7 +28,7 @@ import type {
 } from "../chain/types.ts";
 import type { StateDiff } from "../pending/types.ts";
 import type { UpstreamBlockHashes, UpstreamState } from "../services/upstreamState.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";

@@ -7,7 +7,7 @@ import { RLP } from "@ethereumjs/rlp";
 import type { ChainSpec } from "../chain/genesis.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
 import { ChainFile, ChainFileError } from "../chain/rlpFile.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToBigInt, bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";

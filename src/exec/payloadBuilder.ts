@@ -13,7 +13,7 @@ import { buildBlock, createVM, type VM } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeClock } from "../../test/utils/fakeClock.ts";
+import { createFakeFeed } from "../../test/utils/fakeFeed.ts";
 import { parseFilterCriteria } from "../rpc/filterCriteria.ts";
 import { hexToBytes } from "../util/hex.ts";
-import { createFakeFeed } from "./fakeFeed.ts";
 import { createFilterManager, filterOwner } from "./filters.ts";
 import type { LogEvent } from "./types.ts";
 

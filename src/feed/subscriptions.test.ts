@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createFakeFeed } from "../../test/utils/fakeFeed.ts";
 import { createDispatcher } from "../rpc/dispatch.ts";
 import type { RequestContext } from "../rpc/method.ts";
-import { createFakeFeed } from "./fakeFeed.ts";
 import { newSubscriptionId, SubscriptionSet, subscriptionMethods } from "./subscriptions.ts";
 
 const ID = /^0x(0|[1-9a-f][0-9a-f]{0,31})$/;

@@ -5,7 +5,7 @@ import { createBlockHeaderFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { KECCAK256_RLP } from "@ethereumjs/util";
 import type { FlashblockUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 
 const ZERO32 = new Uint8Array(32);
 

@@ -11,7 +11,7 @@ import { listRoot } from "../chain/listTrie.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
 import { type BlockExecutor, BlockRejectedError } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
 import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
 import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";

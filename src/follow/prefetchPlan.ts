@@ -5,7 +5,7 @@
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
 import type { PendingWrites } from "./pendingWrites.ts";
 

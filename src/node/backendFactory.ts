@@ -23,7 +23,7 @@ import type { CallService } from "../services/calls.ts";
 import { DEFAULT_LOG_LIMITS, type LogQueryLimits } from "../services/filters.ts";
 import type { DevSigner } from "../services/signer.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainReader, ChainStore, StateReader } from "../store/chainStore.ts";
+import type { ChainReader, ChainStore, StateReader } from "../store/archive.ts";
 import { CLIENT_VERSION } from "../version.ts";
 
 export function createBackend(

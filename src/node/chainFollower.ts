@@ -24,7 +24,7 @@ import {
 } from "../pending/types.ts";
 import { headerJson } from "../rpc/format/block.ts";
 import { forEachLog, logJson } from "../rpc/format/receipt.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";

@@ -7,7 +7,7 @@ import { DEPOSIT_TX_TYPE } from "../chain/op/depositTx.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { UpdateStream } from "./updateStream.ts";
 

@@ -16,7 +16,7 @@ import {
   runFetchingMisses,
   type StateMisses,
 } from "../services/stateMisses.ts";
-import type { ChainStore, StateReader } from "../store/chainStore.ts";
+import type { ChainStore, StateReader } from "../store/archive.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import type { UpstreamHooks } from "../upstream/calls.ts";
 import { type ForkReads, openForkReads } from "../upstream/forkReads.ts";

@@ -22,7 +22,7 @@ import type { MethodRegistry } from "../rpc/method.ts";
 import { createMethods } from "../rpc/methods.ts";
 import { mustNotHaveMissed } from "../services/stateMisses.ts";
 import type { TransactionSink } from "../services/transactions.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { mergeUpstreamSeries, UpstreamCallStats } from "../upstream/callStats.ts";
 import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";

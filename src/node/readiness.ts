@@ -2,7 +2,7 @@
 // the pending view is fresh (a flashblock applied within a few intervals); on a replica, the
 // archive is not too far behind the block stream.
 import type { Health } from "../edge/edgeServer.ts";
-import type { ChainReader } from "../store/chainStore.ts";
+import type { ChainReader } from "../store/archive.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 
 /** Reasons the store is not ready to serve (empty when it is). */

@@ -3,6 +3,7 @@ import type { AccountRecord } from "../chain/types.ts";
 import { UNWRITTEN } from "./layerStack.ts";
 import type { PendingSnapshot } from "./pendingBlock.ts";
 
+/** State at one point (a sealed block, or the pending block over its parent), read without the trie. */
 export type StateView = {
   account(address: Uint8Array): AccountRecord | undefined;
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array;

@@ -7,7 +7,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { pause } from "../util/abort.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";

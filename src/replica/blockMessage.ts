@@ -3,7 +3,7 @@
 // is the source of truth), so a block left unpublished by a crash is published from the same
 // bytes at the next start.
 import type { BlockWrite } from "../chain/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { bytesToUnprefixedHex, equalBytes } from "../util/hex.ts";
 import type { BlockMessage } from "./codec.ts";
 

@@ -4,7 +4,7 @@
 // the middle, or a sequencer that crashed before saying so, finds where its archive and the
 // stream's chain part: the newest message of each block's subject is that block of the newest
 // chain that reached it.
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import type { NatsContext } from "./natsLink.ts";
 import type { StreamNames } from "./streams.ts";

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
 import type { ChainUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 import { blockMessageFromStore, chainOrigin } from "./blockMessage.ts";

@@ -6,7 +6,7 @@
 import { DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "../log/logger.ts";
 import { type ChainUpdate, updatePosition } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { pause } from "../util/abort.ts";
 import { equalBytes } from "../util/hex.ts";
 import { decodeChainUpdate } from "./codec.ts";

@@ -8,7 +8,7 @@ import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
 import type { BlockWrite } from "../chain/types.ts";
 import { BlockExecutor } from "../exec/blockExecutor.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { BlockMessage } from "./codec.ts";

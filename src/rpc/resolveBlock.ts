@@ -5,11 +5,11 @@
 // one extends the head, and `latest` otherwise: never null, never an error.
 import type { AccountRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
-import { PendingOverlay } from "../pending/pendingState.ts";
+import { PendingOverlay, type StateView } from "../pending/pendingState.ts";
 import type { RpcBackend } from "../services/backend.ts";
 import type { BlockSelector, BlockTag } from "../services/blockSelector.ts";
 import { ServerError } from "../services/errors.ts";
-import type { StateReader } from "../store/chainStore.ts";
+import type { StateReader } from "../store/archive.ts";
 import { equalBytes } from "../util/hex.ts";
 
 export type ResolvedBlock = { readonly number: number; readonly hash: Uint8Array };
@@ -19,12 +19,9 @@ export type BlockTarget =
   | { readonly kind: "pending"; readonly block: PendingBlock };
 
 /** State after a block (or after the pre-confirmed transactions), read without the trie. */
-export type BlockState = {
+export type BlockState = StateView & {
   readonly number: number;
   readonly pending: boolean;
-  account(address: Uint8Array): AccountRecord | undefined;
-  storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
-  code(codeHash: Uint8Array): Uint8Array | undefined;
 };
 
 const LATEST: BlockSelector = { kind: "tag", tag: "latest" };

@@ -5,7 +5,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/chainStore.ts";
+import type { ChainStore } from "../store/archive.ts";
 import { RpcError } from "../util/errors.ts";
 import type { RecordedOpening } from "./blockAssembly.ts";
 import type { Building } from "./building.ts";

@@ -1,7 +1,7 @@
 // What the dev methods keep in the sequencer (never on disk, as anvil keeps them in memory): the
 // impersonated senders, the clock's offset and next timestamp, and the evm_snapshot points.
 import { randomBytes } from "node:crypto";
-import type { FlashblockRecord } from "../store/chainStore.ts";
+import type { FlashblockRecord } from "../store/archive.ts";
 import { bytesToUnprefixedHex } from "../util/hex.ts";
 
 /**

@@ -11,7 +11,7 @@ import type { BlockReceipts } from "../chain/types.ts";
 import { decodeStateWrite } from "../exec/devWrites.ts";
 import { withPlaceholderSender } from "../exec/impersonation.ts";
 import type { PendingTransaction, RevertedChain } from "../pending/types.ts";
-import type { FlashblockRecord } from "../store/chainStore.ts";
+import type { FlashblockRecord } from "../store/archive.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToHex, equalBytes } from "../util/hex.ts";
 import type { Building } from "./building.ts";

@@ -9,7 +9,7 @@ import { decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import { withPlaceholderSender } from "../exec/impersonation.ts";
 import type { SealedUpdate } from "../pending/types.ts";
-import type { FlashblockRecord } from "../store/chainStore.ts";
+import type { FlashblockRecord } from "../store/archive.ts";
 import { bytesToHex } from "../util/hex.ts";
 import type { Building } from "./building.ts";
 import { type DevHost, DevRequestError } from "./devHost.ts";

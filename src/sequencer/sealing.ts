@@ -5,7 +5,7 @@
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import { sealBuilder } from "../exec/vmInternals.ts";
 import type { FlashblockUpdate, PendingTransaction } from "../pending/types.ts";
-import type { ChainStore, NextOpening } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/archive.ts";
 import type { RecordedOpening } from "./blockAssembly.ts";
 import type { Building } from "./building.ts";
 import { DevRequestError } from "./devHost.ts";

@@ -12,7 +12,7 @@ import { encodingOf } from "../chain/txFacts.ts";
 import type { BlockExecutor } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, PendingTransaction, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
-import type { ChainStore, NextOpening } from "../store/chainStore.ts";
+import type { ChainStore, NextOpening } from "../store/archive.ts";
 import { includeInBlock, openBlock, type RecordedOpening } from "./blockAssembly.ts";
 import { assembleFlashblock, type Building } from "./building.ts";
 import { DepositQueue } from "./deposits.ts";

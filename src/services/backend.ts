@@ -7,7 +7,7 @@ import type { SafeAndFinalized } from "../chain/forkchoice.ts";
 import type { ReceiptRecord } from "../chain/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import type { TimelineReader } from "../pending/txTimeline.ts";
-import type { ChainReader, StateReader } from "../store/chainStore.ts";
+import type { ChainReader, StateReader } from "../store/archive.ts";
 import type { CallService } from "./calls.ts";
 import type { FilterService, LogQueryLimits } from "./filters.ts";
 import type { ProofService } from "./proofs.ts";

@@ -4,7 +4,7 @@
 // `onMiss`: the RPC layer notes it and runs the call again once it is fetched
 // (services/stateMisses.ts); the call worker's EVM waits for it (UpstreamReadNeeded).
 // Blocks below F never read through here: those calls go to the upstream.
-import type { StateReader } from "../store/chainStore.ts";
+import type { StateReader } from "../store/archive.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import type { LocalStateKnowledge, UpstreamState } from "./upstreamState.ts";
 

@@ -10,7 +10,8 @@ import type {
   ReceiptRecord,
   StorageChange,
 } from "../chain/types.ts";
-import { createChainStore, type FlashblockRecord } from "./chainStore.ts";
+import type { FlashblockRecord } from "./archive.ts";
+import { createChainStore } from "./chainStore.ts";
 import { SHARD_CAPACITY } from "./historyShard.ts";
 import { openKvEnv } from "./lmdb.ts";
 import { TABLES, type TableName } from "./tables.ts";

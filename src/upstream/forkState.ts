@@ -5,6 +5,7 @@
 // datadir (forkCache.ts), so nothing is fetched twice for this chain and F.
 import type { AccountRecord } from "../chain/types.ts";
 import type { Logger } from "../log/logger.ts";
+import type { UpstreamState } from "../services/upstreamState.ts";
 import type { KvEnv } from "../store/lmdb.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft, trimLeadingZeros } from "../util/hex.ts";
@@ -25,30 +26,12 @@ export type ForkStateStats = {
   readonly hits: number;
 };
 
-export type ForkState = {
+/** The upstream's state at F (services/upstreamState.ts), with what this implementation adds. */
+export type ForkState = Omit<UpstreamState, "account"> & {
   readonly fork: ForkPoint;
   readonly cache: ForkCache;
-  /** The account at F; undefined when absent (no nonce, balance or code). */
+  /** The account at F with its code; undefined when absent (no nonce, balance or code). */
   account(address: Uint8Array): Promise<ForkAccount | undefined>;
-  /** A slot at F, leading zeros trimmed (empty = zero), as the store's StateReader answers. */
-  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
-  /** The account's code at F (empty for none). */
-  code(address: Uint8Array): Promise<Uint8Array>;
-  /** Code by hash, when an account holding it was fetched (synchronous: cache only). */
-  codeByHash(codeHash: Uint8Array): Uint8Array | undefined;
-  /** Cache only: undefined = not fetched yet, null = absent. Never asks the upstream. */
-  peekAccount(address: Uint8Array): AccountRecord | null | undefined;
-  /** Cache only: undefined = not fetched yet. Never asks the upstream. */
-  peekStorage(address: Uint8Array, slot: Uint8Array): Uint8Array | undefined;
-  /**
-   * Fetches what an execution will read (an access list, or what a first run touched) in one
-   * batch; resolves when all of it settled. Failures are not reported here: the read that needs
-   * the value reports them.
-   */
-  prefetch(
-    accounts: readonly Uint8Array[],
-    slots: readonly (readonly [address: Uint8Array, slot: Uint8Array])[],
-  ): Promise<void>;
   stats(): ForkStateStats;
 };
 

@@ -12,7 +12,8 @@ import { createMethods } from "../../src/rpc/methods.ts";
 import { SplicedBody } from "../../src/rpc/splicedBody.ts";
 import type { RpcBackend } from "../../src/services/backend.ts";
 import type { CallService } from "../../src/services/calls.ts";
-import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
+import type { ChainStore } from "../../src/store/archive.ts";
+import { createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
 import { importFixtureChain } from "./fixtures.ts";
 

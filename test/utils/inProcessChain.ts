@@ -15,7 +15,8 @@ import { ensureGenesis } from "../../src/exec/chainStart.ts";
 import { createDevSigner } from "../../src/exec/devSigner.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../../src/pending/types.ts";
 import { Sequencer } from "../../src/sequencer/sequencer.ts";
-import { type ChainStore, createChainStore } from "../../src/store/chainStore.ts";
+import type { ChainStore } from "../../src/store/archive.ts";
+import { createChainStore } from "../../src/store/chainStore.ts";
 import { type KvEnv, openKvEnv } from "../../src/store/lmdb.ts";
 import { hexToBytes } from "../../src/util/hex.ts";
 

@@ -6,7 +6,7 @@ import type { PendingSnapshot } from "../../pending/pendingBlock.ts";
 import { overlayPending, type StateView } from "../../pending/pendingState.ts";
 import type { CallTarget } from "../../services/callRequest.ts";
 import type { SimulatedBlock, SimulateRequest } from "../../services/simulate.ts";
-import type { ChainStore } from "../../store/chainStore.ts";
+import type { ChainStore } from "../../store/archive.ts";
 import { CallFailedError } from "../callExecutor.ts";
 import { type SimBase, Simulator } from "./simulator.ts";
 

@@ -4,7 +4,7 @@
 // archive is a local LMDB), with a promise only when the upstream must be asked.
 import type { AccountRecord } from "../../chain/types.ts";
 import type { UpstreamState } from "../../services/upstreamState.ts";
-import type { ChainStore } from "../../store/chainStore.ts";
+import type { ChainStore } from "../../store/archive.ts";
 import { equalBytes } from "../../util/hex.ts";
 
 const EMPTY = new Uint8Array(0);

@@ -19,7 +19,7 @@ import type { RunningNode as DevNode } from "../../node/plan.ts";
 import type { PendingBlock } from "../../pending/pendingBlock.ts";
 import { overlayPending } from "../../pending/pendingState.ts";
 import type { CallService } from "../../services/calls.ts";
-import type { ChainStore } from "../../store/chainStore.ts";
+import type { ChainStore } from "../../store/archive.ts";
 import { parseSimulateOptions } from "./simulateParams.ts";
 
 const A = "0xc000000000000000000000000000000000000000";

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import {
+  callMethods,
+  oneBlockTimeline,
+  testFlashblock,
+} from "../../../test/utils/flashnodeTimeline.ts";
 import { getTimings } from "./getTimings.ts";
-import { callMethods, oneBlockTimeline, testFlashblock } from "./testTimeline.ts";
 
 test("flashnode_getTimings: latency and interval samples, blocks with their flashblocks", async () => {
   const timeline = oneBlockTimeline();

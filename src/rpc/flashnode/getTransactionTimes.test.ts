@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { callMethods, oneBlockTimeline } from "../../../test/utils/flashnodeTimeline.ts";
 import { getTransactionTimes } from "./getTransactionTimes.ts";
-import { callMethods, oneBlockTimeline } from "./testTimeline.ts";
 
 const USER = `0x${"22".repeat(32)}`;
 const DEPOSIT = `0x${"11".repeat(32)}`;

@@ -1,8 +1,8 @@
 // A timeline fed the flashblocks of one block, for the flashnode_* method tests.
-import { TxTimeline } from "../../pending/txTimeline.ts";
-import type { FlashblockUpdate, PendingTransaction } from "../../pending/types.ts";
-import { createDispatcher } from "../dispatch.ts";
-import type { MethodRegistry } from "../method.ts";
+import { TxTimeline } from "../../src/pending/txTimeline.ts";
+import type { FlashblockUpdate, PendingTransaction } from "../../src/pending/types.ts";
+import { createDispatcher } from "../../src/rpc/dispatch.ts";
+import type { MethodRegistry } from "../../src/rpc/method.ts";
 
 export function testFlashblock(
   number: number,

@@ -7,7 +7,7 @@ import type {
   NewHeadEvent,
   PreconfirmedEvent,
   Unsubscribe,
-} from "./types.ts";
+} from "../../src/feed/types.ts";
 
 export type FakeFeed = ChainFeed & {
   emitFlashblock(event: FlashblockEvent): void;
