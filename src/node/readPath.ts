@@ -12,7 +12,7 @@
 // Steps 2–4 are the chain's (rebuilt when anvil_reset replaces it); step 1 is the reader's.
 import { layered, type MethodLayer, type MethodRegistry } from "../rpc/method.ts";
 import { perRun } from "../util/perRun.ts";
-import type { ChainFollower } from "./chainFollower.ts";
+import type { ChainView } from "./chainView.ts";
 import type { PositionFence } from "./positionFence.ts";
 
 /**
@@ -36,7 +36,7 @@ export type ReadPath = {
 export function createReadPath(
   own: MethodRegistry,
   steps: ChainSteps,
-  fence: { readonly fence: PositionFence; readonly follower: ChainFollower } | undefined,
+  fence: { readonly fence: PositionFence; readonly chainView: ChainView } | undefined,
 ): ReadPath {
   let current = layered(own, steps);
   let rebuilding: Promise<void> | undefined;
@@ -49,8 +49,8 @@ export function createReadPath(
     const unlessRebuilding = () => (rebuilding === undefined ? run() : rebuilding.then(run));
     if (fence === undefined || fencePosition === undefined) return unlessRebuilding();
     const at = fencePosition();
-    if (at <= fence.follower.position()) return unlessRebuilding();
-    return fence.follower.waitForPosition(at, FENCE_WAIT_MS).then(unlessRebuilding);
+    if (at <= fence.chainView.position()) return unlessRebuilding();
+    return fence.chainView.waitForPosition(at, FENCE_WAIT_MS).then(unlessRebuilding);
   };
   return {
     methods: layered(current, [entry]),

@@ -28,12 +28,7 @@ import { mergeUpstreamSeries, UpstreamCallStats } from "../upstream/callStats.ts
 import { type UpstreamOptions, upstreamOptions } from "../upstream/options.ts";
 import { DEV_CLIENT_VERSION } from "../version.ts";
 import { createBackend } from "./backendFactory.ts";
-import {
-  type ChainFollower,
-  createChainFollower,
-  followerHealth,
-  followerMetrics,
-} from "./chainFollower.ts";
+import { type ChainView, chainViewHealth, chainViewMetrics, createChainView } from "./chainView.ts";
 import { type ForkView, openForkView } from "./forkView.ts";
 import { type FrontendOptions, startFrontend } from "./frontend.ts";
 import type { ChainTarget, ViewOptions } from "./plan.ts";
@@ -74,7 +69,7 @@ export type ReaderDeps = {
    * Start the call worker before following the chain and serving, as every reader once did
    * (a replica's): otherwise it starts once the reader serves. A replica's reader shows the
    * archive's head as it was when the reader opened until the next seal arrives from the
-   * flashblock stream; on a quiet chain, blocks its block follower stores meanwhile (catching
+   * flashblock stream; on a quiet chain, blocks its block consumer stores meanwhile (catching
    * up) stay unseen until then, and the worker's start used to give that catch-up its time.
    */
   readonly callWorkerFirst?: boolean;
@@ -116,7 +111,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
     if (deps.callWorkerFirst === true) await calls.start();
     const feed =
       deps.follow === undefined ? undefined : createFeedHub(deps.logger.child({ module: "feed" }));
-    let follower: ChainFollower | undefined;
+    let chainView: ChainView | undefined;
     let spec = deps.spec;
     /** The chain's own methods and its fork's steps (rebuilt when anvil_reset replaces it). */
     const serve = (): { own: MethodRegistry; steps: ChainSteps } => {
@@ -125,12 +120,12 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         readerSlot: deps.slot ?? 0,
         ...(fork === undefined ? {} : { state: fork.state, fork: fork.origin }),
         ...(feed === undefined ? {} : { feed }),
-        ...(follower === undefined
+        ...(chainView === undefined
           ? {}
-          : { pending: follower.pending, head: follower.head, timeline: follower.timeline }),
-        ...(deps.target === undefined || follower === undefined
+          : { pending: chainView.pending, head: chainView.head, timeline: chainView.timeline }),
+        ...(deps.target === undefined || chainView === undefined
           ? {}
-          : { transactions: transactionSink(deps.target, follower, view, fork !== undefined) }),
+          : { transactions: transactionSink(deps.target, chainView, view, fork !== undefined) }),
         ...(view.accounts === undefined
           ? {}
           : {
@@ -152,7 +147,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       return { own: createMethods(backend), steps: fork?.steps(backend) ?? [] };
     };
     if (deps.follow !== undefined && feed !== undefined) {
-      const chain = createChainFollower({
+      const chain = createChainView({
         kv,
         store,
         feed,
@@ -161,15 +156,15 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         renderTransaction: (raw, from) =>
           poolTransactionJson(decodeTransaction(spec.common, raw), from),
       });
-      follower = chain;
+      chainView = chain;
     }
     const first = serve();
     const path = createReadPath(
       first.own,
       first.steps,
-      deps.fence === undefined || follower === undefined
+      deps.fence === undefined || chainView === undefined
         ? undefined
-        : { fence: deps.fence, follower },
+        : { fence: deps.fence, chainView },
     );
     /** anvil_reset replaced the chain: its methods are rebuilt (calls wait for them). */
     const replaced = (reset: ChainReset) => {
@@ -192,8 +187,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
         })(),
       );
     };
-    if (deps.follow !== undefined && follower !== undefined) {
-      const chain = follower;
+    if (deps.follow !== undefined && chainView !== undefined) {
+      const chain = chainView;
       deps.follow((u, catchUp) => {
         chain.apply(u, catchUp);
         if (u.kind === "sealed" && u.reset !== undefined) replaced(u.reset);
@@ -206,7 +201,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       logger: deps.logger,
       ...(deps.link === undefined ? {} : { link: deps.link }),
       metricsSources: {
-        ...metricsSources(deps, follower),
+        ...metricsSources(deps, chainView),
         // A fork or a follower (a dev chain may become a fork through anvil_reset): this reader's
         // upstream calls, its call worker's, and (one reader for the node) the source's.
         ...(deps.forkUpstream === undefined && deps.target?.control === undefined
@@ -220,7 +215,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
                 ]),
             }),
       },
-      health: health(deps, follower),
+      health: health(deps, chainView),
     });
     // Started means every part is: a call worker that cannot start fails the start.
     await calls.start().catch(async (e: unknown) => {
@@ -231,8 +226,8 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       url: frontend.url,
       dedicatedUrl: frontend.dedicatedUrl,
       wsUrl: frontend.wsUrl,
-      pending: () => follower?.pending(),
-      stats: follower?.stats,
+      pending: () => chainView?.pending(),
+      stats: chainView?.stats,
       async close() {
         await frontend.close();
         await calls.stop();
@@ -248,7 +243,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
 
 function transactionSink(
   target: ReaderTarget,
-  follower: ChainFollower,
+  chainView: ChainView,
   view: ViewOptions,
   forked: boolean,
 ): TransactionSink {
@@ -266,8 +261,8 @@ function transactionSink(
     async waitForReceipt(hash, ms) {
       const seen =
         view.receipts === "sealed"
-          ? await follower.waitUntilSealed(hash, ms)
-          : await follower.waitForInclusion(hash, ms);
+          ? await chainView.waitUntilSealed(hash, ms)
+          : await chainView.waitForInclusion(hash, ms);
       // Read-your-writes on any connection: every reader shows it before the answer goes.
       if (seen) await target.settle?.();
       return seen;
@@ -275,13 +270,13 @@ function transactionSink(
   };
 }
 
-function metricsSources(deps: ReaderDeps, follower: ChainFollower | undefined): MetricsSources {
+function metricsSources(deps: ReaderDeps, chainView: ChainView | undefined): MetricsSources {
   const { kv, store } = deps.archive;
   const lag = () => deps.sourceHealth().lag ?? { blocks: 0, seconds: 0 };
-  if (follower === undefined)
+  if (chainView === undefined)
     return { head: () => store.headNumber(), storeSizeBytes: () => kv.sizeOnDisk() };
   return {
-    ...followerMetrics(kv, follower),
+    ...chainViewMetrics(kv, chainView),
     recordsBuilds: deps.recordsBuilds ?? true,
     ...(deps.onRelay === undefined ? {} : { onRelay: deps.onRelay }),
     ...(deps.view.maxLagBlocks === undefined ? {} : { replicaLag: lag }),
@@ -292,15 +287,15 @@ function metricsSources(deps: ReaderDeps, follower: ChainFollower | undefined): 
 }
 
 /** /readyz: the store, the pending view's freshness (a moving chain), and the source's health. */
-function health(deps: ReaderDeps, follower: ChainFollower | undefined): () => Health {
+function health(deps: ReaderDeps, chainView: ChainView | undefined): () => Health {
   const { kv, store } = deps.archive;
   const own =
-    follower === undefined
+    chainView === undefined
       ? () => {
           const reasons = storeReadiness(kv, store);
           return { live: true, ready: reasons.length === 0, reasons };
         }
-      : followerHealth(kv, store, follower, deps.view.flashblockIntervalMs);
+      : chainViewHealth(kv, store, chainView, deps.view.flashblockIntervalMs);
   const maxLag = deps.view.maxLagBlocks;
   return () => {
     const source = deps.sourceHealth();

@@ -1,5 +1,5 @@
 // A flashblock's diff as a state layer, laid out once per process however many parts of it take
-// the update (the chain follower, the primary's own view, the reader host sending it on): the
+// the update (the chain view, the primary's own view, the reader host sending it on): the
 // layer is kept per update object. An update sent to a reader process carries the layer's bytes
 // in place of the diff, so the reader copies them instead of laying them out again, with the
 // diff's accounts in their order when the reader may render the /flashblocks JSON from them.

@@ -1,4 +1,4 @@
-// A replica's block follower on its own thread: it restores a snapshot when the stream no longer
+// A replica's block consumer on its own thread: it restores a snapshot when the stream no longer
 // starts at block 0, then writes every sealed block of the block stream into the archive (one
 // LMDB write each, executed first with --verify) and takes snapshots. Block writes and their
 // fsyncs never delay the main thread, which applies flashblocks and answers RPC.
@@ -9,7 +9,7 @@ import { openKvEnv } from "../store/lmdb.ts";
 import { setArchiveProducer } from "../store/producer.ts";
 import { toWire } from "../util/channel.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
-import { followBlocks } from "./blockFollower.ts";
+import { consumeBlocks } from "./blockConsumer.ts";
 import type { BlockParentApi, BlockWorkerApi, BlockWorkerData } from "./blockWorkerProtocol.ts";
 import { bootstrapArchive } from "./bootstrap.ts";
 import { openNatsLink } from "./natsLink.ts";
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     logger: log,
   });
   let configured = store.chainConfig() !== undefined;
-  const blocks = followBlocks({
+  const blocks = consumeBlocks({
     link,
     names,
     store,

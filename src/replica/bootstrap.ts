@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
 import { pause } from "../util/abort.ts";
-import { forkFirstBlock } from "./blockFollower.ts";
+import { forkFirstBlock } from "./blockConsumer.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 import { latestSnapshot, restoreSnapshot, type SnapshotInfo } from "./snapshots.ts";
 import type { StreamNames } from "./streams.ts";

@@ -1,7 +1,7 @@
 // Where a publisher's flashblock updates continue the flashblock stream when it starts a term: a
 // follower that takes the stream over from another (their positions are each their own), or a
 // sequencer back from a NATS outage. A replica applies a flashblock of index > 0 only when its
-// position is the last one's + 1 (updateFollower.ts), so the new writer finds, among its own
+// position is the last one's + 1 (updateConsumer.ts), so the new writer finds, among its own
 // recent updates, the one that left pending where the stream's last update left it, publishes
 // what came after it, and numbers them on from the stream's last position. When none matches (it
 // is behind, or its pending differs), it starts at its next update that any replica applies

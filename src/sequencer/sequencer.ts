@@ -62,7 +62,7 @@ export class Sequencer {
   readonly intake = new IntakeTimes();
   /** The block being built (replaced at each seal, and by the dev requests: replace()). */
   private block: Building | undefined;
-  /** The stream position of the last update (chainFollower.ts): it never goes back. */
+  /** The stream position of the last update (chainView.ts): it never goes back. */
   private position = 0;
   /** Every step on the chain, one at a time; the pool's execution in the background. */
   private readonly steps = new StepQueue(

@@ -258,7 +258,7 @@ test("the standby takes over within 2 s of the publisher's SIGKILL, and the repl
   const lastFb = last!.kind === "sealed" ? last!.next : last!;
   const nextFb = next!.kind === "sealed" ? next!.next : next!;
   // A replica applies a flashblock of index > 0 only at the last position + 1; a seal or a
-  // flashblock 0 whatever came before (updateFollower.ts), so only the former must be numbered on.
+  // flashblock 0 whatever came before (updateConsumer.ts), so only the former must be numbered on.
   if (next!.kind === "flashblock" && nextFb.index > 0)
     assert.equal(positions[handover], positions[handover - 1]! + 1, "the new writer continues");
   // Or, when the two pre-confirmed the block differently (one had nothing on it yet), the new

@@ -146,7 +146,7 @@ test("a 3-node cluster loses the block stream's leader: publishing and following
     },
     (d) => d === 1,
     // The flashblock consumer recovers on its own schedule (a stall noticed, a new consumer
-    // placed on a survivor): as long as the block follower's, not a 10 s race.
+    // placed on a survivor): as long as the block consumer's, not a 10 s race.
     30_000,
     20,
   );

@@ -1,7 +1,7 @@
 // `replica`'s chain source: a sequencer's streams over NATS JetStream. A worker thread writes
 // every sealed block into this node's own archive (src/replica/blockWorker.ts: one write each,
 // fsyncs off this thread); this thread applies the flashblock stream with the sequencer's rules
-// (src/replica/updateFollower.ts) and publishes it, so flashblocks are never held up behind a
+// (src/replica/updateConsumer.ts) and publishes it, so flashblocks are never held up behind a
 // block write. Transactions go to the sequencer over NATS.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import type {
 import { openNatsLink } from "../../replica/natsLink.ts";
 import { type StreamOptions, streamNames } from "../../replica/streams.ts";
 import { forwardingTarget } from "../../replica/txForwarding.ts";
-import { followUpdates, type UpdateFollower } from "../../replica/updateFollower.ts";
+import { consumeUpdates, type UpdateConsumer } from "../../replica/updateConsumer.ts";
 import { openKvEnv } from "../../store/lmdb.ts";
 import { archiveProducer } from "../../store/producer.ts";
 import { unlessAborted } from "../../util/abort.ts";
@@ -52,7 +52,7 @@ export async function startJetStreamSource(args: {
     verify: args.verify,
     logLevel: args.logger.level,
   };
-  let updates: UpdateFollower | undefined;
+  let updates: UpdateConsumer | undefined;
   let lag = { blocks: 0, seconds: 0 };
   let archive: Archive | undefined;
   let stopping = false;
@@ -71,7 +71,7 @@ export async function startJetStreamSource(args: {
     started = await startWorkerChannel<BlockWorkerApi, null, BlockParentApi>(
       new URL("../../replica/blockWorker.ts", import.meta.url),
       data,
-      { peer: "the block follower", deadlineMs: STOP_DEADLINE_MS },
+      { peer: "the block consumer", deadlineMs: STOP_DEADLINE_MS },
       // Before it starts: a snapshot restore says what it waits for while this one waits.
       (channel) => {
         channel.on("log", (m) => args.logger[m.level](m.fields, m.msg));
@@ -90,7 +90,7 @@ export async function startJetStreamSource(args: {
   }
   const { worker, channel } = started;
   void channel.whenGone().then((e) => {
-    if (!stopping) args.onFatal(new Error(`the replica's block follower stopped: ${e.message}`));
+    if (!stopping) args.onFatal(new Error(`the replica's block consumer stopped: ${e.message}`));
   });
   const close = async () => {
     stopping = true;
@@ -104,7 +104,7 @@ export async function startJetStreamSource(args: {
     await unlessAborted(haveConfig, args.stop);
     const opened = openArchive(args.datadir, false);
     archive = opened;
-    updates = followUpdates({
+    updates = consumeUpdates({
       link,
       names,
       store: opened.store,

@@ -22,20 +22,20 @@ const MAX_WAITING = 300;
 /** A consumer silent this long while the stream holds newer updates is created anew. */
 const STALL_MS = 2_000;
 
-export type UpdateFollower = {
+export type UpdateConsumer = {
   /** The archive has a new head: updates waiting for it may apply now. */
   blockStored(): void;
   close(): Promise<void>;
 };
 
-export function followUpdates(opts: {
+export function consumeUpdates(opts: {
   readonly link: NatsLink;
   readonly names: StreamNames;
   readonly store: ChainStore;
   /** Where the updates that apply go (the node's update stream). */
   readonly publish: (u: ChainUpdate) => void;
   readonly logger: Logger;
-}): UpdateFollower {
+}): UpdateConsumer {
   const { link, names, store, logger } = opts;
   const waiting: ChainUpdate[] = [];
   let closed = false;

@@ -8,18 +8,18 @@ import type { PreconfirmedEvent } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
-import { createChainFollower } from "./chainFollower.ts";
+import { createChainView } from "./chainView.ts";
 
 type LogJson = { logIndex: string; transactionIndex: string };
 
-test("chain follower: a flashblock's logs continue the block's indexes; the call worker is handed each snapshot", async () => {
-  const kv = openKvEnv(tempDatadir("chain-follower"));
+test("chain view: a flashblock's logs continue the block's indexes; the call worker is handed each snapshot", async () => {
+  const kv = openKvEnv(tempDatadir("chain-view"));
   try {
     const feed = createFeedHub(silentLogger);
     const events: PreconfirmedEvent[] = [];
     feed.onPreconfirmed((e) => events.push(e));
     const forwarded: Array<{ pending: PendingBlock; sealed: boolean }> = [];
-    const follower = createChainFollower({
+    const view = createChainView({
       kv,
       store: createChainStore(kv),
       feed,
@@ -30,14 +30,14 @@ test("chain follower: a flashblock's logs continue the block's indexes; the call
     });
     const account = { nonce: 1n, balance: 1n, codeHash: undefined };
     const A = new Uint8Array(20).fill(0xaa);
-    follower.apply(flashblock(5, 0, NO_DIFF, [sentTransaction(1, 2)]));
-    follower.apply(
+    view.apply(flashblock(5, 0, NO_DIFF, [sentTransaction(1, 2)]));
+    view.apply(
       flashblock(5, 1, { ...NO_DIFF, accounts: [[A, account]] }, [
         sentTransaction(2, 1),
         sentTransaction(3, 3),
       ]),
     );
-    follower.apply(flashblock(5, 2, NO_DIFF, [sentTransaction(4, 1)]));
+    view.apply(flashblock(5, 2, NO_DIFF, [sentTransaction(4, 1)]));
     const positions = events.map((e) =>
       e.logs.map((l) => {
         const j = JSON.parse(l.json) as LogJson;
@@ -59,11 +59,11 @@ test("chain follower: a flashblock's logs continue the block's indexes; the call
     ]);
     // The worker is handed the snapshot the readers see, each time: the same layers.
     assert.equal(forwarded.length, 3);
-    assert.equal(forwarded[2]!.pending, follower.pending());
+    assert.equal(forwarded[2]!.pending, view.pending());
     assert.equal(forwarded[2]!.pending.state.layers[0], forwarded[1]!.pending.state.layers[0]);
     assert.ok(forwarded.every((f) => !f.sealed));
     // A seal swaps in the next block's flashblock 0, and says it sealed.
-    follower.apply({
+    view.apply({
       kind: "sealed",
       number: 5,
       hash: new Uint8Array(32),
@@ -71,8 +71,8 @@ test("chain follower: a flashblock's logs continue the block's indexes; the call
     });
     assert.equal(forwarded.length, 4);
     assert.equal(forwarded[3]!.sealed, true);
-    assert.equal(follower.pending()?.base.number, 6);
-    assert.equal(follower.pending()?.transactionCount, 1);
+    assert.equal(view.pending()?.base.number, 6);
+    assert.equal(view.pending()?.transactionCount, 1);
     const last = events.at(-1)!.logs.map((l) => JSON.parse(l.json) as LogJson);
     assert.deepEqual(
       last.map((j) => [Number(j.transactionIndex), Number(j.logIndex)]),

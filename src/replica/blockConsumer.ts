@@ -27,13 +27,13 @@ export class StreamRetentionError extends FlashnodeError {
   readonly code = "REPLICA_NEEDS_SNAPSHOT";
 }
 
-export type BlockFollower = {
+export type BlockConsumer = {
   /** Blocks the stream holds that the archive has not stored, and how old the last stored one was. */
   lag(): { readonly blocks: number; readonly seconds: number };
   close(): Promise<void>;
 };
 
-/** A block that does not extend the archive's chain: the follower finds where they part. */
+/** A block that does not extend the archive's chain: the consumer finds where they part. */
 class ChainMismatchError extends FlashnodeError {
   readonly code = "CHAIN_MISMATCH";
 }
@@ -130,7 +130,7 @@ async function startSequence(c: NatsContext, names: StreamNames, want: number): 
   return info.state.last_seq + 1;
 }
 
-export function followBlocks(opts: {
+export function consumeBlocks(opts: {
   readonly link: NatsLink;
   readonly names: StreamNames;
   readonly store: ChainStore;
@@ -141,9 +141,9 @@ export function followBlocks(opts: {
   readonly onUnwound?: (to: number) => void;
   /** `--verify`: each block executed and checked before it is stored. */
   readonly verifier?: BlockVerifier;
-  /** The follower cannot go on (the stream carries another chain); it has stopped. */
+  /** The consumer cannot go on (the stream carries another chain); it has stopped. */
   readonly onFatal?: (e: Error) => void;
-}): BlockFollower {
+}): BlockConsumer {
   const { link, names, store, logger } = opts;
   let closed = false;
   /** Aborted by close(): the loop's waits (a connection, a retry's pause) end at once. */

@@ -30,10 +30,10 @@ import { bytesToHex } from "../util/hex.ts";
 import { pendingReadiness, storeReadiness } from "./readiness.ts";
 import { SealWaiters } from "./sealWaiters.ts";
 
-export type ChainFollower = {
+export type ChainView = {
   pending(): PendingBlock | undefined;
   /**
-   * The newest sealed block this follower has shown: the head RPC answers from. The archive may
+   * The newest sealed block this view has shown: the head RPC answers from. The archive may
    * already hold a newer block (its writer commits before it sends the seal); it is shown with
    * the seal's update, together with the next block's flashblock 0, never before.
    */
@@ -41,7 +41,7 @@ export type ChainFollower = {
   /** The position of the newest update applied (0 before any). */
   position(): number;
   /**
-   * Applies an update; `catchUp`: one published before this follower existed (not timed in the
+   * Applies an update; `catchUp`: one published before this view existed (not timed in the
    * flashblock stats).
    */
   apply(u: ChainUpdate, catchUp?: boolean): void;
@@ -58,13 +58,13 @@ export type ChainFollower = {
 };
 
 /** What /metrics reads of a node that follows the stream (the single process or a reader). */
-export function followerMetrics(kv: KvEnv, follower: ChainFollower): MetricsSources {
+export function chainViewMetrics(kv: KvEnv, chain: ChainView): MetricsSources {
   return {
-    head: follower.head,
-    pendingNumber: () => follower.pending()?.base.number,
-    flashblocks: follower.stats,
+    head: chain.head,
+    pendingNumber: () => chain.pending()?.base.number,
+    flashblocks: chain.stats,
     storeSizeBytes: () => kv.sizeOnDisk(),
-    transactionsPerSecond: () => follower.txRate.perSecond(),
+    transactionsPerSecond: () => chain.txRate.perSecond(),
   };
 }
 
@@ -72,10 +72,10 @@ export function followerMetrics(kv: KvEnv, follower: ChainFollower): MetricsSour
  * /readyz of such a node: the store open with a head, and a flashblock within five intervals
  * (at least a second).
  */
-export function followerHealth(
+export function chainViewHealth(
   kv: KvEnv,
   store: ChainStore,
-  follower: ChainFollower,
+  chain: ChainView,
   flashblockIntervalMs: number,
 ): () => Health {
   const staleAfterMs = Math.max(1000, flashblockIntervalMs * 5);
@@ -83,7 +83,7 @@ export function followerHealth(
     const now = performance.timeOrigin + performance.now();
     const reasons = [
       ...storeReadiness(kv, store),
-      ...pendingReadiness(follower.stats.lastAppliedAt, now, staleAfterMs),
+      ...pendingReadiness(chain.stats.lastAppliedAt, now, staleAfterMs),
     ];
     return { live: true, ready: reasons.length === 0, reasons };
   };
@@ -116,7 +116,7 @@ function logEvents(
   return logs;
 }
 
-export function createChainFollower(deps: {
+export function createChainView(deps: {
   readonly kv: KvEnv;
   readonly store: ChainStore;
   readonly feed: FeedHub;
@@ -128,10 +128,10 @@ export function createChainFollower(deps: {
   readonly forward?: (pending: PendingBlock, sealed: boolean) => void;
   /** A sent transaction as a pool renders it (newPendingTransactions with full transactions). */
   readonly renderTransaction?: (raw: Uint8Array, from: Uint8Array) => string;
-}): ChainFollower {
+}): ChainView {
   const { kv, store, feed } = deps;
   let pending: PendingBlock | undefined;
-  // Until the first seal arrives: the archive's head as this follower started.
+  // Until the first seal arrives: the archive's head as this view started.
   let head = store.headNumber();
   let position = 0;
   const stats = new FlashblockStats();
@@ -236,7 +236,7 @@ export function createChainFollower(deps: {
     );
   };
 
-  const follower: ChainFollower = {
+  const chain: ChainView = {
     pending: () => pending,
     head: () => head,
     position: () => position,
@@ -268,7 +268,7 @@ export function createChainFollower(deps: {
     async waitUntilSealed(hash, ms) {
       const deadline = performance.now() + ms;
       const preconfirmed = () => pending?.transactionIndex(hash) !== undefined;
-      // Sealed as this follower shows it: in a block at or below its head.
+      // Sealed as this view shows it: in a block at or below its head.
       const sealedIn = () => store.transactionLocation(hash)?.number;
       const at = sealedIn();
       if (at !== undefined) return seals.wait(at, ms);
@@ -278,5 +278,5 @@ export function createChainFollower(deps: {
       return seals.wait(block, deadline - performance.now());
     },
   };
-  return follower;
+  return chain;
 }
