@@ -12,7 +12,7 @@ import { DEV_LOCAL_API_KEY, frontendOptions } from "./frontendOptions.ts";
 import { readGenesisFile, readStateFile, stateFilePath } from "./inputFiles.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import type { OptionValues } from "./optionTable.ts";
-import { rpcWorkerPlan } from "./rpcWorkers.ts";
+import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 export const DEV_HELP = `flashnode dev [flags]
@@ -93,7 +93,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     values,
     isLocalHost(values.host) ? DEV_LOCAL_API_KEY : undefined,
   );
-  const workers = rpcWorkerPlan(values, frontend);
+  const workers = readerProcessPlan(values, frontend);
   const gasLimit = BigInt(values["gas-limit"]);
   const accounts = values.accounts;
   const reader = workers.process.kind === "reader";

@@ -12,7 +12,7 @@ import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import type { OptionValues } from "./optionTable.ts";
-import { rpcWorkerPlan } from "./rpcWorkers.ts";
+import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 /** Base's flashblock cadence: /readyz calls pending stale after five intervals without one. */
@@ -50,7 +50,7 @@ export async function followCommand(argv: string[]): Promise<void> {
   const logger = createLogger(values["log-level"]);
   const nats = natsOptions(values);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerPlan(values, frontend);
+  const workers = readerProcessPlan(values, frontend);
   if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode(
     {

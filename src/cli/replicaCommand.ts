@@ -10,7 +10,7 @@ import { upstreamFrom } from "./forkOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
 import type { OptionValues } from "./optionTable.ts";
-import { rpcWorkerPlan } from "./rpcWorkers.ts";
+import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 /** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
@@ -36,7 +36,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerPlan(values, frontend);
+  const workers = readerProcessPlan(values, frontend);
   if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
   await runNode({
     role: "replica",

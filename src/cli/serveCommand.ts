@@ -6,7 +6,7 @@ import { checkListenAddress } from "./args.ts";
 import { callLimitOptions } from "./callLimitOptions.ts";
 import { frontendOptions } from "./frontendOptions.ts";
 import { helpFor, resolveOptions } from "./options.ts";
-import { rpcWorkerPlan } from "./rpcWorkers.ts";
+import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 // `flashnode serve --datadir D`: serve an existing archive read-only.
@@ -28,7 +28,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = rpcWorkerPlan(values, frontend);
+  const workers = readerProcessPlan(values, frontend);
   if (workers.process.kind !== "reader") {
     // Checked here, once, before any reader starts: the same one-line errors however many serve.
     assertArchive(datadir);

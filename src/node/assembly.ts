@@ -159,7 +159,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       head,
       resumedAt: source.resumedAt,
       accounts,
-      readers: plan.rpcWorkers,
+      readers: plan.readerProcesses,
       upstream: source.upstream,
       fork: source.fork,
       ...(source.publishing === undefined || source.publisherRole === undefined
@@ -173,7 +173,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
           }),
       failed,
     };
-    if (plan.rpcWorkers > 1) {
+    if (plan.readerProcesses > 1) {
       const fence = live ? PositionFence.create(datadir) : undefined;
       if (fence !== undefined) parts.add(() => fence.close());
       // What the primary itself shows (tests, metrics): the pending block, from the stream.
@@ -187,7 +187,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
         }),
       );
       const host = await startReaderHost({
-        readers: plan.rpcWorkers,
+        readers: plan.readerProcesses,
         argv: plan.argv,
         env: plan.readerEnv,
         logger,
@@ -201,7 +201,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       logger.info(
         {
           url: host.url,
-          readers: plan.rpcWorkers,
+          readers: plan.readerProcesses,
           tiers: { public: host.url, dedicated: `${host.url}rpc/<key>` },
         },
         "serving JSON-RPC",

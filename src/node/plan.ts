@@ -144,7 +144,7 @@ export type NodePlan = {
   readonly logger: Logger;
   readonly frontend: FrontendOptions;
   /** Reader processes serving RPC (--rpc-workers); 1: this process serves. */
-  readonly rpcWorkers: number;
+  readonly readerProcesses: number;
   /** This process: the node's primary, or one of its readers. */
   readonly process: ProcessRole;
   /** What the primary adds to its readers' environment (a generated API key). */

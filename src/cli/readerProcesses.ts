@@ -11,17 +11,17 @@ import { processRole } from "./processRole.ts";
  * are started with: a generated API key goes to them in their environment (every reader must
  * serve the same dedicated key), given by the primary when it forks them.
  */
-export function rpcWorkerPlan(
+export function readerProcessPlan(
   values: OptionValues<NodeCommand>,
   frontend: FrontendOptions,
-): Pick<NodePlan, "rpcWorkers" | "process" | "readerEnv"> {
-  const workers = Math.max(1, values["rpc-workers"]);
+): Pick<NodePlan, "readerProcesses" | "process" | "readerEnv"> {
+  const readers = Math.max(1, values["rpc-workers"]);
   const key = [...frontend.apiKeys.keys()][0];
   return {
-    rpcWorkers: workers,
+    readerProcesses: readers,
     process: processRole(),
     readerEnv:
-      workers > 1 && frontend.generatedKey && key !== undefined
+      readers > 1 && frontend.generatedKey && key !== undefined
         ? { [envName("api-key")]: key }
         : {},
   };
