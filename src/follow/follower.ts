@@ -1,88 +1,16 @@
-// Following a live chain (flashnode follow), on the follower's thread: canonical blocks from the
-// upstream, each executed here on the state it fetched lazily (checked against the header's
-// receipts root and gas used) and committed in one write; the pre-confirmed block from the
-// flashblocks stream, re-executed by PendingReplay under Base's sequencing rules (sequencing.ts).
-// Everything that changes the archive or pending runs through one queue, so a canonical import
-// never interleaves with a flashblock; the upstream's answers are awaited outside it.
-// What readers see leaves as the same ChainUpdates a dev sequencer sends.
-import type { Common } from "@ethereumjs/common";
 import { blockRlpFromJson } from "../chain/blockJson.ts";
 import { listRoot } from "../chain/listTrie.ts";
 import { blockFromRlp } from "../chain/op/blockTx.ts";
-import { type BlockExecutor, BlockRejectedError } from "../exec/blockExecutor.ts";
+import { BlockRejectedError } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
-import type { ChainStore } from "../store/archive.ts";
-import type { UpstreamClient } from "../upstream/client.ts";
 import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
-import { bytesToHex, equalBytes, hexToBytes } from "../util/hex.ts";
+import { equalBytes, hexToBytes } from "../util/hex.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
+import { baseForgotten, eventFields, type FollowerDeps, ROUTINE } from "./followerDeps.ts";
 import { canonicalBlock, FlashblockRejectedError, PendingReplay } from "./pendingReplay.ts";
-import type { Prefetcher } from "./prefetcher.ts";
-import { Sequencing, type SequencingOptions } from "./sequencing.ts";
-import type { SequencingEvent, SequencingResult } from "./sequencingTypes.ts";
-
-export type FollowerLog = (
-  level: "debug" | "info" | "warn" | "error",
-  msg: string,
-  fields: Record<string, unknown>,
-) => void;
-
-export type FollowerDeps = {
-  readonly store: ChainStore;
-  readonly executor: BlockExecutor;
-  readonly common: Common;
-  /** The upstream's JSON-RPC: new heads and canonical blocks. */
-  readonly client: UpstreamClient;
-  readonly publish: (u: FlashblockUpdate | SealedUpdate) => void;
-  /**
-   * The archive's head moved (a block committed, or an unwind), before the update saying so is
-   * built: a NATS publisher sends the block at once.
-   */
-  readonly onCommitted?: () => void;
-  readonly log: FollowerLog;
-  /** Told of every sequencing event (a metric each). */
-  readonly onEvent: (e: SequencingEvent) => void;
-  /**
-   * Following stopped for good (a block that does not verify, an upstream that no longer has the
-   * base block): why. Told once; what was followed stays served.
-   */
-  readonly onStopped: (reason: string) => void;
-  /** The datadir, for the way to start over that a stop names. */
-  readonly datadir?: string;
-  readonly sequencing?: Partial<SequencingOptions>;
-  readonly now?: () => number;
-  /** Fetches what a flashblock or block will read before it runs (prefetcher.ts). */
-  readonly prefetch?: Prefetcher;
-};
-
-/** The fields of an event worth a log line, beside its name. */
-function eventFields(e: SequencingEvent): Record<string, unknown> {
-  const { name: _, ...fields } = e;
-  return fields;
-}
-
-/** Why following stopped when the upstream no longer has the base block, and how to start over. */
-function baseForgotten(
-  number: number,
-  ours: Uint8Array,
-  theirs: string | undefined,
-  datadir: string | undefined,
-): string {
-  const now = theirs === undefined ? "has no such block" : `has ${theirs} there`;
-  const where = datadir === undefined ? "this datadir" : datadir;
-  return `following stopped: the upstream no longer has this node's base block ${number} (${bytesToHex(ours)}; it ${now}): it was reset or reorged below it. The blocks followed so far are still served; to follow the upstream's chain, start again with --fresh (or another --datadir than ${where})`;
-}
-
-/** Events that are the normal course of following (debug); the rest say something went wrong. */
-const ROUTINE = new Set<SequencingEvent["name"]>([
-  "applied",
-  "canonicalMatch",
-  "earlyCached",
-  "earlyApplied",
-  "superseded",
-  "duplicate",
-]);
+import { Sequencing } from "./sequencing.ts";
+import type { SequencingResult } from "./sequencingTypes.ts";
 
 export class Follower {
   private readonly replay: PendingReplay;
