@@ -1,12 +1,10 @@
 // The main thread's handle on the follower thread, over the one channel: the stream of seals and
 // flashblocks it publishes, and its health. A follower that dies is fatal, as a sequencer is:
 // the node is told through `onFatal` and stops as a whole.
-import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { Channel } from "../util/channel.ts";
-import { WorkerDiedError } from "../util/errors.ts";
-import { startWorkerChannel } from "../util/tsWorker.ts";
+import { OwnedWorker, startWorkerChannel } from "../util/tsWorker.ts";
 import type {
   FollowerApi,
   FollowerHealth,
@@ -21,10 +19,8 @@ import type {
 const STOP_DEADLINE_MS = 3_000;
 
 export class FollowerClient {
-  private stopping: Promise<void> | undefined;
-
   private constructor(
-    private readonly worker: Worker,
+    private readonly worker: OwnedWorker,
     private readonly channel: Channel<FollowerApi, FollowerParentApi>,
     private readonly heard: { health: FollowerHealth },
     /** The head the node started on, when the datadir already held the followed chain. */
@@ -75,15 +71,11 @@ export class FollowerClient {
       },
     );
     const client = new FollowerClient(
-      worker,
+      new OwnedWorker(worker, channel.whenGone(), onFatal),
       channel,
       heard,
       ready.resumed ? ready.head : undefined,
     );
-    void channel.whenGone().then((e) => {
-      if (client.stopping !== undefined) return;
-      onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
-    });
     return client;
   }
 
@@ -92,11 +84,6 @@ export class FollowerClient {
   }
 
   stop(): Promise<void> {
-    this.stopping ??= this.channel
-      .request("stop", null, STOP_DEADLINE_MS)
-      .catch(() => {})
-      .then(() => this.worker.terminate())
-      .then(() => {});
-    return this.stopping;
+    return this.worker.stop(() => this.channel.request("stop", null, STOP_DEADLINE_MS));
   }
 }

@@ -3,15 +3,13 @@
 // pending view current. After start, a sequencer that dies is fatal: the chain would silently
 // stop. What waited on it has failed first, with the channel's error; the node is told through
 // `onFatal` and stops as a whole (the assembly, src/node/assembly.ts).
-import type { Worker } from "node:worker_threads";
 import type { Logger } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { DevAnswer, DevRequest, PoolContent } from "../services/transactions.ts";
 import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { Channel } from "../util/channel.ts";
-import { WorkerDiedError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
-import { startWorkerChannel } from "../util/tsWorker.ts";
+import { OwnedWorker, startWorkerChannel } from "../util/tsWorker.ts";
 import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
 
 /** Intake, mining and dev requests wait this long for the sequencer's queue at most. */
@@ -29,10 +27,8 @@ type Heard = {
 };
 
 export class SequencerClient {
-  private stopping: Promise<void> | undefined;
-
   private constructor(
-    private readonly worker: Worker,
+    private readonly worker: OwnedWorker,
     private readonly channel: Channel<SequencerApi, SequencerParentApi>,
     private readonly heard: Heard,
     /** The head the node started on, when the datadir already held a chain (continued). */
@@ -94,15 +90,11 @@ export class SequencerClient {
       listen,
     );
     const client = new SequencerClient(
-      worker,
+      new OwnedWorker(worker, channel.whenGone(), onFatal),
       channel,
       heard,
       ready.resumed ? ready.head : undefined,
     );
-    void channel.whenGone().then((e) => {
-      if (client.stopping !== undefined) return;
-      onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
-    });
     return client;
   }
 
@@ -145,11 +137,6 @@ export class SequencerClient {
   }
 
   stop(): Promise<void> {
-    this.stopping ??= this.channel
-      .request("stop", null, STOP_DEADLINE_MS)
-      .catch(() => {})
-      .then(() => this.worker.terminate())
-      .then(() => {});
-    return this.stopping;
+    return this.worker.stop(() => this.channel.request("stop", null, STOP_DEADLINE_MS));
   }
 }

@@ -9,6 +9,7 @@ import {
   type WireError,
   workerEndpoint,
 } from "./channel.ts";
+import { WorkerDiedError } from "./errors.ts";
 
 /**
  * Starts a worker thread running a module; its `workerData` is `{ entry, data }`. A compiled
@@ -65,4 +66,32 @@ export function parentChannel<Theirs extends Api, Mine extends Api>(
 ): Channel<Theirs, Mine> {
   if (port === null) throw new PeerGoneError(`${peer}: started outside a worker thread`);
   return new Channel<Theirs, Mine>(portEndpoint(port), { peer, deadlineMs: 0 });
+}
+
+/**
+ * A worker thread its client owns, ended once: asked to stop (within a deadline), then
+ * terminated. Until the client asks, the thread's death is fatal to the node (`onFatal`).
+ */
+export class OwnedWorker {
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly worker: Worker,
+    gone: Promise<Error>,
+    onFatal: (e: Error) => void,
+  ) {
+    void gone.then((e) => {
+      if (this.stopping === undefined)
+        onFatal(new WorkerDiedError(`${e.message}; the node stops`, { cause: e }));
+    });
+  }
+
+  /** `ask`: the thread's own stop request; whatever it answers, the thread is terminated. */
+  stop(ask: () => Promise<unknown>): Promise<void> {
+    this.stopping ??= ask()
+      .catch(() => {})
+      .then(() => this.worker.terminate())
+      .then(() => {});
+    return this.stopping;
+  }
 }

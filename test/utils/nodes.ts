@@ -56,18 +56,29 @@ export const DEFAULT_DEV_OPTIONS = {
   receipts: "preconfirmed" as ReceiptLookups,
 };
 
-export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
-  return startNode({
-    role: "dev",
+/** What every node these helpers start shares: one process, the primary, no reader processes. */
+function onePrimary(
+  o: { readonly datadir: string; readonly logger: Logger; readonly frontend: FrontendOptions },
+  fresh: boolean,
+  callLimits: CallLimits | undefined,
+) {
+  return {
     datadir: o.datadir,
-    fresh: o.fresh,
+    fresh,
     logger: o.logger,
     frontend: o.frontend,
     readerProcesses: 1,
     process: { kind: "primary" },
     readerEnv: {},
     argv: [],
-    callLimits: o.callLimits,
+    callLimits,
+  } as const;
+}
+
+export function startDevNode(o: TestDevOptions): Promise<RunningNode> {
+  return startNode({
+    ...onePrimary(o, o.fresh, o.callLimits),
+    role: "dev",
     view: {
       receipts: o.receipts,
       forkchoice: { kind: "trailing", safe: o.safeDepth, finalized: o.finalizedDepth },
@@ -107,16 +118,8 @@ export function startArchiveServer(o: {
   readonly callLimits?: CallLimits;
 }): Promise<RunningNode> {
   return startNode({
+    ...onePrimary(o, false, o.callLimits),
     role: "serve",
-    datadir: o.datadir,
-    fresh: false,
-    logger: o.logger,
-    frontend: o.frontend,
-    readerProcesses: 1,
-    process: { kind: "primary" },
-    readerEnv: {},
-    argv: [],
-    callLimits: o.callLimits,
     view: { receipts: "preconfirmed", forkchoice: { kind: "stored" }, flashblockIntervalMs: 0 },
     source: { kind: "archive" },
   });
@@ -141,16 +144,8 @@ export type ReplicaNodeOptions = {
 /** `flashnode replica` following `nats`. */
 export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
   return startNode({
+    ...onePrimary(o, false, o.callLimits),
     role: "replica",
-    datadir: o.datadir,
-    fresh: false,
-    logger: o.logger,
-    frontend: o.frontend,
-    readerProcesses: 1,
-    process: { kind: "primary" },
-    readerEnv: {},
-    argv: [],
-    callLimits: o.callLimits,
     view: {
       receipts: "preconfirmed",
       forkchoice: { kind: "trailing", safe: o.safeDepth, finalized: o.finalizedDepth },
@@ -193,16 +188,8 @@ export type FollowNodeOptions = {
 /** `flashnode follow` of a live chain and its flashblocks stream. */
 export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
   return startNode({
+    ...onePrimary(o, false, undefined),
     role: "follow",
-    datadir: o.datadir,
-    fresh: false,
-    logger: o.logger,
-    frontend: o.frontend,
-    readerProcesses: 1,
-    process: { kind: "primary" },
-    readerEnv: {},
-    argv: [],
-    callLimits: undefined,
     view: {
       receipts: "preconfirmed",
       forkchoice: {
