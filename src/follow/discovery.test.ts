@@ -25,7 +25,7 @@ import { useSyncInterpreter } from "../exec/vmInternals.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, type DryRunBlock, PLACEHOLDER_WORD } from "./discovery.ts";
+import { DryRun, type DryRunBlock, dryRunBlockOf, PLACEHOLDER_WORD } from "./discovery.ts";
 import { PendingWrites } from "./pendingWrites.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import { heldState, missingReads, ReadSet } from "./prefetchPlan.ts";
@@ -93,17 +93,7 @@ const freshStore = {
 };
 
 function blockOf(vm: VM): DryRunBlock {
-  const h = workloadBlock(vm, 1n).header;
-  return {
-    number: h.number,
-    timestamp: h.timestamp,
-    coinbase: h.coinbase.bytes,
-    gasLimit: h.gasLimit,
-    baseFeePerGas: h.baseFeePerGas,
-    prevRandao: h.mixHash,
-    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-    extraData: h.extraData,
-  };
+  return dryRunBlockOf(workloadBlock(vm, 1n).header);
 }
 
 /** The executor's state on a forked chain over an empty archive head, reading `upstream`. */

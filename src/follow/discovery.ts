@@ -12,7 +12,7 @@
 // amount, an address), so a call into a contract not fetched yet returns to its caller, which
 // goes on to its next call; what that contract itself reads shows on the next run, once its code
 // is fetched.
-import { createBlock } from "@ethereumjs/block";
+import { type BlockHeader, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -63,6 +63,20 @@ export type DryRunBlock = {
   readonly parentBeaconBlockRoot: Uint8Array | undefined;
   readonly extraData: Uint8Array;
 };
+
+/** A sealed block's environment as a dry run takes it, from its header. */
+export function dryRunBlockOf(h: BlockHeader): DryRunBlock {
+  return {
+    number: h.number,
+    timestamp: h.timestamp,
+    coinbase: h.coinbase.bytes,
+    gasLimit: h.gasLimit,
+    baseFeePerGas: h.baseFeePerGas,
+    prevRandao: h.mixHash,
+    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+    extraData: h.extraData,
+  };
+}
 
 /** What one dry run noted, and which of its transactions read something not fetched. */
 export type DryRunResult = {

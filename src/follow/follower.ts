@@ -5,6 +5,7 @@ import { BlockRejectedError } from "../exec/blockExecutor.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import { blockId, parseData, type RpcBlock } from "../upstream/json.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
+import { dryRunBlockOf } from "./discovery.ts";
 import { emptyPending } from "./emptyPending.ts";
 import type { Flashblock } from "./flashblock.ts";
 import { baseForgotten, eventFields, type FollowerDeps, ROUTINE } from "./followerDeps.ts";
@@ -214,21 +215,7 @@ export class Follower {
     try {
       if (write === undefined) {
         const block = blockFromRlp(rlp, { common, setHardfork: true });
-        const h = block.header;
-        await this.deps.prefetch?.prepare(
-          block.transactions,
-          {
-            number: h.number,
-            timestamp: h.timestamp,
-            coinbase: h.coinbase.bytes,
-            gasLimit: h.gasLimit,
-            baseFeePerGas: h.baseFeePerGas,
-            prevRandao: h.mixHash,
-            parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-            extraData: h.extraData,
-          },
-          false,
-        );
+        await this.deps.prefetch?.prepare(block.transactions, dryRunBlockOf(block.header), false);
         write = await executor.execute(block, { ownStateRoot: true });
       }
     } catch (e) {

@@ -22,7 +22,7 @@ import { useSyncInterpreter } from "../exec/vmInternals.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, type DryRunBlock } from "./discovery.ts";
+import { DryRun, type DryRunBlock, dryRunBlockOf } from "./discovery.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import { senderOf } from "./prefetchPlan.ts";
 
@@ -58,17 +58,7 @@ const freshStore = {
 
 /** The dry-run view of the block the flashblock runs in (workloadBlock's header). */
 function blockOf(vm: VM): DryRunBlock {
-  const h = workloadBlock(vm, 1n).header;
-  return {
-    number: h.number,
-    timestamp: h.timestamp,
-    coinbase: h.coinbase.bytes,
-    gasLimit: h.gasLimit,
-    baseFeePerGas: h.baseFeePerGas,
-    prevRandao: h.mixHash,
-    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-    extraData: h.extraData,
-  };
+  return dryRunBlockOf(workloadBlock(vm, 1n).header);
 }
 
 /**
