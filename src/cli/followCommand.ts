@@ -1,9 +1,8 @@
 // `flashnode follow --rpc URL --flashblocks WS_URL`: follows a live chain and its flashblocks
 // stream, and serves every method at `pending` from the pre-confirmed block it re-executes.
 import { join } from "node:path";
-import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import { createLogger } from "../log/logger.ts";
-import type { FollowPlan } from "../node/plan.ts";
+import { type FollowPlan, followingView } from "../node/plan.ts";
 import { checkUpstreamUrl } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
 import { checkListenAddress } from "./args.ts";
@@ -16,7 +15,6 @@ import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 /** Base's flashblock cadence: /readyz calls pending stale after five intervals without one. */
-const FLASHBLOCK_INTERVAL_MS = 200;
 
 export const FOLLOW_HELP = `flashnode follow --rpc URL --flashblocks WS_URL [flags]
 
@@ -62,15 +60,7 @@ export async function followCommand(argv: string[]): Promise<void> {
       ...workers,
       argv: ["follow", ...argv],
       callLimits: callLimitOptions(values),
-      view: {
-        receipts: "preconfirmed",
-        forkchoice: {
-          kind: "trailing",
-          safe: DEFAULT_SAFE_DEPTH,
-          finalized: DEFAULT_FINALIZED_DEPTH,
-        },
-        flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
-      },
+      view: followingView(),
       source: {
         kind: "follow",
         follow: {

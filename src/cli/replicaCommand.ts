@@ -1,6 +1,7 @@
 // `flashnode replica --nats URL --datadir D`: follow a sequencer through NATS JetStream.
-import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
+
 import { createLogger } from "../log/logger.ts";
+import { followingView } from "../node/plan.ts";
 import { DEFAULT_STREAMS } from "../replica/streams.ts";
 import { checkUpstreamUrl, type UpstreamOptions } from "../upstream/options.ts";
 import { UsageError } from "../util/errors.ts";
@@ -14,7 +15,6 @@ import { readerProcessPlan } from "./readerProcesses.ts";
 import { runNode } from "./runNode.ts";
 
 /** The replica does not learn the sequencer's interval: dev's default bounds /readyz staleness. */
-const FLASHBLOCK_INTERVAL_MS = 200;
 
 export const REPLICA_HELP = `flashnode replica --nats URL --datadir D [flags]
 
@@ -47,17 +47,7 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     ...workers,
     argv: ["replica", ...argv],
     callLimits: callLimitOptions(values),
-    view: {
-      receipts: "preconfirmed",
-      // The sequencer's defaults (dev --safe-depth, --finalized-depth).
-      forkchoice: {
-        kind: "trailing",
-        safe: DEFAULT_SAFE_DEPTH,
-        finalized: DEFAULT_FINALIZED_DEPTH,
-      },
-      flashblockIntervalMs: FLASHBLOCK_INTERVAL_MS,
-      maxLagBlocks: values["max-lag"],
-    },
+    view: followingView({ maxLagBlocks: values["max-lag"] }),
     source: {
       kind: "jetstream",
       servers: nats,

@@ -3,6 +3,7 @@
 // (the source's updates, if it has any), readers, an edge — put together by node/assembly.ts.
 import type { LoadedState } from "../chain/anvilState.ts";
 import type { DevAccount, DevFork } from "../chain/devGenesis.ts";
+import { DEFAULT_FINALIZED_DEPTH, DEFAULT_SAFE_DEPTH } from "../chain/forkchoice.ts";
 import type { DevL1Config } from "../chain/op/l1Info.ts";
 import type { CallLimits } from "../exec/callLimits.ts";
 import type { Logger } from "../log/logger.ts";
@@ -40,6 +41,20 @@ export type ViewOptions = {
   /** dev: the test accounts; those the chain's genesis funds sign eth_sendTransaction & co. */
   readonly accounts?: readonly DevAccount[];
 };
+
+/**
+ * The view of a node that follows another's chain (a replica, a follower): pre-confirmed receipts,
+ * safe and finalized trailing the head at the sequencer's default depths (dev --safe-depth,
+ * --finalized-depth), Base's 200-ms flashblocks.
+ */
+export function followingView(extra: Pick<ViewOptions, "maxLagBlocks"> = {}): ViewOptions {
+  return {
+    receipts: "preconfirmed",
+    forkchoice: { kind: "trailing", safe: DEFAULT_SAFE_DEPTH, finalized: DEFAULT_FINALIZED_DEPTH },
+    flashblockIntervalMs: 200,
+    ...extra,
+  };
+}
 
 /** `flashnode dev`'s chain: what a new one is made of, and how its sequencer runs. */
 export type DevChainOptions = {

@@ -9,7 +9,12 @@ import type { CallLimits } from "../../src/exec/callLimits.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { startNode } from "../../src/node/assembly.ts";
 import type { FrontendOptions } from "../../src/node/frontend.ts";
-import type { ForkPlan, ReceiptLookups, RunningNode } from "../../src/node/plan.ts";
+import {
+  type ForkPlan,
+  followingView,
+  type ReceiptLookups,
+  type RunningNode,
+} from "../../src/node/plan.ts";
 import type { StreamOptions } from "../../src/replica/streams.ts";
 import { upstreamOptions } from "../../src/upstream/options.ts";
 
@@ -190,15 +195,7 @@ export function startFollowNode(o: FollowNodeOptions): Promise<RunningNode> {
   return startNode({
     ...onePrimary(o, false, undefined),
     role: "follow",
-    view: {
-      receipts: "preconfirmed",
-      forkchoice: {
-        kind: "trailing",
-        safe: DEFAULT_SAFE_DEPTH,
-        finalized: DEFAULT_FINALIZED_DEPTH,
-      },
-      flashblockIntervalMs: 200,
-    },
+    view: followingView(),
     source: {
       kind: "follow",
       follow: {
