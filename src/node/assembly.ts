@@ -62,11 +62,21 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
     }
     const stream = new UpdateStream();
     const publish = (u: Parameters<UpdateStream["publish"]>[0]) => stream.publish(u);
+    /** A source whose thread writes the archive; this process opens it beside, to read. */
+    const writerSource = async (
+      starting: Promise<ChainSource>,
+    ): Promise<[ChainSource, Archive]> => {
+      const started = await unlessAborted(starting, stop, (late) => late.close());
+      parts.add(() => started.close());
+      const opened = openArchive(datadir, false);
+      parts.add(() => opened.kv.close());
+      return [started, opened];
+    };
     let source: ChainSource;
     let archive: Archive;
     switch (plan.source.kind) {
       case "sequencer": {
-        source = await unlessAborted(
+        [source, archive] = await writerSource(
           startSequencerSource({
             datadir,
             chain: plan.source.chain,
@@ -74,12 +84,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
             publish,
             onFatal: fail,
           }),
-          stop,
-          (late) => late.close(),
         );
-        parts.add(() => source.close());
-        archive = openArchive(datadir, false);
-        parts.add(() => archive.kv.close());
         break;
       }
       case "jetstream": {
@@ -102,7 +107,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
       }
       case "follow": {
         const { startFollowSource } = await import("./sources/followSource.ts");
-        source = await unlessAborted(
+        [source, archive] = await writerSource(
           startFollowSource({
             datadir,
             follow: plan.source.follow,
@@ -110,12 +115,7 @@ async function startPrimary(plan: NodePlan, stop?: AbortSignal): Promise<Running
             publish,
             onFatal: fail,
           }),
-          stop,
-          (late) => late.close(),
         );
-        parts.add(() => source.close());
-        archive = openArchive(datadir, false);
-        parts.add(() => archive.kv.close());
         break;
       }
       case "archive": {
