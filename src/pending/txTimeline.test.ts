@@ -1,22 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { testFlashblock } from "../../test/utils/flashnodeTimeline.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { TxTimeline } from "./txTimeline.ts";
-import type { FlashblockUpdate, PendingBase, PendingTransaction } from "./types.ts";
-
-const base = (number: number): PendingBase => ({
-  number,
-  parentHash: new Uint8Array(32),
-  timestamp: 0n,
-  gasLimit: 60_000_000n,
-  baseFeePerGas: 1n,
-  coinbase: new Uint8Array(20),
-  prevRandao: new Uint8Array(32),
-  parentBeaconBlockRoot: new Uint8Array(32),
-  extraData: new Uint8Array(0),
-  blobGasPrice: 1n,
-  excessBlobGas: 0n,
-});
+import type { FlashblockUpdate, PendingTransaction } from "./types.ts";
 
 /** A transaction whose hash is `id` repeated; type 2, or a 0x7e deposit. */
 function tx(id: number, receivedAt?: number, deposit = false): PendingTransaction {
@@ -27,6 +14,7 @@ function tx(id: number, receivedAt?: number, deposit = false): PendingTransactio
   };
 }
 
+/** A flashblock of `transactions` (test/utils/flashnodeTimeline.ts). */
 function flashblock(
   number: number,
   index: number,
@@ -34,22 +22,7 @@ function flashblock(
   transactions: PendingTransaction[] = [],
   gasUsed = 0n,
 ): FlashblockUpdate {
-  return {
-    kind: "flashblock",
-    base: base(number),
-    index,
-    transactions,
-    receipts: [],
-    diff: { accounts: [], storage: [], wiped: [], code: [] },
-    gasUsed,
-    blobGasUsed: 0n,
-    logsBloom: new Uint8Array(256),
-    receiptsRoot: new Uint8Array(32),
-    transactionsRoot: new Uint8Array(32),
-    wireJson: "{}",
-    buildMs: 0.5,
-    publishedAt,
-  };
+  return testFlashblock(number, index, publishedAt, transactions, gasUsed);
 }
 
 const hashOf = (id: number) => bytesToHex(new Uint8Array(32).fill(id));

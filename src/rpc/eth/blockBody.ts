@@ -3,9 +3,11 @@
 // walked without decoding what is not asked for.
 
 import type { RpcBackend } from "../../services/backend.ts";
+import type { BlockSelector } from "../../services/blockSelector.ts";
+import { quantity } from "../../util/hex.ts";
 import { transactionJson, uncleJson } from "../format/block.ts";
 import { RawJson } from "../method.ts";
-import type { BlockTarget } from "../resolveBlock.ts";
+import { type BlockTarget, resolveBlockTarget } from "../resolveBlock.ts";
 
 const ZERO32 = new Uint8Array(32);
 /** `[[], []]`: the body of a block made of one header alone (geth's NewBlockWithHeader). */
@@ -22,6 +24,16 @@ export function blockCounts(
     return { transactions: target.block.transactions.length, uncles: 0 };
   const body = backend.chain.bodyRlp(target.number, target.hash);
   return body === undefined ? undefined : backend.decoder.bodyCounts(body);
+}
+
+/** A block's count of transactions or of uncles as a quantity; null when there is no such block. */
+export function blockCount(
+  backend: RpcBackend,
+  selector: BlockSelector,
+  what: "transactions" | "uncles",
+): string | null {
+  const counts = blockCounts(backend, resolveBlockTarget(backend, selector));
+  return counts === undefined ? null : quantity(counts[what]);
 }
 
 /**

@@ -1,19 +1,14 @@
 import type { RpcBackend } from "../../services/backend.ts";
-import { quantity } from "../../util/hex.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockHash } from "../params.ts";
-import { resolveBlockTarget } from "../resolveBlock.ts";
-import { blockCounts } from "./blockBody.ts";
+import { blockCount } from "./blockBody.ts";
 
 /** eth_getBlockTransactionCountByHash(hash) → the block's transaction count, null for an unknown hash. */
 export function getBlockTransactionCountByHash(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockHash)],
     reads: "block",
-    handler: ([hash]) => {
-      const target = resolveBlockTarget(backend, { kind: "hash", hash, requireCanonical: false });
-      const counts = blockCounts(backend, target);
-      return counts === undefined ? null : quantity(counts.transactions);
-    },
+    handler: ([hash]) =>
+      blockCount(backend, { kind: "hash", hash, requireCanonical: false }, "transactions"),
   });
 }

@@ -1,9 +1,7 @@
 import type { RpcBackend } from "../../services/backend.ts";
-import { quantity } from "../../util/hex.ts";
 import { defineMethod, required } from "../method.ts";
 import { parseBlockNumberOnly } from "../params.ts";
-import { resolveBlockTarget } from "../resolveBlock.ts";
-import { blockCounts } from "./blockBody.ts";
+import { blockCount } from "./blockBody.ts";
 
 /**
  * eth_getBlockTransactionCountByNumber(number|tag) → the block's transaction count, null for an
@@ -13,9 +11,6 @@ export function getBlockTransactionCountByNumber(backend: RpcBackend) {
   return defineMethod({
     params: [required(parseBlockNumberOnly)],
     reads: "block",
-    handler: ([selector]) => {
-      const counts = blockCounts(backend, resolveBlockTarget(backend, selector));
-      return counts === undefined ? null : quantity(counts.transactions);
-    },
+    handler: ([selector]) => blockCount(backend, selector, "transactions"),
   });
 }
