@@ -18,6 +18,7 @@ import {
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { startFollowNode } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { captureOutput } from "../utils/processes.ts";
 
 const SET_TOPIC = `0x${"ab".repeat(32)}`;
 const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
@@ -278,23 +279,18 @@ test("flashnode follow from the command line: its banner and its head", async ()
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
-  let out = "";
-  child.stdout.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
+  const p = captureOutput(child);
   try {
     const url = await pollUntil(
       async () =>
-        /JSON-RPC \(public\):\s+(\S+)/.exec(out)?.[1] ?? (child.exitCode === null ? "" : "exited"),
+        /JSON-RPC \(public\):\s+(\S+)/.exec(p.all())?.[1] ??
+        (child.exitCode === null ? "" : "exited"),
       (u) => u !== "",
       60_000,
     );
-    assert.notEqual(url, "exited", out);
-    assert.match(out, /flashnode follow/);
-    assert.match(out, /Following chain 31337 from block \d+ \(upstream 127\.0\.0\.1:\d+\)/);
+    assert.notEqual(url, "exited", p.all());
+    assert.match(p.all(), /flashnode follow/);
+    assert.match(p.all(), /Following chain 31337 from block \d+ \(upstream 127\.0\.0\.1:\d+\)/);
     const head = Number(await call(sequencer.url, "eth_blockNumber"));
     await pollUntil(
       async () => Number(await call(url, "eth_blockNumber")),

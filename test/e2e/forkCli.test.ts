@@ -20,6 +20,7 @@ import {
 } from "../utils/anvilUpstream.ts";
 import { pollUntil } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
+import { captureOutput } from "../utils/processes.ts";
 import { type RpcProxy, startRpcProxy } from "../utils/rpcProxy.ts";
 
 let anvil: Anvil;
@@ -120,20 +121,15 @@ test("a fork serves, takes transactions and resets across its readers; a restart
       [BIN, ...forkArgs(datadir, "--rpc-workers", "2", "--block-time", "60s", ...extra)],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
-    let out = "";
-    child.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr?.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
+    const p = captureOutput(child);
     const url = pollUntil(
       async () =>
-        /JSON-RPC \(public\):\s+(\S+)/.exec(out)?.[1] ?? (child.exitCode === null ? "" : "exited"),
+        /JSON-RPC \(public\):\s+(\S+)/.exec(p.all())?.[1] ??
+        (child.exitCode === null ? "" : "exited"),
       (u) => u !== "",
       60_000,
     );
-    return { child, url, output: () => out };
+    return { child, url, output: p.all };
   };
   const stop = async (c: ChildProcess) => {
     const exited = new Promise((r) => c.once("exit", r));

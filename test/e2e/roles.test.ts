@@ -21,21 +21,15 @@ import {
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { captureOutput } from "../utils/processes.ts";
 import { within } from "../utils/within.ts";
 
 type Run = { child: ChildProcess; out: () => string; err: () => string };
 
 function run(args: string[]): Run {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
-  return { child, out: () => out, err: () => err };
+  const p = captureOutput(child);
+  return { child, out: p.stdout, err: p.stderr };
 }
 
 /** Waits until the process has printed `pattern` (or exits first: then fails with its output). */

@@ -15,6 +15,7 @@ import { startAnvilUpstream } from "../utils/anvilUpstream.ts";
 import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { BIN, call, importFixtureChain, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
+import { captureOutput } from "../utils/processes.ts";
 import { within } from "../utils/within.ts";
 
 /** The rule: a stop asked for by a signal is done within this. */
@@ -24,18 +25,12 @@ type Run = { child: ChildProcess; out: () => string };
 
 function run(args: string[]): Run {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
+  const p = captureOutput(child);
   // Never left behind by a failing test.
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill);
   child.once("exit", () => process.off("exit", kill));
-  return { child, out: () => out };
+  return { child, out: p.all };
 }
 
 /** Waits until the process has printed `pattern` (failing with its output if it exits first). */

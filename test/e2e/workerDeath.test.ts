@@ -12,7 +12,7 @@ import { freePort } from "../../bench/compare/peers.ts";
 import { pollUntil } from "../utils/devChain.ts";
 import { BIN, ROOT, tempDatadir } from "../utils/fixtures.ts";
 import { head, KEY, startSequencer, until } from "../utils/followProcesses.ts";
-import { type RpcProcess, stopChild } from "../utils/processes.ts";
+import { captureOutput, type RpcProcess, stopChild } from "../utils/processes.ts";
 import { within } from "../utils/within.ts";
 
 const KILLER = join(ROOT, "test/utils/workerKiller.mjs");
@@ -32,24 +32,18 @@ async function startNode(args: readonly string[], killWorker: string): Promise<N
     },
   );
   started.push(child);
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    err += c.toString();
-  });
+  const p = captureOutput(child);
   const m = await pollUntil(
     async () => {
-      if (child.exitCode !== null) throw new Error(`exited at start:\n${out}\n${err}`);
-      return /JSON-RPC \(public\): +(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (child.exitCode !== null)
+        throw new Error(`exited at start:\n${p.stdout()}\n${p.stderr()}`);
+      return /JSON-RPC \(public\): +(http:\/\/127\.0\.0\.1:\d+\/)/.exec(p.stdout());
     },
     (found) => found !== null,
     120_000,
     25,
   );
-  return { child, url: m![1]!, stdout: () => out, stderr: () => err };
+  return { child, url: m![1]!, stdout: p.stdout, stderr: p.stderr };
 }
 
 function childPids(pid: number): number[] {

@@ -118,3 +118,23 @@ export async function stopChild(
   await exited;
   clearTimeout(timer);
 }
+
+/** What a child prints, kept as it comes: its stdout, its stderr, and both in arrival order. */
+export function captureOutput(child: ChildProcess): {
+  stdout(): string;
+  stderr(): string;
+  all(): string;
+} {
+  let out = "";
+  let err = "";
+  let all = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+    all += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    err += c.toString();
+    all += c.toString();
+  });
+  return { stdout: () => out, stderr: () => err, all: () => all };
+}
