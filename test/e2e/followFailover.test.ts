@@ -37,7 +37,6 @@ import {
 import { TxFlow } from "../utils/followProcesses.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { stopChild } from "../utils/processes.ts";
 
 const PREFIX = "fleet";
@@ -117,12 +116,7 @@ before(async () => {
     datadir: tempDatadir("fleet-replica"),
     nats: [nats.url],
     streams: { ...DEFAULT_STREAMS, prefix: PREFIX },
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
     flashblockIntervalMs: 200,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
     forkUpstream: sequencer.url,
   });
   // Both followers at the sequencer's head, and the stream past the second one's first block.

@@ -93,12 +93,7 @@ before(async () => {
     datadir: tempDatadir("follow-replica-replica"),
     nats: [nats.url],
     streams: STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
     flashblockIntervalMs: 100,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
     forkUpstream: sequencer.url,
   });
   // A replica that starts in the middle of a block shows pending from the next seal on.

@@ -21,7 +21,6 @@ import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 let anvil: Anvil;
 let chain: SeededChain;
@@ -45,12 +44,7 @@ before(async () => {
     datadir: tempDatadir("fork-replica"),
     nats: [nats.url],
     streams: DEFAULT_STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
     flashblockIntervalMs: 100,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
     forkUpstream: anvil.url,
   });
 });

@@ -21,7 +21,7 @@ import {
 import { call, rpc, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 import { waitForReplicaReady } from "../utils/replicas.ts";
 import { sameWireTexts } from "../utils/wireTexts.ts";
 
@@ -39,12 +39,6 @@ function startReplica(): Promise<ReplicaNode> {
     datadir: replicaDir,
     nats: [nats.url],
     streams: DEFAULT_STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    flashblockIntervalMs: 50,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
   });
 }
 

@@ -12,7 +12,7 @@ import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts"
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsCluster, startNatsCluster } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 import { rawCall } from "../utils/replicas.ts";
 
 const STREAMS = { ...DEFAULT_STREAMS, prefix: "clustered", replicas: 3 };
@@ -68,12 +68,6 @@ test("a 3-node cluster loses the block stream's leader: publishing and following
     datadir: tempDatadir("replica-cluster"),
     nats: cluster.urls,
     streams: STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    flashblockIntervalMs: 50,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
   });
   const replicaUrl = `${replica.url}rpc/${TEST_API_KEY}`;
   // Streams are created once the cluster has elected its JetStream leader; wait for blocks.

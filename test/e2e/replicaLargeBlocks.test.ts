@@ -11,7 +11,7 @@ import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts"
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 
 const SENDERS = 4;
 const PER_SENDER = 100;
@@ -27,12 +27,7 @@ function startReplica(name: string): Promise<RunningNode> {
     datadir: tempDatadir(name),
     nats: [nats.url],
     streams: DEFAULT_STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
     flashblockIntervalMs: 100,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
   }).then((r) => {
     replicas.push(r);
     return r;

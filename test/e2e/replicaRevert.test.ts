@@ -12,7 +12,7 @@ import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 import { assertSameBlocks } from "../utils/replicas.ts";
 
 let nats: NatsServer;
@@ -27,12 +27,6 @@ function startReplica(datadir: string): Promise<ReplicaNode> {
     datadir,
     nats: [nats.url],
     streams: DEFAULT_STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    flashblockIntervalMs: 50,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
   });
 }
 

@@ -15,7 +15,7 @@ import { flashblockFeed, pollUntil } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 
 let nats: NatsServer;
 let replica: ReplicaNode;
@@ -103,12 +103,8 @@ before(async () => {
     datadir: tempDatadir("sequencer-crash-replica"),
     nats: [nats.url],
     streams: DEFAULT_STREAMS,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    flashblockIntervalMs: 50,
     safeDepth: 32,
     finalizedDepth: 64,
-    maxLagBlocks: 10,
   });
 });
 

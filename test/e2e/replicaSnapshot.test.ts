@@ -25,7 +25,7 @@ import {
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { TEST_API_KEY, testFrontendOptions } from "../utils/options.ts";
+import { TEST_API_KEY } from "../utils/options.ts";
 import { assertSameBlocks, nonceSigner, rawCall } from "../utils/replicas.ts";
 
 const PREFIX = "snaptest";
@@ -169,12 +169,7 @@ test("a new replica joins from a snapshot plus the stream after retention droppe
     datadir: tempDatadir("replica-snapshot"),
     nats: [nats.url],
     streams: { ...DEFAULT_STREAMS, prefix: PREFIX },
-    frontend: testFrontendOptions(),
     logger,
-    flashblockIntervalMs: 50,
-    safeDepth: 2,
-    finalizedDepth: 4,
-    maxLagBlocks: 10,
   });
   const replicaUrl = `${replica.url}rpc/${TEST_API_KEY}`;
   const restored = lines.map((l) => JSON.parse(l) as { msg: string; block?: number });

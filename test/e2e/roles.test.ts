@@ -20,7 +20,6 @@ import {
 } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { captureOutput } from "../utils/processes.ts";
 import { within } from "../utils/within.ts";
 
@@ -225,12 +224,9 @@ test("a replica started on another chain's datadir is refused in one line", asyn
     datadir,
     nats: [nats.url],
     streams: otherStreams,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
     flashblockIntervalMs: 100,
     safeDepth: 0,
     finalizedDepth: 0,
-    maxLagBlocks: 10,
   });
   await pollUntil(
     async () => Number(await call(otherReplica.url, "eth_blockNumber")),

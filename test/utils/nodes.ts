@@ -17,6 +17,7 @@ import {
 } from "../../src/node/plan.ts";
 import type { StreamOptions } from "../../src/replica/streams.ts";
 import { upstreamOptions } from "../../src/upstream/options.ts";
+import { silentLogger, testFrontendOptions } from "./options.ts";
 
 /** `flashnode dev`'s settings, flat, as tests override them. */
 export type TestDevOptions = {
@@ -134,12 +135,14 @@ export type ReplicaNodeOptions = {
   readonly datadir: string;
   readonly nats: readonly string[];
   readonly streams: StreamOptions;
-  readonly frontend: FrontendOptions;
-  readonly logger: Logger;
-  readonly flashblockIntervalMs: number;
-  readonly safeDepth: number;
-  readonly finalizedDepth: number;
-  readonly maxLagBlocks: number;
+  /** The rest default to what these tests use: the test key, no log, 50-ms flashblocks, safe 2 and
+   * finalized 4 blocks behind, ready within 10 blocks of the stream. */
+  readonly frontend?: FrontendOptions;
+  readonly logger?: Logger;
+  readonly flashblockIntervalMs?: number;
+  readonly safeDepth?: number;
+  readonly finalizedDepth?: number;
+  readonly maxLagBlocks?: number;
   readonly verify?: boolean;
   readonly callLimits?: CallLimits;
   /** `--fork-url`: the upstream of a forked sequencer's chain. */
@@ -147,7 +150,16 @@ export type ReplicaNodeOptions = {
 };
 
 /** `flashnode replica` following `nats`. */
-export function startReplicaNode(o: ReplicaNodeOptions): Promise<RunningNode> {
+export function startReplicaNode(given: ReplicaNodeOptions): Promise<RunningNode> {
+  const o = {
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    flashblockIntervalMs: 50,
+    safeDepth: 2,
+    finalizedDepth: 4,
+    maxLagBlocks: 10,
+    ...given,
+  };
   return startNode({
     ...onePrimary(o, false, o.callLimits),
     role: "replica",
