@@ -3,10 +3,10 @@
 // the EVM), with what differs from call to call (the state, the block's hashes, the deadline)
 // set on it before each.
 import type { Common } from "@ethereumjs/common";
-import { createVM, type VM } from "@ethereumjs/vm";
+import type { VM } from "@ethereumjs/vm";
 import { deadlineOpcodes } from "./deadlineOpcodes.ts";
 import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
-import { useSyncInterpreter } from "./vmInternals.ts";
+import { createNodeVm } from "./nodeVm.ts";
 
 /** The block a call runs in (its header fields and the hashes BLOCKHASH may ask for). */
 export type CallBlockEnv = {
@@ -28,26 +28,16 @@ export async function flatVm(
   deadline?: number | (() => number),
 ): Promise<{ vm: VM; state: FlatStateManager }> {
   const state = new FlatStateManager(source, { common });
-  const vm = await createVM({
+  const vm = await createNodeVm({
     common,
     // `deadline` (performance.now() time): the run throws EvmTimeoutError past it.
     ...(deadline === undefined
       ? {}
       : { evmOpts: { customOpcodes: deadlineOpcodes(common, deadline) } }),
     stateManager: state,
-    blockchain: {
-      getBlock: async (n: number) => {
-        const hash = blockHash(n);
-        if (hash === undefined) throw new Error(`block ${n} not found`);
-        return { hash: () => hash };
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this;
-      },
-    },
+    blockHash,
+    missing: "throw",
   });
-  useSyncInterpreter(vm.evm);
   return { vm, state };
 }
 

@@ -15,7 +15,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { type Input, RLP } from "@ethereumjs/rlp";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, Address, KECCAK256_NULL } from "@ethereumjs/util";
-import { type BlockBuilder, buildBlock, createVM, type VM } from "@ethereumjs/vm";
+import { type BlockBuilder, buildBlock, type VM } from "@ethereumjs/vm";
 import type { ChainSpec } from "../chain/genesis.ts";
 import { encodingOf, hashOf } from "../chain/txFacts.ts";
 import type {
@@ -34,11 +34,12 @@ import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../util/hex.
 import { decodeRawTransaction } from "./decodeTransaction.ts";
 import { applyStateWrite } from "./devWrites.ts";
 import { fetchSealReads, missingSealReads, type SealReads } from "./forkSealReads.ts";
+import { createNodeVm } from "./nodeVm.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { RecordingStateManager, type Touches } from "./recordingStateManager.ts";
 import { forkedHeadReads, localHeadReads } from "./state/headReads.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
-import { builderHeader, resetJournal, useSyncInterpreter } from "./vmInternals.ts";
+import { builderHeader, resetJournal } from "./vmInternals.ts";
 
 export function toRecord(account: Account | undefined): AccountRecord | undefined {
   if (account === undefined) return undefined;
@@ -113,25 +114,14 @@ export class ExecutorCore {
         : forkedHeadReads(store, rootAt, fork.upstream, keccak256);
     const state = new RecordingStateManager(head, trie, keccak256);
     state.moveToHead();
-    const vm = await createVM({
+    const vm = await createNodeVm({
       common: spec.common.copy(),
       stateManager: state,
-      blockchain: {
-        getBlock: async (number: number) => {
-          // Below a fork's base block F, the upstream's chain (BLOCKHASH, EIP-2935).
-          const hash = store.canonicalHash(number) ?? (await fork?.hashes.canonicalHash(number));
-          if (hash === undefined) throw new Error(`block ${number} not found`);
-          return { hash: () => hash };
-        },
-        // Blocks enter the archive through the importer/sequencer, never through the VM.
-        putBlock: async () => {},
-        shallowCopy() {
-          return this;
-        },
-      },
+      // Below a fork's base block F, the upstream's chain (BLOCKHASH, EIP-2935).
+      blockHash: async (n) => store.canonicalHash(n) ?? (await fork?.hashes.canonicalHash(n)),
+      missing: "throw",
       setHardfork: true,
     });
-    useSyncInterpreter(vm.evm);
     const op = spec.op === undefined ? undefined : OpExecution.install(vm, spec.op);
     return [spec, store, trieDb, state, vm, op, fork];
   }

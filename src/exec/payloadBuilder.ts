@@ -9,7 +9,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 import { type Blob4844Tx, createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
-import { buildBlock, createVM, type VM } from "@ethereumjs/vm";
+import { buildBlock, type VM } from "@ethereumjs/vm";
 import { calcGasLimit } from "../chain/gasLimit.ts";
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { BuildBlockRequest, BuiltPayload } from "../services/buildBlock.ts";
@@ -17,9 +17,10 @@ import type { ChainStore } from "../store/archive.ts";
 import { equalBytes, hexToBytes } from "../util/hex.ts";
 import { CallFailedError } from "./callExecutor.ts";
 import { decodeRawTransaction } from "./decodeTransaction.ts";
+import { createNodeVm } from "./nodeVm.ts";
 import { BufferedTrieDb } from "./trieDb.ts";
 import { precheck } from "./txPrecheck.ts";
-import { addTransaction, builderHeader, useSyncInterpreter } from "./vmInternals.ts";
+import { addTransaction, builderHeader } from "./vmInternals.ts";
 
 /** geth's default gas ceiling (miner.gaslimit): what a node without --gas-limit aims for. */
 export const DEFAULT_GAS_CEIL = 60_000_000n;
@@ -90,22 +91,12 @@ export async function buildPayload(
   });
   const state = new MerkleStateManager({ common, trie });
   await state.setStateRoot(parent.stateRoot);
-  const vm = await createVM({
+  const vm = await createNodeVm({
     common,
     stateManager: state,
-    blockchain: {
-      getBlock: async (n: number) => {
-        const h = store.canonicalHash(n);
-        if (h === undefined) throw new Error(`block ${n} not found`);
-        return { hash: () => h };
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this;
-      },
-    },
+    blockHash: (n) => store.canonicalHash(n),
+    missing: "throw",
   });
-  useSyncInterpreter(vm.evm);
   const parentBlock: Block = createBlock(
     { header: parent.toJSON() },
     { common: parent.common, skipConsensusFormatValidation: true },

@@ -17,15 +17,15 @@ import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToBytes, KECCAK256_RLP, setLengthLeft } from "@ethereumjs/util";
-import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { runTx, type VM } from "@ethereumjs/vm";
 import type { ChainSpec } from "../chain/genesis.ts";
 import type { BlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import type { AccountRecord } from "../chain/types.ts";
+import { createNodeVm } from "../exec/nodeVm.ts";
 import { OpExecution } from "../exec/op/opExecution.ts";
 import { ExecutionState } from "../exec/state/executionState.ts";
 import type { HeadReads, HeadStore } from "../exec/state/headReads.ts";
-import { useSyncInterpreter } from "../exec/vmInternals.ts";
 import type { UpstreamState } from "../services/upstreamState.ts";
 import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, hexToBytes, trimLeadingZeros } from "../util/hex.ts";
@@ -190,20 +190,14 @@ export class DryRun {
     const ctx: Context = { pending: undefined, senders: new Set(), misses: new Noted(undefined) };
     const trie = new MerklePatriciaTrie({ useKeyHashing: true, common: spec.common });
     const state = new ExecutionState(dryRunReads(store, upstream, ctx), trie, keccak256);
-    const vm = await createVM({
+    const vm = await createNodeVm({
       common: spec.common.copy(),
       stateManager: state,
-      blockchain: {
-        // BLOCKHASH in a dry run: any hash will do (what it reads is not looked up by it).
-        getBlock: async () => ({ hash: () => new Uint8Array(32) }),
-        putBlock: async () => {},
-        shallowCopy() {
-          return this;
-        },
-      },
+      // BLOCKHASH in a dry run: any hash will do (what it reads is not looked up by it).
+      blockHash: () => undefined,
+      missing: "zero",
       setHardfork: true,
     });
-    useSyncInterpreter(vm.evm);
     const op = spec.op === undefined ? undefined : OpExecution.install(vm, spec.op);
     return new DryRun(vm, state, op, ctx);
   }

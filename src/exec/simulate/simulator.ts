@@ -4,14 +4,15 @@
 import { Block, type BlockHeader, paramsBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { getActivePrecompiles, type Log } from "@ethereumjs/evm";
-import { createVM, encodeReceipt, type VM } from "@ethereumjs/vm";
+import { encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingSnapshot } from "../../pending/pendingBlock.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
 import type { StateSource } from "../flatStateManager.ts";
+import { createNodeVm } from "../nodeVm.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
-import { runningPrecompiles, useSyncInterpreter } from "../vmInternals.ts";
+import { runningPrecompiles } from "../vmInternals.ts";
 import { applyStateOverrides } from "./overrides.ts";
 import { assembleBlock, type ChainRules, chainRules, makeHeader, nextBaseFee } from "./simBlock.ts";
 import { type CallHost, credit, type GasBudget, runSimCall, WarmPrecompiles } from "./simCall.ts";
@@ -90,27 +91,18 @@ export class Simulator {
     if (base.pending !== undefined) state.markPending(base.pending.state);
     const baseNumber = Number(base.header.number);
     const hashes: Uint8Array[] = [];
-    const vm = await createVM({
+    const vm = await createNodeVm({
       common,
       stateManager: state,
-      blockchain: {
-        // BLOCKHASH: the canonical chain up to the base, then the simulated blocks.
-        getBlock: async (n: number) => {
-          const hash =
-            n === baseNumber
-              ? base.hash
-              : n < baseNumber
-                ? ctx.canonicalHash(n)
-                : hashes[n - baseNumber - 1];
-          return { hash: () => hash ?? new Uint8Array(32) };
-        },
-        putBlock: async () => {},
-        shallowCopy() {
-          return this;
-        },
-      },
+      // BLOCKHASH: the canonical chain up to the base, then the simulated blocks.
+      blockHash: (n) =>
+        n === baseNumber
+          ? base.hash
+          : n < baseNumber
+            ? ctx.canonicalHash(n)
+            : hashes[n - baseNumber - 1],
+      missing: "zero",
     });
-    useSyncInterpreter(vm.evm);
     const events = vm.evm.events;
     if (events === undefined) throw new Error("the EVM has no event emitter");
     const tracer = new SimTracer(req.traceTransfers);
