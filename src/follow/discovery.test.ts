@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
-import { Account, Address, hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
-import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { Account, Address, hexToBytes } from "@ethereumjs/util";
+import { runTx, type VM } from "@ethereumjs/vm";
 import { asm } from "../../test/utils/evmAsm.ts";
 import {
   followLoadWorkload,
@@ -16,24 +16,17 @@ import {
   workloadVm,
 } from "../../test/utils/evmWorkload.ts";
 import { FakeUpstream } from "../../test/utils/fakeUpstreamState.ts";
-import { MemoryHead } from "../../test/utils/memoryHead.ts";
+import { flashblockBlockOf, freshForkVm, freshStore } from "../../test/utils/freshFork.ts";
 import { devAccounts } from "../chain/devGenesis.ts";
-import type { ChainSpec } from "../chain/genesis.ts";
 import type { AccountRecord } from "../chain/types.ts";
-import { RecordingStateManager } from "../exec/recordingStateManager.ts";
-import { useSyncInterpreter } from "../exec/vmInternals.ts";
-import type { UpstreamState } from "../services/upstreamState.ts";
-import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, type DryRunBlock, dryRunBlockOf, PLACEHOLDER_WORD } from "./discovery.ts";
+import { DryRun, PLACEHOLDER_WORD } from "./discovery.ts";
 import { PendingWrites } from "./pendingWrites.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import { heldState, missingReads, ReadSet } from "./prefetchPlan.ts";
 
 const SENDERS = 3;
 const LATENCY_MS = 2;
-const HEAD = { number: 0, hash: new Uint8Array(32).fill(7) };
-const EMPTY = new Uint8Array(0);
 const word = (n: number) => padLeft(Uint8Array.of(n), 32);
 
 let work: Workload;
@@ -80,34 +73,6 @@ before(async () => {
   flashblock = work.transfers.flatMap((t, i) => [t, work.swaps[i]!]);
 });
 
-/** A chain that wrote nothing since F: every read is the upstream's. */
-const freshStore = {
-  headNumber: () => HEAD.number,
-  canonicalHash: (n: number) => (n === HEAD.number ? HEAD.hash : undefined),
-  currentAccount: () => undefined,
-  currentStorage: () => EMPTY,
-  currentStorageSlots: () => [],
-  code: () => undefined,
-  accountKnown: () => false,
-  slotKnown: () => false,
-};
-
-function blockOf(vm: VM): DryRunBlock {
-  return dryRunBlockOf(workloadBlock(vm, 1n).header);
-}
-
-/** The executor's state on a forked chain over an empty archive head, reading `upstream`. */
-async function executorVm(spec: ChainSpec, upstream: UpstreamState): Promise<VM> {
-  const head = new MemoryHead();
-  head.head = HEAD;
-  head.roots.set(HEAD.number, KECCAK256_RLP);
-  const state = new RecordingStateManager(head.headReads(upstream), head.trie(), keccak256);
-  state.moveToHead();
-  const vm = await createVM({ common: spec.common.copy(), stateManager: state, setHardfork: true });
-  useSyncInterpreter(vm.evm);
-  return vm;
-}
-
 /** What a run of `txs` leaves that a caller can see: each receipt's gas and error, and state. */
 async function runAndLook(vm: VM, txs: readonly TypedTransaction[], prefetch?: Prefetcher) {
   const block = workloadBlock(vm, 1n);
@@ -150,7 +115,7 @@ const keysOf = (r: ReadSet) => [...r.accounts.keys(), ...r.slots.keys()].sort();
 test("a dry run's placeholders stay in it: a second run misses the same reads, nothing is asked, the pending writes are untouched", async () => {
   const upstream = new FakeUpstream(source.stateManager, LATENCY_MS);
   const dryRun = await DryRun.create(work.spec, freshStore, upstream);
-  const block = blockOf(source);
+  const block = flashblockBlockOf(source);
   const token = flashblock[0]!.to!.bytes;
   const pending = new PendingWrites();
   const written: AccountRecord = { nonce: 3n, balance: 77n, codeHash: undefined };
@@ -183,10 +148,10 @@ test("a prefetch that guessed wrong (a placeholder's slot fetched, a revert that
   const sent = flashblock.filter((tx) => tx.getSenderAddress().equals(from)).length;
   const nonce = (await source.stateManager.getAccount(from))!.nonce + BigInt(sent);
   const txs = [...flashblock, callBranchy(nonce)];
-  const block = blockOf(source);
+  const block = flashblockBlockOf(source);
 
   const plain = await runAndLook(
-    await executorVm(work.spec, new FakeUpstream(source.stateManager, LATENCY_MS)),
+    await freshForkVm(work.spec, new FakeUpstream(source.stateManager, LATENCY_MS)),
     txs,
   );
   assert.equal(plain.stored, "2a", "BRANCHY stored slot 5's 42 (the real path)");
@@ -197,7 +162,7 @@ test("a prefetch that guessed wrong (a placeholder's slot fetched, a revert that
     upstream,
     await DryRun.create(work.spec, freshStore, upstream),
   );
-  const vm = await executorVm(
+  const vm = await freshForkVm(
     work.spec,
     reportingWaits(upstream, () => prefetch.executorWaits()),
   );

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
-import { hexToBytes, KECCAK256_RLP } from "@ethereumjs/util";
-import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { hexToBytes } from "@ethereumjs/util";
+import { runTx, type VM } from "@ethereumjs/vm";
 import {
   followLoadWorkload,
   runAll,
@@ -14,22 +14,15 @@ import {
   workloadVm,
 } from "../../test/utils/evmWorkload.ts";
 import { FakeUpstream, type Request } from "../../test/utils/fakeUpstreamState.ts";
-import { MemoryHead } from "../../test/utils/memoryHead.ts";
+import { flashblockBlockOf, freshForkVm, freshStore } from "../../test/utils/freshFork.ts";
 import { devAccounts } from "../chain/devGenesis.ts";
-import type { ChainSpec } from "../chain/genesis.ts";
-import { RecordingStateManager } from "../exec/recordingStateManager.ts";
-import { useSyncInterpreter } from "../exec/vmInternals.ts";
-import type { UpstreamState } from "../services/upstreamState.ts";
-import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, type DryRunBlock, dryRunBlockOf } from "./discovery.ts";
+import { DryRun } from "./discovery.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import { senderOf } from "./prefetchPlan.ts";
 
 const SENDERS = 4;
 const LATENCY_MS = 15;
-const HEAD = { number: 0, hash: new Uint8Array(32).fill(7) };
-const EMPTY = new Uint8Array(0);
 
 /** The upstream's state at F: a VM that ran the workload's setup. */
 let source: VM;
@@ -44,38 +37,6 @@ before(async () => {
   flashblock = work.transfers.flatMap((t, i) => [t, work.swaps[i]!]);
 });
 
-/** A chain that wrote nothing since F: every read is the upstream's. */
-const freshStore = {
-  headNumber: () => HEAD.number,
-  canonicalHash: (n: number) => (n === HEAD.number ? HEAD.hash : undefined),
-  currentAccount: () => undefined,
-  currentStorage: () => EMPTY,
-  currentStorageSlots: () => [],
-  code: () => undefined,
-  accountKnown: () => false,
-  slotKnown: () => false,
-};
-
-/** The dry-run view of the block the flashblock runs in (workloadBlock's header). */
-function blockOf(vm: VM): DryRunBlock {
-  return dryRunBlockOf(workloadBlock(vm, 1n).header);
-}
-
-/**
- * The executor's state on a forked chain (exec/state, over an empty archive head) reading the
- * upstream through reportingWaits, as the follower's worker builds it.
- */
-async function executorVm(spec: ChainSpec, upstream: UpstreamState): Promise<VM> {
-  const head = new MemoryHead();
-  head.head = HEAD;
-  head.roots.set(HEAD.number, KECCAK256_RLP);
-  const state = new RecordingStateManager(head.headReads(upstream), head.trie(), keccak256);
-  state.moveToHead();
-  const vm = await createVM({ common: spec.common.copy(), stateManager: state, setHardfork: true });
-  useSyncInterpreter(vm.evm);
-  return vm;
-}
-
 async function setup() {
   const upstream = new FakeUpstream(source.stateManager, LATENCY_MS);
   const prefetch = new Prefetcher(
@@ -83,11 +44,11 @@ async function setup() {
     upstream,
     await DryRun.create(work.spec, freshStore, upstream),
   );
-  const vm = await executorVm(
+  const vm = await freshForkVm(
     work.spec,
     reportingWaits(upstream, () => prefetch.executorWaits()),
   );
-  return { upstream, prefetch, vm, block: blockOf(vm) };
+  return { upstream, prefetch, vm, block: flashblockBlockOf(vm) };
 }
 
 /** Runs `txs` as the replay does (telling the prefetcher where it is); their gas used. */
