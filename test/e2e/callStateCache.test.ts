@@ -6,19 +6,11 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { startTestDevNode } from "../utils/devChain.ts";
+import { rpcCaller } from "../utils/fixtures.ts";
 
 let node: DevNode;
 
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.dedicatedUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = rpcCaller(() => node.dedicatedUrl);
 
 const READER = "0x00000000000000000000000000000000000c0de1";
 /** Returns its slot 0 and the caller-given account's balance: SLOAD(0), BALANCE(calldata[0:32]). */

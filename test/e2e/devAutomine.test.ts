@@ -8,20 +8,12 @@ import { after, before, test } from "node:test";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { CAST, cast } from "../utils/cast.ts";
 import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts";
+import { rpcCaller } from "../utils/fixtures.ts";
 
 let node: DevNode;
 const X = "0x1000000000000000000000000000000000000001";
 
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.dedicatedUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = rpcCaller(() => node.dedicatedUrl);
 const head = async () => Number(await rpc<string>("eth_blockNumber"));
 const receipt = (hash: string) =>
   rpc<{ blockNumber: string; blockHash: string; status: string } | null>(

@@ -9,7 +9,7 @@ import { JsonRpcProvider, verifyMessage, verifyTypedData } from "ethers";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { CAST, cast } from "../utils/cast.ts";
 import { pollUntil, startTestDevNode, word } from "../utils/devChain.ts";
-import { tempDatadir } from "../utils/fixtures.ts";
+import { rpcCaller, tempDatadir } from "../utils/fixtures.ts";
 
 let node: DevNode;
 let provider: JsonRpcProvider;
@@ -23,16 +23,7 @@ type Receipt = {
   l1Fee?: string;
 };
 
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.dedicatedUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = rpcCaller(() => node.dedicatedUrl);
 
 const balance = async (a: string, tag = "pending") =>
   BigInt(await rpc<string>("eth_getBalance", [a, tag]));

@@ -8,20 +8,12 @@ import { createPublicClient, webSocket } from "viem";
 import WebSocket from "ws";
 import type { RunningNode as DevNode } from "../../src/node/plan.ts";
 import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts";
+import { rpcCaller } from "../utils/fixtures.ts";
 
 let node: DevNode;
 const X = "0x1000000000000000000000000000000000000001";
 
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.dedicatedUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = rpcCaller(() => node.dedicatedUrl);
 
 before(async () => {
   node = await startTestDevNode({ blockTimeMs: 500, flashblockIntervalMs: 50 });

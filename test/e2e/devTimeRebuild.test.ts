@@ -15,6 +15,7 @@ import {
   storageContractBytecode,
   word,
 } from "../utils/devChain.ts";
+import { rpcCaller } from "../utils/fixtures.ts";
 
 // keccak256("Set(uint256)")
 const SET_TOPIC = "0xdf7a95aebff315db1b7716215d602ab537373cdb769232aae6055c06e798425b";
@@ -36,16 +37,7 @@ const sockets: WebSocket[] = [];
 const flashblocks: Flashblock[] = [];
 const notes: Note[] = [];
 
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(node.dedicatedUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = rpcCaller(() => node.dedicatedUrl);
 const block = (tag: string) => rpc<Block>("eth_getBlockByNumber", [tag, false]);
 const receipt = (hash: string) =>
   rpc<{ blockNumber: string; blockHash: string } | null>("eth_getTransactionReceipt", [hash]);

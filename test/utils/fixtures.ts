@@ -127,3 +127,20 @@ export async function call(url: string, method: string, params: unknown[] = []):
   if (res.error !== undefined) throw new RpcError(res.error.code, res.error.message);
   return res.result;
 }
+
+/**
+ * A JSON-RPC caller of the node at `url()` (read at each call: a test's node starts later), its
+ * result typed by the caller; an error answer is thrown as `method: message`.
+ */
+export function rpcCaller(url: () => string) {
+  return async <T = unknown>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(url(), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+}
