@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import type { BlockWrite, StorageChange } from "../chain/types.ts";
+import type { BlockWrite, ReceiptRecord, StorageChange } from "../chain/types.ts";
 import { createChainStore } from "./chainStore.ts";
 import { storageChangeKey } from "./keys.ts";
 import { openKvEnv } from "./lmdb.ts";
@@ -168,4 +168,43 @@ test("reads at the head follow every new block, from the writer's and from anoth
   await reader.env.close();
   await env.close();
   rmSync(path, { recursive: true, force: true });
+});
+
+test("receipts read back as written, again and again; a block replacing another at its number (a revert) reads its own", async () => {
+  const env = openKvEnv(mkdtempSync(join(dir, "receipts-")), { noSync: true });
+  const store = createChainStore(env);
+  const receipt = (gasUsed: bigint): ReceiptRecord => ({
+    type: 2,
+    status: 1,
+    root: undefined,
+    cumulativeGasUsed: gasUsed,
+    gasUsed,
+    effectiveGasPrice: 7n,
+    from: new Uint8Array(20).fill(1),
+    to: new Uint8Array(20).fill(2),
+    contractAddress: undefined,
+    transactionHash: new Uint8Array(32).fill(Number(gasUsed % 256n)),
+    logsBloom: new Uint8Array(256),
+    logs: [],
+    blobGasUsed: undefined,
+    blobGasPrice: undefined,
+  });
+  const withReceipt = (number: number, fill: number, gasUsed: bigint): BlockWrite => ({
+    ...block(number, []),
+    hash: new Uint8Array(32).fill(fill),
+    receipts: [receipt(gasUsed)],
+    transactionHashes: [receipt(gasUsed).transactionHash],
+  });
+  store.writeBlock(withReceipt(0, 0x10, 21_000n));
+  const first = withReceipt(1, 0x11, 30_000n);
+  store.writeBlock(first);
+  for (let i = 0; i < 3; i++)
+    assert.equal(store.receipts(1, first.hash)?.receipts[0]?.gasUsed, 30_000n, `read ${i + 1}`);
+  store.revertTo(0, []);
+  assert.equal(store.receipts(1, new Uint8Array(32).fill(0x12)), undefined, "not written yet");
+  const second = withReceipt(1, 0x12, 45_000n);
+  store.writeBlock(second);
+  assert.equal(store.receipts(1, second.hash)?.receipts[0]?.gasUsed, 45_000n);
+  assert.equal(store.receipts(0, new Uint8Array(32).fill(0x10))?.receipts[0]?.gasUsed, 21_000n);
+  env.close();
 });

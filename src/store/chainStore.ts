@@ -1,6 +1,6 @@
-import type { AccountChange, BlockWrite, StorageChange } from "../chain/types.ts";
+import type { AccountChange, BlockReceipts, BlockWrite, StorageChange } from "../chain/types.ts";
 import { FlashnodeError } from "../util/errors.ts";
-import { copyBytes } from "../util/hex.ts";
+import { bytesToUnprefixedHex, copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";
 import type { ChainStore, FlashblockRecord, NextOpening } from "./archive.ts";
 import { writeBlockTables } from "./blockWrite.ts";
@@ -39,6 +39,8 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 /** Past every pre-confirmation key. */
 const UNSEALED_END = new Uint8Array(12).fill(0xff);
+/** How many blocks' decoded receipts a store keeps (recentReceipts). */
+const RECENT_RECEIPT_BLOCKS = 16;
 
 export class SchemaMismatchError extends FlashnodeError {
   readonly code = "SCHEMA_MISMATCH";
@@ -121,6 +123,10 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     opts.slotRowCacheBytes,
   );
 
+  // The decoded receipts of the blocks read last: a transaction's receipt is found through its
+  // block's receipts, and clients poll the newest blocks' over and over (a block of 600 decoded
+  // once per poll made each lookup O(block)). A block's receipts never change: keyed by its hash.
+  const recentReceipts = new Map<string, BlockReceipts>();
   return {
     env,
     headNumber,
@@ -133,9 +139,18 @@ export function createChainStore(env: KvEnv, opts: ChainStoreOptions = {}): Chai
     bodyRlp: (number, hash) => t.bodies.get(blockKey(number, hash)),
     logBlocks: (from, to, addresses, topics) => logCandidateBlocks(t, from, to, addresses, topics),
     receipts(number, hash) {
+      const key = blockKey(number, hash);
+      const id = bytesToUnprefixedHex(key);
+      const kept = recentReceipts.get(id);
+      if (kept !== undefined) return kept;
       // A copy: the decoded records keep views into these bytes.
-      const v = t.receipts.get(blockKey(number, hash));
-      return v === undefined ? undefined : decodeReceipts(v, number, hash);
+      const v = t.receipts.get(key);
+      if (v === undefined) return undefined;
+      const decoded = decodeReceipts(v, number, hash);
+      recentReceipts.set(id, decoded);
+      if (recentReceipts.size > RECENT_RECEIPT_BLOCKS)
+        recentReceipts.delete(recentReceipts.keys().next().value as string);
+      return decoded;
     },
     transactionLocation(hash) {
       const v = t.txLookup.getFast(hash);
