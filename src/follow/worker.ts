@@ -3,7 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { ensureForkBase } from "../exec/chainStart.ts";
-import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
+import { threadLog } from "../log/logger.ts";
 import type { FlashblockUpdate, SealedUpdate } from "../pending/types.ts";
 import type { Publisher } from "../replica/publisher.ts";
 import { createChainStore } from "../store/chainStore.ts";
@@ -30,15 +30,8 @@ import { transactionForwarder } from "./txForward.ts";
 
 const channel = parentChannel<FollowerParentApi, FollowerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<FollowerWorkerData>(workerData);
-/**
- * This thread's log: records below the node's --log-level are dropped here, the rest cross to the
- * RPC thread's log (which redacts again, as it does every line).
- */
-const logger = forwardingLogger(data.logLevel, (level, msg, fields) =>
-  channel.emit("log", { level, msg, fields }),
-);
-const log = (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) =>
-  logger[level](fields, msg);
+/** This thread's log (log/logger.ts threadLog). */
+const { logger, log } = threadLog(data.logLevel, (record) => channel.emit("log", record));
 /** Sequencing housekeeping (stale pending, expired early flashblocks). */
 const TICK_MS = 1_000;
 /** How often health is checked for a change worth telling. */

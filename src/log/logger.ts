@@ -140,3 +140,26 @@ export function forwardingLogger(
     },
   });
 }
+
+/** A record as a worker thread forwards it. */
+export type ForwardedRecord = {
+  readonly level: ForwardedLevel;
+  readonly msg: string;
+  readonly fields: Record<string, unknown>;
+};
+
+/**
+ * A worker thread's log: records below the node's --log-level are dropped in the thread, the rest
+ * cross to the RPC thread's log (`send`), which redacts again, as it does every line. `log` is the
+ * same logger called as (level, msg, fields).
+ */
+export function threadLog(
+  level: string,
+  send: (record: ForwardedRecord) => void,
+): {
+  readonly logger: Logger;
+  readonly log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) => void;
+} {
+  const logger = forwardingLogger(level, (l, msg, fields) => send({ level: l, msg, fields }));
+  return { logger, log: (l, msg, fields) => logger[l](fields, msg) };
+}

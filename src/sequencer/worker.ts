@@ -6,7 +6,7 @@ import { newDevGenesis } from "../chain/newDevChain.ts";
 import { SEQUENCER_FEE_VAULT } from "../chain/op/config.ts";
 import { ensureForkBase, ensureGenesis } from "../exec/chainStart.ts";
 import { GenesisMismatchError } from "../exec/importer.ts";
-import { type ForwardedLevel, forwardingLogger } from "../log/logger.ts";
+import { threadLog } from "../log/logger.ts";
 import type { Publisher } from "../replica/publisher.ts";
 import { TxRejectedError } from "../services/transactions.ts";
 import type { ChainStore } from "../store/archive.ts";
@@ -30,18 +30,8 @@ import { Sequencer } from "./sequencer.ts";
 
 const channel = parentChannel<SequencerParentApi, SequencerApi>(parentPort, "the RPC thread");
 const data = tsWorkerData<SequencerWorkerData>(workerData);
-/**
- * This thread's log: records below the node's --log-level are dropped here, the rest cross to the
- * RPC thread's log (which redacts again, as it does every line).
- */
-const logger = forwardingLogger(data.logLevel, (level, msg, fields) =>
-  channel.emit("log", { level, msg, fields }),
-);
-const log: (level: ForwardedLevel, msg: string, fields: Record<string, unknown>) => void = (
-  level,
-  msg,
-  fields,
-) => logger[level](fields, msg);
+/** This thread's log (log/logger.ts threadLog). */
+const { logger, log } = threadLog(data.logLevel, (record) => channel.emit("log", record));
 /** How long stopping waits for the NATS publisher to finish its in-flight publish and drain. */
 const PUBLISHER_CLOSE_MS = 3_000;
 /** How often what /readyz says of the sequencer (NATS, a fork's upstream, a stall) is checked. */
