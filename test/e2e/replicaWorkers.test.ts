@@ -202,6 +202,13 @@ test("two readers serve the replica, and both answer byte-identically to the seq
   await waitForReplicaReady(replicaUrl);
 });
 
+/** An answer with its error message cut before a parenthesised hint. */
+function withoutHint(answer: unknown): unknown {
+  const a = answer as { error?: { code: number; message: string } };
+  if (a.error === undefined) return answer;
+  return { ...a, error: { ...a.error, message: a.error.message.split(" (")[0] } };
+}
+
 test("transactions through either reader run on the sequencer, with its errors", async () => {
   for (const agent of agents) {
     const signed = await signTransfer(dev, 2, { nonce: transfers++ });
@@ -219,7 +226,9 @@ test("transactions through either reader run on the sequencer, with its errors",
       postOn(dedicated(), agent, again),
     ]);
     assert.ok((direct as { error?: unknown }).error !== undefined, "the sequencer refuses it");
-    assert.deepEqual(relayed, direct);
+    // The refusal's hint ("a pre-confirmed transaction uses it…") holds only until the block
+    // seals, which may fall between the two answers (400-ms blocks): compared without it.
+    assert.deepEqual(withoutHint(relayed), withoutHint(direct));
   }
 });
 
