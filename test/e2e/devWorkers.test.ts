@@ -3,16 +3,15 @@
 // for a client, transactions, subscriptions and /flashblocks work through every reader, and a
 // killed reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { type Agent, request } from "node:http";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
-import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
+import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
-import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
@@ -26,49 +25,25 @@ import {
 const KEY = "dev-workers-test-key";
 type PendingTxs = { transactions: string[] };
 const CHAIN_ID = 31337;
-let primary: ChildProcess;
+let primary: CliNode;
 let url: string;
 let dedicated: string;
-/** Everything the node printed (warnings and the banner). */
-let output = "";
 const accounts = devAccounts(4);
 
 before(async () => {
-  primary = spawn(
-    process.execPath,
-    [
-      BIN,
-      "dev",
-      "--datadir",
-      tempDatadir("dev-workers"),
-      "--port",
-      "0",
-      "--rpc-workers",
-      "2",
-      "--api-key",
-      KEY,
-      // Seals only on evm_mine, so that reads between two calls see the same block.
-      "--block-time",
-      "600s",
-      "--flashblock-interval",
-      "50ms",
-      "--log-level",
-      "warn",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  primary.stdout?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  primary.stderr?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
-  dedicated = `${url}rpc/${KEY}`;
+  // Seals only on evm_mine, so that reads between two calls see the same block.
+  primary = await startReadersNode("dev", tempDatadir("dev-workers"), KEY, [
+    "--block-time",
+    "600s",
+    "--flashblock-interval",
+    "50ms",
+  ]);
+  url = primary.url;
+  dedicated = primary.dedicatedUrl;
 });
 
 after(async () => {
-  await stopChild(primary);
+  await stopChild(primary?.child);
 });
 
 const agents = readerAgents();
@@ -78,7 +53,7 @@ function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promi
 }
 
 function readers(): number[] {
-  return readerPids(primary.pid!);
+  return readerPids(primary.child.pid!);
 }
 
 async function transfer(from: number, nonce: number): Promise<`0x${string}`> {
@@ -111,8 +86,8 @@ test("two readers serve the node", async () => {
     30_000,
     100,
   ).catch(() => readers());
-  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${output}`);
-  assert.doesNotMatch(output, /reader exited/, "no reader died while starting");
+  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${primary.output()}`);
+  assert.doesNotMatch(primary.output(), /reader exited/, "no reader died while starting");
 });
 
 test("transactions sent through either reader are pre-confirmed, then sealed", async () => {
@@ -289,7 +264,7 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   );
   const before = readers();
   process.kill(before[0]!, "SIGKILL");
-  const now = await waitForReplacement(primary.pid!, before[0]!, 2, 30_000);
+  const now = await waitForReplacement(primary.child.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, "two readers again");
   // Once the replacement listens, fresh connections reach both readers.
   await waitForListeningReaders(dedicated, 2);
@@ -344,5 +319,5 @@ test("filters answer through any reader, whichever holds them", async () => {
   }
   // An unknown filter answered by another reader than the asker's is an error, not a crash.
   assert.deepEqual(readers().sort(), pidsBefore, "no reader died");
-  assert.doesNotMatch(output, /filter not found\n\s+at /, "no uncaught error in the log");
+  assert.doesNotMatch(primary.output(), /filter not found\n\s+at /, "no uncaught error in the log");
 });
