@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import {
+  devSigner,
   pollUntil,
   setCalldata,
+  signAtPendingNonce,
   startTestDevNode,
   storageContractBytecode,
 } from "../utils/devChain.ts";
@@ -21,7 +21,7 @@ import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { captureOutput } from "../utils/processes.ts";
 
 const SET_TOPIC = `0x${"ab".repeat(32)}`;
-const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 
 let sequencer: RunningNode;
 let follower: RunningNode;
@@ -31,19 +31,7 @@ async function send(
   url: string,
   tx: { to?: `0x${string}`; data?: `0x${string}`; value?: bigint; gas?: bigint },
 ) {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
-    gas: tx.gas ?? 200_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    ...(tx.to === undefined ? {} : { to: tx.to }),
-    ...(tx.data === undefined ? {} : { data: tx.data }),
-    ...(tx.value === undefined ? {} : { value: tx.value }),
-  });
+  const raw = await signAtPendingNonce(sequencer.url, alice, { ...tx, gas: tx.gas ?? 200_000n });
   return (await call(url, "eth_sendRawTransaction", [raw])) as string;
 }
 
@@ -112,8 +100,8 @@ test("pending on the follower answers what pending on the sequencer answers, met
   };
   await same("eth_getStorageAt", [contract, "0x0", "pending"]);
   await same("eth_getBlockReceipts", ["pending"]);
-  await same("eth_getBalance", [alice!.address, "pending"]);
-  await same("eth_getTransactionCount", [alice!.address, "pending"]);
+  await same("eth_getBalance", [alice.address, "pending"]);
+  await same("eth_getTransactionCount", [alice.address, "pending"]);
   await same("eth_getCode", [contract, "pending"]);
   await same("eth_call", [{ to: contract }, "pending"]);
   assert.equal(
@@ -182,15 +170,8 @@ test("a follower of the stream's brotli binary frames shows the same pending blo
 });
 
 test("eth_sendRawTransactionSync on the follower answers once the receipt is pre-confirmed there", async () => {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
+  const raw = await signAtPendingNonce(sequencer.url, alice, {
     gas: 100_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     to: contract as `0x${string}`,
     data: setCalldata(55n),
   });

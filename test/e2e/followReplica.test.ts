@@ -6,13 +6,13 @@
 // follower.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
+  devSigner,
   pollUntil,
   setCalldata,
+  signAtPendingNonce,
   startTestDevNode,
   storageContractBytecode,
 } from "../utils/devChain.ts";
@@ -22,7 +22,7 @@ import { startFollowNode, startReplicaNode } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 
 const SET_TOPIC = `0x${"ab".repeat(32)}`;
-const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 const STREAMS = { ...DEFAULT_STREAMS, prefix: "fleet" };
 
 let nats: NatsServer;
@@ -34,15 +34,8 @@ let contract: `0x${string}`;
 let beforeF: string;
 
 async function send(url: string, data: `0x${string}`, to?: `0x${string}`): Promise<string> {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
+  const raw = await signAtPendingNonce(sequencer.url, alice, {
     gas: 300_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     data,
     ...(to === undefined ? {} : { to }),
   });

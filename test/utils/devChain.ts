@@ -1,7 +1,8 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
 import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { call, tempDatadir } from "./fixtures.ts";
 import { DEFAULT_DEV_OPTIONS, startDevNode, type TestDevOptions } from "./nodes.ts";
@@ -65,6 +66,50 @@ export async function pollUntil<T>(
       throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(v)})`);
     await sleep(everyMs);
   }
+}
+
+/** Dev account `i` (of the dev chain's prefunded ones) as a viem signer. */
+export function devSigner(i = 0): PrivateKeyAccount {
+  return privateKeyToAccount(devAccounts(i + 1)[i]!.privateKey as `0x${string}`);
+}
+
+/** What a test transaction sets; the rest is fixed: EIP-1559, a 100 gwei fee cap, a 1 wei tip. */
+export type TestTx = {
+  readonly chainId: number;
+  readonly nonce: number;
+  readonly gas: bigint;
+  readonly to?: `0x${string}`;
+  readonly data?: `0x${string}`;
+  readonly value?: bigint;
+};
+
+/** `tx` signed by `account`. */
+export function signTestTx(account: PrivateKeyAccount, tx: TestTx): Promise<`0x${string}`> {
+  return account.signTransaction({
+    chainId: tx.chainId,
+    type: "eip1559",
+    nonce: tx.nonce,
+    gas: tx.gas,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 1n,
+    ...(tx.to === undefined ? {} : { to: tx.to }),
+    ...(tx.data === undefined ? {} : { data: tx.data }),
+    ...(tx.value === undefined ? {} : { value: tx.value }),
+  });
+}
+
+/**
+ * `tx` signed by `account` at its pending nonce on the node at `url`, for that node's chain
+ * unless `chainId` says (a node whose upstream is failing is not asked more than the nonce).
+ */
+export async function signAtPendingNonce(
+  url: string,
+  account: PrivateKeyAccount,
+  tx: Omit<TestTx, "chainId" | "nonce"> & { readonly chainId?: number },
+): Promise<`0x${string}`> {
+  const chainId = tx.chainId ?? Number(await call(url, "eth_chainId"));
+  const nonce = Number(await call(url, "eth_getTransactionCount", [account.address, "pending"]));
+  return signTestTx(account, { ...tx, chainId, nonce });
 }
 
 /** A signed EIP-1559 transfer (21,000 gas, 20 gwei cap) from dev account `from`; to itself by default. */
