@@ -7,7 +7,7 @@ import type { Agent } from "node:http";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
+import { type CliNode, SEALS_ON_MINE, startReadersNode } from "../utils/cliNode.ts";
 import { pollUntil, setCalldata, storageContractBytecode, word } from "../utils/devChain.ts";
 import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
@@ -20,20 +20,10 @@ const SET_TOPIC = "0xdf7a95aebff315db1b7716215d602ab537373cdb769232aae6055c06e79
 const ZERO_HASH = `0x${"0".repeat(64)}`;
 const from = devAccounts(1)[0]!.address.toLowerCase();
 let primary: CliNode;
-let url: string;
-let dedicated: string;
 const agents = readerAgents();
 
 before(async () => {
-  // Seals only on evm_mine.
-  primary = await startReadersNode("dev", tempDatadir("dev-revert"), KEY, [
-    "--block-time",
-    "600s",
-    "--flashblock-interval",
-    "50ms",
-  ]);
-  url = primary.url;
-  dedicated = primary.dedicatedUrl;
+  primary = await startReadersNode("dev", tempDatadir("dev-revert"), KEY, SEALS_ON_MINE);
 });
 
 after(async () => {
@@ -41,7 +31,7 @@ after(async () => {
 });
 
 function rpc<T = unknown>(method: string, params: unknown[] = [], agent?: Agent): Promise<T> {
-  return rpcOn(dedicated, agent, method, params) as Promise<T>;
+  return rpcOn(primary.dedicatedUrl, agent, method, params) as Promise<T>;
 }
 
 /** Sends through eth_sendTransaction and waits for the pre-confirmation; the hash. */
@@ -74,7 +64,7 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
   }> = [];
   const sockets: WebSocket[] = [];
   for (let i = 0; i < 2; i++) {
-    const ws = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
+    const ws = new WebSocket(`${primary.url.replace(/^http/, "ws")}rpc/${KEY}`);
     ws.on("message", (d: Buffer) => events[i]!.push(JSON.parse(d.toString()) as Notification));
     await new Promise((r) => ws.once("open", r));
     ws.send(
@@ -90,7 +80,7 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
     );
     sockets.push(ws);
   }
-  const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
+  const fb = new WebSocket(`${primary.url.replace(/^http/, "ws")}flashblocks`);
   fb.on("message", (d: Buffer) => flashblocks.push(JSON.parse(d.toString())));
   sockets.push(fb);
   const filter = await rpc<string>("eth_newFilter", [{ address: contract }], agents[0]);

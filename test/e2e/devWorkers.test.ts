@@ -9,7 +9,7 @@ import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
+import { type CliNode, SEALS_ON_MINE, startReadersNode } from "../utils/cliNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
 import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
@@ -26,20 +26,10 @@ const KEY = "dev-workers-test-key";
 type PendingTxs = { transactions: string[] };
 const CHAIN_ID = 31337;
 let primary: CliNode;
-let url: string;
-let dedicated: string;
 const accounts = devAccounts(4);
 
 before(async () => {
-  // Seals only on evm_mine, so that reads between two calls see the same block.
-  primary = await startReadersNode("dev", tempDatadir("dev-workers"), KEY, [
-    "--block-time",
-    "600s",
-    "--flashblock-interval",
-    "50ms",
-  ]);
-  url = primary.url;
-  dedicated = primary.dedicatedUrl;
+  primary = await startReadersNode("dev", tempDatadir("dev-workers"), KEY, SEALS_ON_MINE);
 });
 
 after(async () => {
@@ -49,7 +39,7 @@ after(async () => {
 const agents = readerAgents();
 
 function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promise<unknown> {
-  return rpcOn(dedicated, agent, method, params);
+  return rpcOn(primary.dedicatedUrl, agent, method, params);
 }
 
 function readers(): number[] {
@@ -125,7 +115,7 @@ test("transactions sent through either reader are pre-confirmed, then sealed", a
 /** GET over `agent` (pinned to one reader): status and content type. */
 function getOn(agent: Agent, path: string): Promise<[number, string]> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { agent }, (res) => {
+    const req = request(new URL(path, primary.url), { agent }, (res) => {
       res.resume();
       res.on("end", () => resolve([res.statusCode ?? 0, String(res.headers["content-type"])]));
     });
@@ -223,8 +213,8 @@ test("subscriptions and /flashblocks from every reader", async () => {
   const heads: number[] = [];
   const subscribed: boolean[] = [];
   for (let i = 0; i < 4; i++) {
-    const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
-    const sub = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
+    const fb = new WebSocket(`${primary.url.replace(/^http/, "ws")}flashblocks`);
+    const sub = new WebSocket(`${primary.url.replace(/^http/, "ws")}rpc/${KEY}`);
     counts.push(0);
     heads.push(0);
     fb.on("message", () => {
@@ -267,7 +257,7 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   const now = await waitForReplacement(primary.child.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, "two readers again");
   // Once the replacement listens, fresh connections reach both readers.
-  await waitForListeningReaders(dedicated, 2);
+  await waitForListeningReaders(primary.dedicatedUrl, 2);
   const answers = new Set<string>();
   for (let i = 0; i < 8; i++) {
     const block = (await rpc(undefined, "eth_getBlockByNumber", ["pending", false])) as {

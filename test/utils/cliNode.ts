@@ -80,6 +80,9 @@ export async function postRpc(
   };
 }
 
+/** `dev` flags for a node that seals only on evm_mine: reads between two calls see one block. */
+export const SEALS_ON_MINE = ["--block-time", "600s", "--flashblock-interval", "50ms"] as const;
+
 /**
  * `flashnode <command>` on `datadir` as the multi-process tests run it: two RPC reader
  * processes, `key` for the dedicated tier, warnings only in the log; `flags` add the rest.
