@@ -15,12 +15,12 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import {
+  deployStorageContract,
   devSigner,
   pollUntil,
   setCalldata,
   signTestTx,
   sleep,
-  storageContractBytecode,
 } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { TxFlow } from "../utils/followProcesses.ts";
@@ -113,15 +113,7 @@ test("a fleet on six machines and a NATS cluster: a publisher killed, a NATS nod
   const natsUrls = natsNodes.map((n) => n.url).join(",");
   phase("NATS cluster and sequencer up");
   const chainId = Number(await call(seq.url, "eth_chainId"));
-  const deploy = await signTestTx(setter, {
-    chainId,
-    nonce: 0,
-    gas: 300_000n,
-    data: storageContractBytecode(`0x${"ab".repeat(32)}`),
-  });
-  const { contractAddress: contract } = (await call(seq.url, "eth_sendRawTransactionSync", [
-    deploy,
-  ])) as { contractAddress: string };
+  const contract = await deployStorageContract(seq.url, setter, `0x${"ab".repeat(32)}`);
 
   const natsFlags = ["--nats", natsUrls, "--nats-prefix", PREFIX, "--nats-replicas", "3"];
   const followerArgs = (m: string) => [

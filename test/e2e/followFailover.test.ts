@@ -16,14 +16,13 @@ import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import {
+  deployStorageContract,
   devSigner,
   pollUntil,
   setCalldata,
   signAtPendingNonce,
-  signTestTx,
   sleep,
   startTestDevNode,
-  storageContractBytecode,
 } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import {
@@ -85,16 +84,7 @@ class SetFlow {
 before(async () => {
   nats = await startNatsServer();
   sequencer = await startTestDevNode({ blockTimeMs: 1_000, flashblockIntervalMs: 200 });
-  const raw = await signTestTx(setter, {
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    nonce: 0,
-    gas: 300_000n,
-    data: storageContractBytecode(`0x${"ab".repeat(32)}`),
-  });
-  const receipt = (await call(sequencer.url, "eth_sendRawTransactionSync", [raw])) as {
-    contractAddress: `0x${string}`;
-  };
-  contract = receipt.contractAddress;
+  contract = await deployStorageContract(sequencer.url, setter, `0x${"ab".repeat(32)}`);
   const options = {
     upstream: sequencer.url,
     upstreamWs: sequencer.wsUrl,

@@ -6,10 +6,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { devSigner, pollUntil, signAtPendingNonce, startTestDevNode } from "../utils/devChain.ts";
-import { call, tempDatadir } from "../utils/fixtures.ts";
-import { startFollowNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import {
+  devSigner,
+  pollUntil,
+  signAtPendingNonce,
+  startTestDevNode,
+  startTestFollower,
+} from "../utils/devChain.ts";
+import { call } from "../utils/fixtures.ts";
 
 const alice = devSigner();
 
@@ -22,14 +26,7 @@ before(async () => {
     flashblockIntervalMs: 100,
     fork: "prague",
   });
-  follower = await startFollowNode({
-    datadir: tempDatadir("follow-refused"),
-    rpc: sequencer.url,
-    flashblocks: `${sequencer.wsUrl}flashblocks`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    hardfork: "osaka",
-  });
+  follower = await startTestFollower(sequencer, "follow-refused", { hardfork: "osaka" });
 });
 
 after(async () => {

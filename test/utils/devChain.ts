@@ -5,7 +5,13 @@ import WebSocket from "ws";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { call, tempDatadir } from "./fixtures.ts";
-import { DEFAULT_DEV_OPTIONS, startDevNode, type TestDevOptions } from "./nodes.ts";
+import {
+  DEFAULT_DEV_OPTIONS,
+  type FollowNodeOptions,
+  startDevNode,
+  startFollowNode,
+  type TestDevOptions,
+} from "./nodes.ts";
 import { silentLogger, testFrontendOptions } from "./options.ts";
 import { within } from "./within.ts";
 
@@ -25,6 +31,25 @@ export async function startTestDevNode(overrides: Partial<TestDevOptions> = {}):
 }
 
 /**
+ * `flashnode follow` of the dev node `sequencer` (its RPC and its /flashblocks), quiet, into a
+ * new datadir named after `label`; `more` sets the rest (another RPC, NATS, the hardfork).
+ */
+export function startTestFollower(
+  sequencer: DevNode,
+  label: string,
+  more: Partial<FollowNodeOptions> = {},
+): Promise<RunningNode> {
+  return startFollowNode({
+    datadir: tempDatadir(label),
+    rpc: sequencer.url,
+    flashblocks: `${sequencer.wsUrl}flashblocks`,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    ...more,
+  });
+}
+
+/**
  * A storage contract in raw bytecode (no compiler needed): the constructor stores 42 in slot 0;
  * a call with calldata stores calldata[4:36] in slot 0 and logs it with topic
  * keccak256("Set(uint256)"); a call without calldata returns slot 0.
@@ -35,6 +60,23 @@ export function storageContractBytecode(setTopic: string): `0x${string}` {
   const length = (runtime.length / 2).toString(16).padStart(2, "0");
   const init = `602a60005560${length}601160003960${length}6000f3`;
   return `0x${init}${runtime}`;
+}
+
+/**
+ * Deploys the storage contract (its Set topic `setTopic`) from `account` on the node at `url`;
+ * its address, once the deployment is pre-confirmed.
+ */
+export async function deployStorageContract(
+  url: string,
+  account: PrivateKeyAccount,
+  setTopic: string,
+): Promise<`0x${string}`> {
+  const data = storageContractBytecode(setTopic);
+  const raw = await signAtPendingNonce(url, account, { data, gas: 300_000n });
+  const receipt = (await call(url, "eth_sendRawTransactionSync", [raw])) as {
+    contractAddress: `0x${string}`;
+  };
+  return receipt.contractAddress;
 }
 
 /** Calldata for "set(uint256)" as the contract reads it (any 4-byte selector works). */
@@ -71,6 +113,18 @@ export async function pollUntil<T>(
 /** Dev account `i` (of the dev chain's prefunded ones) as a viem signer. */
 export function devSigner(i = 0): PrivateKeyAccount {
   return privateKeyToAccount(devAccounts(i + 1)[i]!.privateKey as `0x${string}`);
+}
+
+/** Until `node`'s pending block holds transaction `hash`. */
+export async function pendingHolds(node: DevNode, hash: string): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
+        transactionHash: string;
+      }[],
+    (rs) => rs.some((r) => r.transactionHash === hash),
+    30_000,
+  );
 }
 
 /** What a test transaction sets; the rest is fixed: EIP-1559, a 100 gwei fee cap, a 1 wei tip. */
