@@ -15,7 +15,7 @@ import {
 import { type FlashblockTap, tapFlashblocks } from "../../bench/lib/flashblockTap.ts";
 import { compileLoadContracts, LoadSigner } from "../../bench/lib/followLoad.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { pollUntil, startTestDevNode, startTestFollower } from "../utils/devChain.ts";
+import { pollUntil, sendRawBatch, startTestDevNode, startTestFollower } from "../utils/devChain.ts";
 import { call } from "../utils/fixtures.ts";
 
 const SENDERS = 6;
@@ -28,20 +28,7 @@ let signer: LoadSigner;
 let taps: FlashblockTap[] = [];
 
 async function sendAll(raws: readonly string[]): Promise<void> {
-  const answers = (await (
-    await fetch(sequencer.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(
-        raws.map((raw, id) => ({
-          jsonrpc: "2.0",
-          id,
-          method: "eth_sendRawTransaction",
-          params: [raw],
-        })),
-      ),
-    })
-  ).json()) as { error?: { message: string } }[];
+  const answers = await sendRawBatch(sequencer.url, raws);
   for (const a of answers) assert.equal(a.error, undefined, a.error?.message);
 }
 

@@ -115,6 +115,25 @@ export function devSigner(i = 0): PrivateKeyAccount {
   return privateKeyToAccount(devAccounts(i + 1)[i]!.privateKey as `0x${string}`);
 }
 
+/** `raws` sent to `url` as one JSON-RPC batch of eth_sendRawTransaction; its answers, in order. */
+export async function sendRawBatch(
+  url: string,
+  raws: readonly string[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }[]> {
+  const batch = raws.map((raw, id) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "eth_sendRawTransaction",
+    params: [raw],
+  }));
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(batch),
+  });
+  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } }[];
+}
+
 /** Until `node`'s pending block holds transaction `hash`. */
 export async function pendingHolds(node: DevNode, hash: string): Promise<void> {
   await pollUntil(
