@@ -93,10 +93,10 @@ export async function devCommand(argv: string[]): Promise<void> {
     values,
     isLocalHost(values.host) ? DEV_LOCAL_API_KEY : undefined,
   );
-  const workers = readerProcessPlan(values, frontend);
+  const readerProcesses = readerProcessPlan(values, frontend);
   const gasLimit = BigInt(values["gas-limit"]);
   const accounts = values.accounts;
-  const reader = workers.process.kind === "reader";
+  const reader = readerProcesses.process.kind === "reader";
   // Every input is checked before the datadir is created (or, with --fresh, wiped); a reader
   // process takes what its primary checked.
   const genesisFile = values.genesis;
@@ -110,7 +110,7 @@ export async function devCommand(argv: string[]): Promise<void> {
     fresh: !reader && values.fresh,
     logger,
     frontend,
-    ...workers,
+    ...readerProcesses,
     argv: ["dev", ...argv],
     callLimits: callLimitOptions(values),
     view: {

@@ -48,16 +48,17 @@ export async function followCommand(argv: string[]): Promise<void> {
   const logger = createLogger(values["log-level"]);
   const nats = natsOptions(values);
   const frontend = frontendOptions(values);
-  const workers = readerProcessPlan(values, frontend);
-  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
+  const readerProcesses = readerProcessPlan(values, frontend);
+  if (readerProcesses.process.kind !== "reader")
+    await checkListenAddress(frontend.host, frontend.port);
   await runNode(
     {
       role: "follow",
       datadir,
-      fresh: workers.process.kind !== "reader" && values.fresh,
+      fresh: readerProcesses.process.kind !== "reader" && values.fresh,
       logger,
       frontend,
-      ...workers,
+      ...readerProcesses,
       argv: ["follow", ...argv],
       callLimits: callLimitOptions(values),
       view: followingView(),

@@ -15,7 +15,7 @@ import { UPSTREAM_OPTIONS } from "./upstreamOptionTable.ts";
 export type { Command, OptionDef } from "./optionTypes.ts";
 
 /** One RPC process per core, up to 4 (the default of --rpc-workers). */
-export function defaultRpcWorkers(): number {
+export function defaultReaderProcesses(): number {
   return Math.min(availableParallelism(), 4);
 }
 
@@ -55,7 +55,7 @@ const TABLE = [
     max: 64,
     // A local node starts in a second with one (each reader process loads the node again).
     commandDefaults: { dev: 1 },
-    default: { describe: "one per core up to 4", value: defaultRpcWorkers },
+    default: { describe: "one per core up to 4", value: defaultReaderProcesses },
     help: "processes serving RPC from the one archive, sharing the port, rate limits and metrics",
   },
   {

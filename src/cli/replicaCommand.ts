@@ -36,15 +36,16 @@ export async function replicaCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = readerProcessPlan(values, frontend);
-  if (workers.process.kind !== "reader") await checkListenAddress(frontend.host, frontend.port);
+  const readerProcesses = readerProcessPlan(values, frontend);
+  if (readerProcesses.process.kind !== "reader")
+    await checkListenAddress(frontend.host, frontend.port);
   await runNode({
     role: "replica",
     datadir,
     fresh: false,
     logger,
     frontend,
-    ...workers,
+    ...readerProcesses,
     argv: ["replica", ...argv],
     callLimits: callLimitOptions(values),
     view: followingView({ maxLagBlocks: values["max-lag"] }),

@@ -28,8 +28,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     );
   const logger = createLogger(values["log-level"]);
   const frontend = frontendOptions(values);
-  const workers = readerProcessPlan(values, frontend);
-  if (workers.process.kind !== "reader") {
+  const readerProcesses = readerProcessPlan(values, frontend);
+  if (readerProcesses.process.kind !== "reader") {
     // Checked here, once, before any reader starts: the same one-line errors however many serve.
     assertArchive(datadir);
     await checkListenAddress(frontend.host, frontend.port);
@@ -40,7 +40,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     fresh: false,
     logger,
     frontend,
-    ...workers,
+    ...readerProcesses,
     argv: ["serve", ...argv],
     callLimits: callLimitOptions(values),
     // safe and finalized as the import's forkchoice stored them.

@@ -6,13 +6,14 @@ import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { Address, createContractAddress } from "@ethereumjs/util";
 import { runTx } from "@ethereumjs/vm";
+import type { StateView } from "../pending/pendingState.ts";
 import type { AccessListResult, CallRequest, CallResult } from "../services/callRequest.ts";
 import { RpcError } from "../util/errors.ts";
 import { bytesToHex, bytesToUnprefixedHex, hexToBytes, quantity } from "../util/hex.ts";
 import { revertMessage } from "../util/revert.ts";
 import { type CallLimits, DEFAULT_CALL_LIMITS, EvmTimeoutError, goDuration } from "./callLimits.ts";
 import { type CallBlockEnv, CallVms, type KeptVm } from "./callVms.ts";
-import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
+import type { FlatStateManager } from "./flatStateManager.ts";
 
 /** The block a call executes in (header fields the EVM reads). */
 export type { CallBlockEnv } from "./callVms.ts";
@@ -244,7 +245,7 @@ export class CallExecutor {
   }
 
   /** eth_call; past --rpc-evmtimeout the run is aborted with geth's error. */
-  async call(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<CallResult> {
+  async call(req: CallRequest, source: StateView, env: CallBlockEnv): Promise<CallResult> {
     const timeout = this.limits.evmTimeoutMs;
     const deadline = timeout > 0 ? performance.now() + timeout : undefined;
     const kept = await this.vms.take(source, env, deadline);
@@ -270,7 +271,7 @@ export class CallExecutor {
    */
   async createAccessList(
     req: CallRequest,
-    source: StateSource,
+    source: StateView,
     env: CallBlockEnv,
   ): Promise<AccessListResult> {
     const kept = await this.vms.take(source, env);
@@ -342,7 +343,7 @@ export class CallExecutor {
     return cap > 0n && hi > cap ? cap : hi;
   }
 
-  async estimateGas(req: CallRequest, source: StateSource, env: CallBlockEnv): Promise<bigint> {
+  async estimateGas(req: CallRequest, source: StateView, env: CallBlockEnv): Promise<bigint> {
     const kept = await this.vms.take(source, env);
     try {
       return await this.estimate(kept, req, env);

@@ -4,8 +4,9 @@
 // set on it before each.
 import type { Common } from "@ethereumjs/common";
 import type { VM } from "@ethereumjs/vm";
+import type { StateView } from "../pending/pendingState.ts";
 import { deadlineOpcodes } from "./deadlineOpcodes.ts";
-import { FlatStateManager, type StateSource } from "./flatStateManager.ts";
+import { FlatStateManager } from "./flatStateManager.ts";
 import { createNodeVm } from "./nodeVm.ts";
 
 /** The block a call runs in (its header fields and the hashes BLOCKHASH may ask for). */
@@ -23,7 +24,7 @@ export type CallBlockEnv = {
 /** A VM over flat state (reads from `source`, writes kept in memory), at `common`'s fork. */
 export async function flatVm(
   common: Common,
-  source: StateSource,
+  source: StateView,
   blockHash: (number: number) => Uint8Array | undefined,
   deadline?: number | (() => number),
 ): Promise<{ vm: VM; state: FlatStateManager }> {
@@ -72,7 +73,7 @@ export class CallVms {
    * back with release(). `deadline` (performance.now() time): the run throws EvmTimeoutError
    * past it.
    */
-  async take(source: StateSource, env: CallBlockEnv, deadline?: number): Promise<KeptVm> {
+  async take(source: StateView, env: CallBlockEnv, deadline?: number): Promise<KeptVm> {
     const fork = this.forkOf.setHardforkBy({ blockNumber: env.number, timestamp: env.timestamp });
     const key = `${fork}:${deadline !== undefined}`;
     const kept = this.idle.get(key)?.pop();

@@ -1,18 +1,12 @@
 // State for eth_call/eth_estimateGas: reads come from the archive's flat tables (and the
-// pending overlay) through a BlockState-like reader; writes stay in memory and vanish with the
+// pending overlay) through a StateView; writes stay in memory and vanish with the
 // call. No trie is touched.
 import { SimpleStateManager } from "@ethereumjs/statemanager";
 import { Account, type Address, KECCAK256_NULL } from "@ethereumjs/util";
-import type { AccountRecord } from "../chain/types.ts";
+import type { StateView } from "../pending/pendingState.ts";
 import { UpstreamReadNeeded } from "../services/forkedState.ts";
 import { bytesToHex } from "../util/hex.ts";
 import { SenderCodeMask } from "./senderCodeMask.ts";
-
-export type StateSource = {
-  account(address: Uint8Array): AccountRecord | undefined;
-  storage(address: Uint8Array, slot: Uint8Array): Uint8Array;
-  code(codeHash: Uint8Array): Uint8Array | undefined;
-};
 
 const CLEARED = "cleared";
 
@@ -36,7 +30,7 @@ export class FlatStateManager extends SimpleStateManager {
   private readonly mask = new SenderCodeMask();
 
   constructor(
-    private source: StateSource,
+    private source: StateView,
     opts: ConstructorParameters<typeof SimpleStateManager>[0],
   ) {
     super(opts);
@@ -46,7 +40,7 @@ export class FlatStateManager extends SimpleStateManager {
    * Starts again over `source` (a VM kept for the next call): nothing read or written before
    * shows, every checkpoint is gone.
    */
-  reset(source: StateSource): void {
+  reset(source: StateView): void {
     this.source = source;
     this.accountStack = [new Map()];
     this.codeStack = [new Map()];

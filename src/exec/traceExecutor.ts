@@ -16,6 +16,7 @@ import { type ChainSpec, commonAt } from "../chain/genesis.ts";
 import { blockFromRlp, decodeBlockTransaction } from "../chain/op/blockTx.ts";
 import { isDepositTx } from "../chain/op/depositTx.ts";
 import { blockRlp } from "../chain/rawEncoding.ts";
+import type { StateView } from "../pending/pendingState.ts";
 import type { PendingBase, PendingTransaction } from "../pending/types.ts";
 import type { CallRequest } from "../services/callRequest.ts";
 import type { TraceOptions, TraceRequest } from "../services/calls.ts";
@@ -31,7 +32,7 @@ import {
 } from "./callExecutor.ts";
 import { flatVm } from "./callVms.ts";
 import { applyStateWrite, decodeStateWrite } from "./devWrites.ts";
-import type { FlatStateManager, StateSource } from "./flatStateManager.ts";
+import type { FlatStateManager } from "./flatStateManager.ts";
 import { placeholderSender, withPlaceholderSender } from "./impersonation.ts";
 import { OpExecution } from "./op/opExecution.ts";
 import { TraceBridge, TraceStoppedError } from "./trace/bridge.ts";
@@ -42,7 +43,7 @@ export type TraceChain = {
   /** Header and body RLP of canonical block `number`. */
   block(number: number): { headerRlp: Uint8Array; bodyRlp: Uint8Array } | undefined;
   /** State after block `number`. */
-  state(number: number): StateSource;
+  state(number: number): StateView;
   blockHash(number: number): Uint8Array | undefined;
   /** A dev block's state writes, each after that many transactions (absent: none). */
   devWrites?(number: number): ReadonlyArray<readonly [number, Uint8Array]>;

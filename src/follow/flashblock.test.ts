@@ -12,7 +12,7 @@ const h32 = (b: string) => `0x${b.repeat(64)}`;
 const DEPOSIT = "0x7ef8f8a0aaaa";
 const TRANSFER = "0x02f86b8221058203e8";
 
-/** Index 0 in Base's shape (reference/flashblocks.md §1.2), v0.8 metadata. */
+/** Index 0 in Base's shape (base/base `crates/alloy/flashblocks`), v0.8 metadata. */
 function base0(): Record<string, unknown> {
   return {
     payload_id: "0x03c33cc62b81edb6",

@@ -1,4 +1,4 @@
-// One flashblock as Base's stream sends it (reference/flashblocks.md §1.2–1.3), parsed at the
+// One flashblock as Base's stream sends it (base/base `crates/alloy/flashblocks`), parsed at the
 // edge: hex becomes bigint / Uint8Array, unknown fields are ignored, anything malformed is a
 // FlashblockParseError. Base's serde types are the measure of "well-formed": payload_id 8 bytes,
 // `index` and `metadata.block_number` plain JSON integers, header fields hex, `base` only

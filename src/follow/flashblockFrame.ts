@@ -1,5 +1,5 @@
-// One WebSocket frame of a flashblocks stream → its JSON value. Base's decoder
-// (reference/flashblocks.md §1.4): bytes that are UTF-8 JSON (first non-blank byte `{`) are
+// One WebSocket frame of a flashblocks stream → its JSON value. Base's decoder (base/base
+// `Flashblock::try_decode_message`): bytes that are UTF-8 JSON (first non-blank byte `{`) are
 // parsed as they are, whether they came as a text or a binary frame; any other binary frame is
 // brotli-compressed JSON (Base's public stream compresses).
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";

@@ -1,7 +1,8 @@
-// Base's sequencing rules for a follower (reference/flashblocks.md §1.6–1.7, §2.5; issue 27
-// item 3) as a state machine with no I/O: it is told of flashblocks, canonical blocks, the
-// chain's tip and the time, and answers with the actions the follower executes (open / extend /
-// clear the pending block) and a named event for every rule that fired.
+// Base's sequencing rules for a follower (ordering, gaps, a new canonical block, reorgs, as
+// base/base's `crates/execution/flashblocks` applies them; issue 27 item 3) as a state machine
+// with no I/O: it is told of flashblocks, canonical blocks, the chain's tip and the time, and
+// answers with the actions the follower executes (open / extend / clear the pending block) and
+// a named event for every rule that fired.
 //
 // The pending block is one block: flashblocks 0..k of one build (payload id) whose parent is the
 // canonical head here. A flashblock whose parent is not canonical here yet (the next block's

@@ -32,7 +32,7 @@ export function createBackend(
   services: {
     readonly pending?: () => PendingBlock | undefined;
     /**
-     * The head RPC shows, where the node follows a stream (its follower's): it moves with the
+     * The head RPC shows, where the node follows a stream (its chain view's): it moves with the
      * pending view, never ahead of it. Absent: the archive's own head.
      */
     readonly head?: () => number | undefined;
@@ -93,8 +93,8 @@ export function createBackend(
 }
 
 /**
- * The archive as a follower has shown it: its head, and nothing of a block above it (the
- * archive may already hold the next block, committed before its seal reached the follower; it
+ * The archive as the chain view has shown it: its head, and nothing of a block above it (the
+ * archive may already hold the next block, committed before its seal reached the chain view; it
  * is shown with that seal, together with the next pending block, never before).
  */
 function chainAsOf(store: ChainStore, head: () => number | undefined): ChainReader {

@@ -1,5 +1,5 @@
 // The primary of a node served by several processes (`--rpc-workers N`): it forks N readers
-// (node:cluster workers sharing the listening socket) and speaks with each over the one channel.
+// (node:cluster children sharing the listening socket) and speaks with each over the one channel.
 // It hands them the chain's updates (the block so far to one that joins, then each new one,
 // after writing the position fence), runs their transactions and dev requests through the chain
 // source and answers only once every reader shows the change, relays what their rate limiters
@@ -42,7 +42,7 @@ export type ReaderHost = {
 };
 
 type Reader = {
-  readonly worker: Worker;
+  readonly child: Worker;
   readonly slot: number;
   readonly channel: Channel<ReaderApi, PrimaryApi>;
   /** State events sent to it, and how many it has applied. */
@@ -74,7 +74,7 @@ export async function startReaderHost(opts: {
     for (let i = settleWaiters.length - 1; i >= 0; i--) {
       const w = settleWaiters[i]!;
       let done = true;
-      for (const [r, seq] of w.until) if (readers.has(r.worker) && r.applied < seq) done = false;
+      for (const [r, seq] of w.until) if (readers.has(r.child) && r.applied < seq) done = false;
       if (done) {
         settleWaiters.splice(i, 1);
         w.resolve();
@@ -205,17 +205,17 @@ export async function startReaderHost(opts: {
   };
 
   const fork = (slot: number): Promise<{ url: string; dedicatedUrl: string }> => {
-    const worker = cluster.fork({
+    const child = cluster.fork({
       ...opts.env,
       [READER_ENV]: String(opts.readers),
       [READER_SLOT_ENV]: String(slot),
     });
-    const channel = new Channel<ReaderApi, PrimaryApi>(clusterWorkerEndpoint(worker), {
+    const channel = new Channel<ReaderApi, PrimaryApi>(clusterWorkerEndpoint(child), {
       peer: `reader ${slot}`,
       deadlineMs: TARGET_DEADLINE_MS,
     });
-    const reader: Reader = { worker, slot, channel, sent: 0, applied: 0, following: false };
-    readers.set(worker, reader);
+    const reader: Reader = { child, slot, channel, sent: 0, applied: 0, following: false };
+    readers.set(child, reader);
     bySlot.set(slot, reader);
     serve(reader);
     const listening = new Promise<{ url: string; dedicatedUrl: string }>((resolve, reject) => {
@@ -225,11 +225,11 @@ export async function startReaderHost(opts: {
         .then((e) => reject(new Error(`reader ${slot} did not start: ${e.message}`)));
     });
     void channel.whenGone().then((e) => {
-      readers.delete(worker);
+      readers.delete(child);
       if (bySlot.get(slot) === reader) bySlot.delete(slot);
       checkSettled();
       if (closing) return;
-      log.warn({ pid: worker.process.pid, reason: e.message }, "reader exited; starting another");
+      log.warn({ pid: child.process.pid, reason: e.message }, "reader exited; starting another");
       fork(slot).catch((err: unknown) => log.error({ err }, "reader failed to start"));
     });
     return listening;
@@ -242,7 +242,7 @@ export async function startReaderHost(opts: {
     )) as [{ url: string; dedicatedUrl: string }];
   } catch (e) {
     closing = true;
-    for (const r of readers.values()) r.worker.kill();
+    for (const r of readers.values()) r.child.kill();
     unsubscribe?.();
     clearInterval(healthTimer);
     throw e;
@@ -259,10 +259,10 @@ export async function startReaderHost(opts: {
         [...readers.values()].map(
           (r) =>
             new Promise<void>((resolve) => {
-              if (r.worker.isDead()) resolve();
+              if (r.child.isDead()) resolve();
               else {
-                r.worker.once("exit", () => resolve());
-                r.worker.kill("SIGTERM");
+                r.child.once("exit", () => resolve());
+                r.child.kill("SIGTERM");
               }
             }),
         ),

@@ -1,5 +1,5 @@
 // The chain's updates as a node's producer publishes them (the sequencer, a replica's JetStream
-// follower, a follower of a live chain), fanned out to whoever shows them: the in-process
+// consumers, a follower of a live chain), fanned out to whoever shows them: the in-process
 // reader, the --rpc-workers readers, the dev log. It keeps the block being built (from its
 // flashblock 0, or the seal that carried it), so a subscriber that joins late starts from the
 // same pending view as the others: there is no start-up order to get right and nothing to buffer

@@ -1,4 +1,4 @@
-// Base's flashblocks wire message (reference/flashblocks.md §1.2): index 0 carries `base`;
+// Base's flashblocks wire message (base/base `crates/alloy/flashblocks`): index 0 carries `base`;
 // `diff` holds this flashblock's new transactions and the block's cumulative roots and gas;
 // `metadata` has `block_number` plus `receipts` and `new_account_balances` as Base's richer
 // (v0.5) format had them. Everything in it but the payload id and the partial block hash is in

@@ -124,7 +124,7 @@ export type ChainReset = {
   readonly fork?: { readonly url: string; readonly headers: Readonly<Record<string, string>> };
 };
 
-/** One message of the sequencer's stream, as every follower applies it. */
+/** One message of the sequencer's stream, as every reader's chain view applies it. */
 export type ChainUpdate = FlashblockUpdate | SealedUpdate;
 
 /**

@@ -1,6 +1,6 @@
 // A JetStream consumer can go quiet without an error while its stream moves on (a server that
-// restarted, a stream leader that died and was replaced): both followers watch for that and
-// create their consumer anew.
+// restarted, a stream leader that died and was replaced): a replica's block and update
+// consumers (blockConsumer.ts, updateConsumer.ts) watch for that and create theirs anew.
 import { type Clock, systemClock } from "../util/clock.ts";
 import type { NatsContext, NatsLink } from "./natsLink.ts";
 

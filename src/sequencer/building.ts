@@ -1,5 +1,6 @@
 // The block being built and one flashblock of it: the header fields so far (receipts root,
-// bloom, gas), the new transactions and receipts, the state diff, and Base's wire JSON.
+// bloom, gas), the new transactions and receipts, the state diff, and what Base's wire message
+// adds to them (its payload id and partial block hash; the JSON is rendered where it is served).
 import { createBlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { KECCAK256_RLP } from "@ethereumjs/util";

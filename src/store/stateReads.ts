@@ -1,6 +1,6 @@
-// State at the end of a block, read from plain state and history (the StateReader of
-// chainStore.ts): accounts from their history, storage from the slot rows, the older history
-// shards and the change sets, with the slot rows as of the head in a memory cache.
+// State at the end of a block, read from plain state and history (archive.ts's StateReader, as
+// chainStore.ts implements it): accounts from their history, storage from the slot rows, the
+// older history shards and the change sets, with the slot rows as of the head in a memory cache.
 import type { AccountRecord } from "../chain/types.ts";
 import { copyBytes } from "../util/hex.ts";
 import { perRun } from "../util/perRun.ts";

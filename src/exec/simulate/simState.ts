@@ -12,8 +12,9 @@ import {
   KECCAK256_RLP,
 } from "@ethereumjs/util";
 import type { LayerStack } from "../../pending/layerStack.ts";
+import type { StateView } from "../../pending/pendingState.ts";
 import { bytesToUnprefixedHex, equalBytes, trimLeadingZeros } from "../../util/hex.ts";
-import { FlatStateManager, type StateSource } from "../flatStateManager.ts";
+import { FlatStateManager } from "../flatStateManager.ts";
 import { BufferedTrieDb, type TrieNodeSource } from "../trieDb.ts";
 
 type Dirty = {
@@ -38,7 +39,7 @@ export class SimStateManager extends FlatStateManager {
    * is reported as zero.
    */
   constructor(
-    source: StateSource,
+    source: StateView,
     private readonly rootCommon: Common,
     baseRoot: Uint8Array,
     nodes: TrieNodeSource | undefined,

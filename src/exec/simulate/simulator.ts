@@ -8,8 +8,8 @@ import { encodeReceipt, type VM } from "@ethereumjs/vm";
 import type { TransactionView } from "../../chain/blockView.ts";
 import type { ChainSpec } from "../../chain/genesis.ts";
 import type { PendingSnapshot } from "../../pending/pendingBlock.ts";
+import type { StateView } from "../../pending/pendingState.ts";
 import type { SimulatedBlock, SimulatedCall, SimulateRequest } from "../../services/simulate.ts";
-import type { StateSource } from "../flatStateManager.ts";
 import { createNodeVm } from "../nodeVm.ts";
 import type { TrieNodeSource } from "../trieDb.ts";
 import { runningPrecompiles } from "../vmInternals.ts";
@@ -34,7 +34,7 @@ export type SimBase = {
 
 export type SimContext = {
   readonly spec: ChainSpec;
-  readonly source: StateSource;
+  readonly source: StateView;
   /** The archive's trie nodes; undefined when it keeps none (state roots are then zero). */
   readonly nodes: TrieNodeSource | undefined;
   readonly canonicalHash: (n: number) => Uint8Array | undefined;
