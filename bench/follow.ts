@@ -28,6 +28,7 @@ import { pin } from "./compare/peers.ts";
 import { beforeCheckout } from "./lib/beforeWorktree.ts";
 import { startCountingProxy } from "./lib/countingProxy.ts";
 import { BIN, startDevChild } from "./lib/devChain.ts";
+import { stopNode } from "./lib/execNodes.ts";
 import { tapFlashblocks } from "./lib/flashblockTap.ts";
 import { compileLoadContracts, type GasLimits, LoadSigner } from "./lib/followLoad.ts";
 import { blockNumber, type FollowNodes, rpc, runPhase } from "./lib/followPhase.ts";
@@ -129,15 +130,6 @@ async function confirm(url: string, raws: readonly string[]): Promise<number[]> 
   return gas;
 }
 
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 const devArgs = ["--block-time", "2s", "--flashblock-interval", "200ms", "--rate-limit", "0"];
 const common = ["--api-key", KEY, "--log-level", "warn", "--rpc-workers", "1"];
 /**
@@ -153,12 +145,7 @@ async function wanBench(
   // Gas limits from one round on the sequencer alone (the followers start after it: all cold).
   const probe: string[] = [];
   for (let i = 0; i < HEAVY_SENDERS; i++)
-    probe.push(
-      await signer.transfer(i, 0, 200_000n),
-      await signer.transfer(i, 1, 200_000n),
-      await signer.swap(i, 0, 400_000n),
-      await signer.swap(i, 1, 400_000n),
-    );
+    probe.push(...(await signer.eachKind(i, 200_000n, 400_000n)));
   const gas = await confirm(devUrl, probe);
   const most = (k: number) => Math.max(...gas.filter((_, i) => i % 4 === k));
   const transferLimit = BigInt(Math.ceil(Math.max(most(0), most(1)) * 1.25));
@@ -308,10 +295,7 @@ try {
     const warm: string[] = [];
     for (let i = 0; i < HEAVY_SENDERS; i++)
       warm.push(
-        await signer.transfer(i, 0, 200_000n),
-        await signer.transfer(i, 1, 200_000n),
-        await signer.swap(i, 0, 400_000n),
-        await signer.swap(i, 1, 400_000n),
+        ...(await signer.eachKind(i, 200_000n, 400_000n)),
         await signer.swapRounds(i, HEAVY_ROUNDS, 3_000_000n),
       );
     const warmGas = await confirm(devUrl, warm);
@@ -427,6 +411,6 @@ try {
   }
 } finally {
   for (const close of closers) await close();
-  await stop(follower);
-  await stop(seq.child);
+  await stopNode(follower);
+  await stopNode(seq.child);
 }

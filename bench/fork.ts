@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { asm, deployCode } from "../test/utils/evmAsm.ts";
+import { rpcCaller } from "../test/utils/fixtures.ts";
 import { freePort, waitForRpc } from "./compare/peers.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -33,15 +34,9 @@ const ROUNDS = Number(values.rounds);
 const DELAY_MS = Number(values["delay-ms"]);
 const SLOTS = Number(values.slots);
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
+/** One JSON-RPC call to the node at `url`. */
+function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  return rpcCaller(() => url)<T>(method, params);
 }
 
 /** A contract whose call sums slots 0 … n-1 and returns the sum. */

@@ -4,8 +4,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { processTree } from "../compare/peers.ts";
 
-/** Nanoseconds each thread of `pid` has run so far, by thread id. */
-export function threadRunNs(pid: number): Map<number, number> {
+/**
+ * `read(path)` of each thread of `pid` (`path`: its /proc/<pid>/task/<tid> directory), by thread
+ * id; a thread that exits meanwhile is left out, and a gone process has none.
+ */
+export function perThread(pid: number, read: (taskDir: string) => number): Map<number, number> {
   const out = new Map<number, number>();
   let tasks: string[] = [];
   try {
@@ -15,15 +18,17 @@ export function threadRunNs(pid: number): Map<number, number> {
   }
   for (const t of tasks) {
     try {
-      out.set(
-        Number(t),
-        Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]),
-      );
+      out.set(Number(t), read(`/proc/${pid}/task/${t}`));
     } catch {
       // exited meanwhile
     }
   }
   return out;
+}
+
+/** Nanoseconds each thread of `pid` has run so far, by thread id. */
+export function threadRunNs(pid: number): Map<number, number> {
+  return perThread(pid, (dir) => Number(readFileSync(`${dir}/schedstat`, "utf8").split(" ")[0]));
 }
 
 /** Nanoseconds run so far by every thread of `pid` and of its child processes. */

@@ -9,7 +9,13 @@
 //   eth_call   a warm call's latency; automine: send → receipt; burst: 600 sent at once.
 import type { Hex } from "viem";
 import { runQueueWaitMs } from "../compare/peers.ts";
-import { busiestWorker, sampleThreads, threadSeconds, treeRunNs } from "./cpuTime.ts";
+import {
+  busiestWorker,
+  sampleThreads,
+  type ThreadSample,
+  threadSeconds,
+  treeRunNs,
+} from "./cpuTime.ts";
 import { rpc } from "./followPhase.ts";
 import { postJson, rpcBody } from "./http.ts";
 import { blockReceipts, type Receipt, receiptsOf, sendRaw, txHash } from "./txSigner.ts";
@@ -81,6 +87,41 @@ function gasOfReceipts(receipts: readonly (Receipt | null)[], raws: readonly Hex
 
 export type TwoStage = { readonly flashblocks: Sample; readonly sealed: Sample };
 
+/** One moment of a measured process: its threads' CPU, its run-queue wait, the clock. */
+type Mark = { readonly threads: ThreadSample; readonly waitMs: number; readonly at: number };
+
+function mark(pid: number): Mark {
+  const threads = sampleThreads(pid);
+  const waitMs = runQueueWaitMs(pid);
+  return { threads, waitMs, at: performance.now() };
+}
+
+/**
+ * Both stages from the marks at the send (`m0`), at the pending block (`m1`) and at the sealed
+ * block (`m2`): the busiest worker thread over the whole is the one measured in both.
+ */
+function twoStage(txs: number, gas: number, m0: Mark, m1: Mark, m2: Mark): TwoStage {
+  const whole = busiestWorker(m0.threads, m2.threads);
+  return {
+    flashblocks: {
+      txs,
+      gas,
+      cpu: threadSeconds(m0.threads, m1.threads, whole.tid),
+      wall: (m1.at - m0.at) / 1000,
+      processCpu: busiestWorker(m0.threads, m1.threads).allSeconds,
+      runQueueMs: m1.waitMs - m0.waitMs,
+    },
+    sealed: {
+      txs,
+      gas,
+      cpu: whole.seconds,
+      wall: (m2.at - m0.at) / 1000,
+      processCpu: whole.allSeconds,
+      runQueueMs: m2.waitMs - m0.waitMs,
+    },
+  };
+}
+
 /**
  * The sequencer path: `raws` sent to a dev node that seals only on evm_mine; its sequencer
  * thread (the busiest worker thread) until the pending block holds them (`flashblocks`) and
@@ -91,43 +132,17 @@ export async function measureSequencer(
   raws: readonly Hex[],
 ): Promise<TwoStage> {
   const base = await pendingCount(node.url);
-  const s0 = sampleThreads(node.pid);
-  const wait0 = runQueueWaitMs(node.pid);
-  const t0 = performance.now();
+  const m0 = mark(node.pid);
   await sendRaw(node.url, raws);
   await until(
     "the sequencer's pending block",
     () => pendingCount(node.url),
     (n) => n >= base + raws.length,
   );
-  const t1 = performance.now();
-  const s1 = sampleThreads(node.pid);
-  const wait1 = runQueueWaitMs(node.pid);
+  const m1 = mark(node.pid);
   await rpc(node.url, "evm_mine");
-  const t2 = performance.now();
-  const s2 = sampleThreads(node.pid);
-  const wait2 = runQueueWaitMs(node.pid);
-  const gas = await gasOf(node.url, "latest", raws);
-  const whole = busiestWorker(s0, s2);
-  const part = busiestWorker(s0, s1);
-  return {
-    flashblocks: {
-      txs: raws.length,
-      gas,
-      cpu: threadSeconds(s0, s1, whole.tid),
-      wall: (t1 - t0) / 1000,
-      processCpu: part.allSeconds,
-      runQueueMs: wait1 - wait0,
-    },
-    sealed: {
-      txs: raws.length,
-      gas,
-      cpu: whole.seconds,
-      wall: (t2 - t0) / 1000,
-      processCpu: whole.allSeconds,
-      runQueueMs: wait2 - wait0,
-    },
-  };
+  const m2 = mark(node.pid);
+  return twoStage(raws.length, await gasOf(node.url, "latest", raws), m0, m1, m2);
 }
 
 /**
@@ -144,18 +159,14 @@ export async function measureFollower(
   // OP-stack chain's L1-info deposit): the follower's pending block is that one once it holds
   // that many more. (The follower's own pending may still be the block before, just after a seal.)
   const open = await pendingBlock(upstream.url);
-  const s0 = sampleThreads(follower.pid);
-  const wait0 = runQueueWaitMs(follower.pid);
-  const t0 = performance.now();
+  const m0 = mark(follower.pid);
   await sendRaw(upstream.url, raws);
   await until(
     "the follower's pending block",
     () => pendingBlock(follower.url),
     (b) => b.number === open.number && b.count >= open.count + raws.length,
   );
-  const t1 = performance.now();
-  const s1 = sampleThreads(follower.pid);
-  const wait1 = runQueueWaitMs(follower.pid);
+  const m1 = mark(follower.pid);
   await rpc(upstream.url, "evm_mine");
   const target = await head(upstream.url);
   await until(
@@ -163,29 +174,8 @@ export async function measureFollower(
     () => head(follower.url),
     (n) => n >= target,
   );
-  const t2 = performance.now();
-  const s2 = sampleThreads(follower.pid);
-  const wait2 = runQueueWaitMs(follower.pid);
-  const gas = await gasOf(upstream.url, target, raws);
-  const whole = busiestWorker(s0, s2);
-  return {
-    flashblocks: {
-      txs: raws.length,
-      gas,
-      cpu: threadSeconds(s0, s1, whole.tid),
-      wall: (t1 - t0) / 1000,
-      processCpu: busiestWorker(s0, s1).allSeconds,
-      runQueueMs: wait1 - wait0,
-    },
-    sealed: {
-      txs: raws.length,
-      gas,
-      cpu: whole.seconds,
-      wall: (t2 - t0) / 1000,
-      processCpu: whole.allSeconds,
-      runQueueMs: wait2 - wait0,
-    },
-  };
+  const m2 = mark(follower.pid);
+  return twoStage(raws.length, await gasOf(upstream.url, target, raws), m0, m1, m2);
 }
 
 /** anvil (automine off): `raws` sent, then one `evm_mine`, its process's CPU during it. */

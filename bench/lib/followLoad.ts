@@ -132,6 +132,19 @@ export class LoadSigner {
     return out;
   }
 
+  /**
+   * One of each kind from `from`, in this order: a transfer of token A, of token B, a swap each
+   * way (what the benches measure gas limits and warm state with).
+   */
+  async eachKind(from: number, transferGas: bigint, swapGas: bigint): Promise<Hex[]> {
+    return [
+      await this.transfer(from, 0, transferGas),
+      await this.transfer(from, 1, transferGas),
+      await this.swap(from, 0, swapGas),
+      await this.swap(from, 1, swapGas),
+    ];
+  }
+
   /** An ERC-20 transfer of token A or B (by `which`) from `from` to the next sender. */
   transfer(from: number, which: number, gas: bigint): Promise<Hex> {
     const to = this.accounts[(from + 1) % this.accounts.length]!.address;

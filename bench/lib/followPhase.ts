@@ -2,10 +2,11 @@
 // sequencer at a fixed rate, and, over a window once the load runs, what the follower did:
 // how much later than the sequencer's each flashblock reached the bench from the follower's
 // /flashblocks, its own metrics, both heads every 100 ms, and the upstream requests it made.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { processTree, runQueueWaitMs } from "../compare/peers.ts";
 import { stealMs } from "../compare/wrk.ts";
 import type { CountingProxy, ProxyCounts } from "./countingProxy.ts";
+import { perThread } from "./cpuTime.ts";
 import type { FlashblockTap } from "./flashblockTap.ts";
 import { postJson, rpcBody } from "./http.ts";
 import { type Scrape, scrape } from "./promScrape.ts";
@@ -84,22 +85,10 @@ export function treeCpuSeconds(pid: number): number {
 
 /** CPU seconds used so far by each thread of a process, by thread id. */
 export function threadCpuSeconds(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  let tasks: string[] = [];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out; // gone
-  }
-  for (const t of tasks) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8").split(") ")[1]!.split(" ");
-      out.set(Number(t), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
+  return perThread(pid, (dir) => {
+    const fields = readFileSync(`${dir}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  });
 }
 
 /**

@@ -11,26 +11,7 @@ import type {
   PendingTransaction,
   StateDiff,
 } from "../../src/pending/types.ts";
-
-type Rng = () => number;
-
-function rng(seed: number): Rng {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x1_0000_0000;
-  };
-}
-
-function bytes(n: number, next: Rng): Uint8Array {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = (next() * 256) | 0;
-  return out;
-}
+import { bytesOf, random } from "../../test/utils/flashblockDiffs.ts";
 
 function fixedAddress(tag: number): Uint8Array {
   const a = new Uint8Array(20);
@@ -46,8 +27,8 @@ function smallSlot(n: number): Uint8Array {
 }
 
 /** A value as diffs carry it: leading zeros trimmed. */
-function value(next: Rng, length = 12): Uint8Array {
-  const v = bytes(length, next);
+function value(next: () => number, length = 12): Uint8Array {
+  const v = bytesOf(length, next);
   v[0] = v[0]! | 1;
   return v;
 }
@@ -74,12 +55,12 @@ export function workload(opts: {
   readonly flashblocks: number;
   readonly seed?: number;
 }): Workload {
-  const next = rng(opts.seed ?? 7);
-  const tokens = Array.from({ length: 20 }, () => bytes(20, next));
-  const pairs = Array.from({ length: 10 }, () => bytes(20, next));
-  const pools = Array.from({ length: 10 }, () => bytes(20, next));
-  const senders = Array.from({ length: 5_000 }, () => bytes(20, next));
-  const holders = Array.from({ length: 5_000 }, () => bytes(32, next));
+  const next = random(opts.seed ?? 7);
+  const tokens = Array.from({ length: 20 }, () => bytesOf(20, next));
+  const pairs = Array.from({ length: 10 }, () => bytesOf(20, next));
+  const pools = Array.from({ length: 10 }, () => bytesOf(20, next));
+  const senders = Array.from({ length: 5_000 }, () => bytesOf(20, next));
+  const holders = Array.from({ length: 5_000 }, () => bytesOf(32, next));
   const pick = <T>(xs: readonly T[]): T => xs[(next() * xs.length) | 0]!;
   let txId = 0;
   const touchedAccounts: Uint8Array[] = [];
@@ -92,8 +73,8 @@ export function workload(opts: {
   });
   const log = (address: Uint8Array, topics: number, data: number): Log => ({
     address,
-    topics: Array.from({ length: topics }, () => bytes(32, next)),
-    data: bytes(data, next),
+    topics: Array.from({ length: topics }, () => bytesOf(32, next)),
+    data: bytesOf(data, next),
   });
   const sentOne = (
     from: Uint8Array,
@@ -101,8 +82,8 @@ export function workload(opts: {
     logs: Log[],
     gas: bigint,
   ): [PendingTransaction, ReceiptRecord] => {
-    const hash = bytes(32, next);
-    const raw = bytes(logs.length > 1 ? 260 : 112, next);
+    const hash = bytesOf(32, next);
+    const raw = bytesOf(logs.length > 1 ? 260 : 112, next);
     raw[0] = 2;
     txId++;
     return [
@@ -165,16 +146,16 @@ export function workload(opts: {
         let to: Uint8Array;
         if (r < 0.4) {
           to = pick(tokens);
-          write(to, bytes(32, next));
+          write(to, bytesOf(32, next));
           write(to, pick(holders));
           logs = [log(to, 3, 32)];
         } else if (r < 0.7) {
           to = pick(pairs);
           const [t0, t1] = [pick(tokens), pick(tokens)];
           write(to, smallSlot(8), 28); // reserves
-          write(t0, bytes(32, next));
+          write(t0, bytesOf(32, next));
           write(t0, pick(holders));
-          write(t1, bytes(32, next));
+          write(t1, bytesOf(32, next));
           write(t1, pick(holders));
           logs = [log(t0, 3, 32), log(t1, 3, 32), log(to, 1, 64), log(to, 3, 128)];
         } else {
@@ -185,18 +166,18 @@ export function workload(opts: {
           write(to, smallSlot(2), 32); // fee growth 1
           write(to, smallSlot(4), 16); // liquidity
           for (let c = 0; c < 2 + ((next() * 3) | 0); c++) {
-            const tick = bytes(32, next);
+            const tick = bytesOf(32, next);
             for (let w = 0; w < 3; w++) {
               const s = tick.slice();
               s[31] = (s[31]! + w) & 0xff;
               write(to, s, 32);
             }
           }
-          write(to, bytes(32, next), 32); // a tick bitmap word
+          write(to, bytesOf(32, next), 32); // a tick bitmap word
           write(to, smallSlot(8), 32); // an observation
-          write(t0, bytes(32, next));
+          write(t0, bytesOf(32, next));
           write(t0, pick(holders));
-          write(t1, bytes(32, next));
+          write(t1, bytesOf(32, next));
           write(t1, pick(holders));
           logs = [log(t0, 3, 32), log(t1, 3, 32), log(to, 3, 160)];
         }
@@ -205,10 +186,10 @@ export function workload(opts: {
         receipts.push(rc);
         if (next() < 0.02) {
           // A deployment: a contract account and its code.
-          const created = bytes(20, next);
-          const codeHash = bytes(32, next);
+          const created = bytesOf(20, next);
+          const codeHash = bytesOf(32, next);
           setAccount(created, { nonce: 1n, balance: 0n, codeHash });
-          code.push([codeHash, bytes(2_000 + ((next() * 10_000) | 0), next)]);
+          code.push([codeHash, bytesOf(2_000 + ((next() * 10_000) | 0), next)]);
           for (let s = 0; s < 4; s++) write(created, smallSlot(s), 20);
         }
       }
@@ -231,8 +212,8 @@ export function workload(opts: {
       gasUsed: 30_000_000n,
       blobGasUsed: 0n,
       logsBloom: new Uint8Array(256),
-      receiptsRoot: bytes(32, next),
-      transactionsRoot: bytes(32, next),
+      receiptsRoot: bytesOf(32, next),
+      transactionsRoot: bytesOf(32, next),
       // Base's wire message for /flashblocks is about this size per transaction.
       wireJson: "x".repeat(200 + transactions.length * 700),
       buildMs: 1,
@@ -244,13 +225,13 @@ export function workload(opts: {
     block(number) {
       const base: PendingBase = {
         number,
-        parentHash: bytes(32, next),
+        parentHash: bytesOf(32, next),
         timestamp: 1_700_000_000n + BigInt(number) * 2n,
         gasLimit: 60_000_000n,
         baseFeePerGas: 1_000_000n,
         coinbase: VAULTS[2]!,
-        prevRandao: bytes(32, next),
-        parentBeaconBlockRoot: bytes(32, next),
+        prevRandao: bytesOf(32, next),
+        parentBeaconBlockRoot: bytesOf(32, next),
         extraData: new Uint8Array(0),
         blobGasPrice: 1n,
         excessBlobGas: 0n,
@@ -261,11 +242,11 @@ export function workload(opts: {
     },
     touched: { accounts: touchedAccounts, slots: touchedSlots },
     untouched: {
-      accounts: Array.from({ length: 1_000 }, () => bytes(20, next)),
+      accounts: Array.from({ length: 1_000 }, () => bytesOf(20, next)),
       slots: [
         // Slots of contracts the block wrote, and of ones it did not.
-        ...Array.from({ length: 500 }, () => [pick(tokens), bytes(32, next)] as const),
-        ...Array.from({ length: 500 }, () => [bytes(20, next), bytes(32, next)] as const),
+        ...Array.from({ length: 500 }, () => [pick(tokens), bytesOf(32, next)] as const),
+        ...Array.from({ length: 500 }, () => [bytesOf(20, next), bytesOf(32, next)] as const),
       ],
     },
   };

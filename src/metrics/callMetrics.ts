@@ -3,6 +3,7 @@
 // measured in a pinned profile of eth_getStorageAt); here a call costs two Map lookups. The
 // series carry prom-client's "sum" aggregator, so several RPC processes' figures add up.
 import type { Registry } from "prom-client";
+import { histogramValues, scrapedMetric } from "./scrapedSeries.ts";
 
 /** Upper bounds (seconds) of the latency histogram. */
 export const CALL_BUCKETS = [
@@ -67,21 +68,12 @@ export class CallMetrics {
   }
 }
 
-type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
-
 /** Registers the three call series with a registry; `series` is read at every scrape. */
 export function registerCallMetrics(
   registry: Registry,
   series: () => CallSeries[] | Promise<CallSeries[]>,
 ): void {
-  const metric = (name: string, help: string, type: string, values: (s: CallSeries[]) => Value[]) =>
-    // The registry's metric interface: a name and a get() read at scrape time.
-    registry.registerMetric({
-      name,
-      help,
-      type,
-      get: async () => ({ name, help, type, values: values(await series()), aggregator: "sum" }),
-    } as unknown as Parameters<Registry["registerMetric"]>[0]);
+  const metric = scrapedMetric(registry, series);
   metric("flashnode_rpc_requests_total", "JSON-RPC calls served", "counter", (all) =>
     all.map((s) => ({ labels: { method: s.method, tier: s.tier }, value: s.count })),
   );
@@ -95,17 +87,6 @@ export function registerCallMetrics(
   );
   const name = "flashnode_rpc_request_duration_seconds";
   metric(name, "Time to answer a JSON-RPC call", "histogram", (all) =>
-    all.flatMap((s) => {
-      const labels = { method: s.method, tier: s.tier };
-      let cumulative = 0;
-      const out: Value[] = CALL_BUCKETS.map((le, i) => {
-        cumulative += s.buckets[i]!;
-        return { metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative };
-      });
-      out.push({ metricName: `${name}_bucket`, labels: { le: "+Inf", ...labels }, value: s.count });
-      out.push({ metricName: `${name}_sum`, labels, value: s.sum });
-      out.push({ metricName: `${name}_count`, labels, value: s.count });
-      return out;
-    }),
+    all.flatMap((s) => histogramValues(name, CALL_BUCKETS, { method: s.method, tier: s.tier }, s)),
   );
 }

@@ -3,27 +3,14 @@
 // carry prom-client's "sum" aggregator: several RPC processes' figures add up.
 import type { Registry } from "prom-client";
 import { UPSTREAM_BUCKETS, type UpstreamSeries } from "../upstream/callStats.ts";
-
-type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
+import { histogramValues, scrapedMetric } from "./scrapedSeries.ts";
 
 /** Registers the upstream series with a registry; `series` is read at every scrape. */
 export function registerUpstreamMetrics(
   registry: Registry,
   series: () => readonly UpstreamSeries[] | Promise<readonly UpstreamSeries[]>,
 ): void {
-  const metric = (
-    name: string,
-    help: string,
-    type: string,
-    values: (s: readonly UpstreamSeries[]) => Value[],
-  ) =>
-    // The registry's metric interface: a name and a get() read at scrape time.
-    registry.registerMetric({
-      name,
-      help,
-      type,
-      get: async () => ({ name, help, type, values: values(await series()), aggregator: "sum" }),
-    } as unknown as Parameters<Registry["registerMetric"]>[0]);
+  const metric = scrapedMetric(registry, series);
   metric(
     "flashnode_upstream_requests_total",
     "JSON-RPC calls made to the upstream chain, by method (retries of a call excluded)",
@@ -50,17 +37,13 @@ export function registerUpstreamMetrics(
   );
   const name = "flashnode_upstream_request_duration_seconds";
   metric(name, "Time an upstream call took, retries and their waits included", "histogram", (all) =>
-    all.flatMap((s) => {
-      const labels = { method: s.method };
-      let cumulative = 0;
-      const out: Value[] = UPSTREAM_BUCKETS.map((le, i) => {
-        cumulative += s.buckets[i]!;
-        return { metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative };
-      });
-      out.push({ metricName: `${name}_bucket`, labels: { le: "+Inf", ...labels }, value: s.calls });
-      out.push({ metricName: `${name}_sum`, labels, value: s.sum });
-      out.push({ metricName: `${name}_count`, labels, value: s.calls });
-      return out;
-    }),
+    all.flatMap((s) =>
+      histogramValues(
+        name,
+        UPSTREAM_BUCKETS,
+        { method: s.method },
+        { buckets: s.buckets, sum: s.sum, count: s.calls },
+      ),
+    ),
   );
 }

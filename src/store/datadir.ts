@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { FlashnodeError } from "../util/errors.ts";
+import { processAlive } from "../util/processAlive.ts";
 
 export class DatadirUnavailableError extends FlashnodeError {
   readonly code = "DATADIR_UNAVAILABLE";
@@ -22,15 +23,6 @@ export class DatadirUnavailableError extends FlashnodeError {
 
 /** Below this, a node refuses to start rather than fail on its first block write. */
 export const MIN_FREE_BYTES = 64 * 1024 * 1024;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export type DatadirLock = { release(): void };
 
@@ -141,7 +133,7 @@ export function lockDatadir(datadir: string): DatadirLock {
         throw refuse(`cannot lock datadir ${datadir}: ${(e as Error).message}`);
       }
       const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
         throw new DatadirUnavailableError(
           `datadir ${datadir} is in use by another flashnode process (pid ${pid}); stop it or choose another --datadir`,
         );

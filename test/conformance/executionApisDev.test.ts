@@ -5,10 +5,9 @@
 // transactions the eth_sendRawTransaction files sent still in the pool (pre-confirmed
 // transactions stay in the pool until a sealed block includes them, as in geth).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
-import { waitForOutput } from "../../bench/lib/http.ts";
-import { BIN, importFixtureChain, ioCases, rpc } from "../utils/fixtures.ts";
+import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
+import { importFixtureChain, ioCases, rpc } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
 import { assertSameShape } from "../utils/shape.ts";
 
@@ -22,42 +21,22 @@ const DEV_METHODS = [
 ];
 const KEY = "conformance-dev-key";
 const cases = ioCases("tests-more", DEV_METHODS);
-let node: ChildProcess;
+let node: CliNode;
 let url: string;
-let banner = "";
 
 describe(`execution-apis conformance on dev (${cases.length} fixtures)`, () => {
   before(async () => {
-    const datadir = importFixtureChain("conformance-dev");
-    node = spawn(
-      process.execPath,
-      [
-        BIN,
-        "dev",
-        "--datadir",
-        datadir,
-        "--port",
-        "0",
-        "--rpc-workers",
-        "2",
-        "--api-key",
-        KEY,
-        "--block-time",
-        "3600s",
-        "--flashblock-interval",
-        "100ms",
-        "--log-level",
-        "warn",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    node.stdout?.on("data", (c: Buffer) => {
-      banner += c.toString();
-    });
-    url = `${await waitForOutput(node, /JSON-RPC \(public\):\s+(\S+)/)}rpc/${KEY}`;
+    // No seal during the run: the files build on the imported head and find the pool as sent.
+    node = await startReadersNode("dev", importFixtureChain("conformance-dev"), KEY, [
+      "--block-time",
+      "3600s",
+      "--flashblock-interval",
+      "100ms",
+    ]);
+    url = node.dedicatedUrl;
   });
   after(async () => {
-    await stopChild(node);
+    await stopChild(node?.child);
   });
 
   test("files are present, in the suite's order", () => {
@@ -68,9 +47,9 @@ describe(`execution-apis conformance on dev (${cases.length} fixtures)`, () => {
   });
 
   test("the banner names the continued chain and offers no test accounts", () => {
-    assert.match(banner, /No prefunded accounts/);
-    assert.match(banner, /Chain ID: 3503995874084926/);
-    assert.match(banner, /Continuing the chain in the datadir from block 54/);
+    assert.match(node.output(), /No prefunded accounts/);
+    assert.match(node.output(), /Chain ID: 3503995874084926/);
+    assert.match(node.output(), /Continuing the chain in the datadir from block 54/);
   });
 
   for (const c of cases) {

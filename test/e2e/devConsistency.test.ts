@@ -4,10 +4,9 @@
 //   view (never ahead of it, whatever the archive already holds);
 // - read-your-writes: once evm_mine has answered, any connection sees the mined block.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { waitForOutput } from "../../bench/lib/http.ts";
-import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
+import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
 import { rpcOn } from "../utils/readers.ts";
 
@@ -15,30 +14,13 @@ const KEY = "dev-consistency-key";
 
 type Receipt = { blockNumber: string };
 
-function startDev(name: string, blockTime: string): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "dev",
-      "--datadir",
-      tempDatadir(name),
-      "--port",
-      "0",
-      "--rpc-workers",
-      "2",
-      "--api-key",
-      KEY,
-      "--block-time",
-      blockTime,
-      "--flashblock-interval",
-      "50ms",
-      "--log-level",
-      "warn",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  return { child, url: waitForOutput(child, /JSON-RPC \(public\):\s+(\S+)/) };
+function startDev(name: string, blockTime: string): Promise<CliNode> {
+  return startReadersNode("dev", tempDatadir(name), KEY, [
+    "--block-time",
+    blockTime,
+    "--flashblock-interval",
+    "50ms",
+  ]);
 }
 
 /** Each call on a new connection: the two readers take turns. */
@@ -47,20 +29,24 @@ const call = (url: string, method: string, params: unknown[] = []) =>
 
 const head = async (url: string) => Number(await call(url, "eth_blockNumber"));
 
-let sealing: ChildProcess | undefined;
-let mining: ChildProcess | undefined;
+let sealing: CliNode | undefined;
+let mining: CliNode | undefined;
 after(async () => {
-  await Promise.all([stopChild(sealing), stopChild(mining)]);
+  await Promise.all([stopChild(sealing?.child), stopChild(mining?.child)]);
 });
 
 let sealingUrl: string;
 let miningUrl: string;
 before(async () => {
-  const a = startDev("consistency-seals", "500ms");
-  const b = startDev("consistency-mine", "600s");
-  sealing = a.child;
-  mining = b.child;
-  [sealingUrl, miningUrl] = await Promise.all([a.url, b.url]);
+  // Both started at once; whichever did start is stopped even when the other failed.
+  const started = await Promise.allSettled([
+    startDev("consistency-seals", "500ms"),
+    startDev("consistency-mine", "600s"),
+  ]);
+  [sealing, mining] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined));
+  for (const s of started) if (s.status === "rejected") throw s.reason;
+  sealingUrl = sealing!.url;
+  miningUrl = mining!.url;
 });
 
 test("across 20 seals, pending is never the head (head read before and after each call)", async () => {

@@ -3,14 +3,13 @@
 // head, log filters report them too, /flashblocks streams the rebuilt block, the pool's nonces
 // are the state's again, and a new block of a reverted number is read fresh (no stale head cache).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import type { Agent } from "node:http";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
-import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
+import { type CliNode, SEALS_ON_MINE, startReadersNode } from "../utils/cliNode.ts";
 import { pollUntil, setCalldata, storageContractBytecode, word } from "../utils/devChain.ts";
-import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
 import { readerAgents, rpcOn } from "../utils/readers.ts";
 import { within } from "../utils/within.ts";
@@ -20,51 +19,19 @@ const KEY = "dev-revert-test-key";
 const SET_TOPIC = "0xdf7a95aebff315db1b7716215d602ab537373cdb769232aae6055c06e798425b";
 const ZERO_HASH = `0x${"0".repeat(64)}`;
 const from = devAccounts(1)[0]!.address.toLowerCase();
-let primary: ChildProcess;
-let url: string;
-let dedicated: string;
-let output = "";
+let primary: CliNode;
 const agents = readerAgents();
 
 before(async () => {
-  primary = spawn(
-    process.execPath,
-    [
-      BIN,
-      "dev",
-      "--datadir",
-      tempDatadir("dev-revert"),
-      "--port",
-      "0",
-      "--rpc-workers",
-      "2",
-      "--api-key",
-      KEY,
-      "--block-time",
-      "600s",
-      "--flashblock-interval",
-      "50ms",
-      "--log-level",
-      "warn",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  primary.stdout?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  primary.stderr?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
-  dedicated = `${url}rpc/${KEY}`;
+  primary = await startReadersNode("dev", tempDatadir("dev-revert"), KEY, SEALS_ON_MINE);
 });
 
 after(async () => {
-  await stopChild(primary);
+  await stopChild(primary?.child);
 });
 
 function rpc<T = unknown>(method: string, params: unknown[] = [], agent?: Agent): Promise<T> {
-  return rpcOn(dedicated, agent, method, params) as Promise<T>;
+  return rpcOn(primary.dedicatedUrl, agent, method, params) as Promise<T>;
 }
 
 /** Sends through eth_sendTransaction and waits for the pre-confirmation; the hash. */
@@ -97,7 +64,7 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
   }> = [];
   const sockets: WebSocket[] = [];
   for (let i = 0; i < 2; i++) {
-    const ws = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
+    const ws = new WebSocket(`${primary.url.replace(/^http/, "ws")}rpc/${KEY}`);
     ws.on("message", (d: Buffer) => events[i]!.push(JSON.parse(d.toString()) as Notification));
     await new Promise((r) => ws.once("open", r));
     ws.send(
@@ -113,7 +80,7 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
     );
     sockets.push(ws);
   }
-  const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
+  const fb = new WebSocket(`${primary.url.replace(/^http/, "ws")}flashblocks`);
   fb.on("message", (d: Buffer) => flashblocks.push(JSON.parse(d.toString())));
   sockets.push(fb);
   const filter = await rpc<string>("eth_newFilter", [{ address: contract }], agents[0]);
@@ -214,7 +181,7 @@ test("evm_revert over sealed blocks: readers, subscriptions, filters and /flashb
   for (const s of sockets) s.close();
   await within(Promise.all(closed), "the sockets' close");
   for (const agent of agents) await rpc("eth_blockNumber", [], agent);
-  assert.doesNotMatch(output, /error|reader exited/i, output);
+  assert.doesNotMatch(primary.output(), /error|reader exited/i, primary.output());
 });
 
 test("a state write through one reader is in pending through the other when it answers", async () => {

@@ -15,7 +15,7 @@ import {
   storageContractBytecode,
   word,
 } from "../utils/devChain.ts";
-import { tempDatadir } from "../utils/fixtures.ts";
+import { rpcCaller, tempDatadir } from "../utils/fixtures.ts";
 import { ANVIL_BIN, type RpcProcess, startAnvilProcess, startCli } from "../utils/processes.ts";
 
 const available = existsSync(ANVIL_BIN);
@@ -159,19 +159,7 @@ test("anvil's --dump-state file loads into flashnode dev; flashnode's --state fi
 
 let node: DevNode;
 let anvil: RpcProcess;
-const call =
-  (url: () => string): Rpc =>
-  async <T>(method: string, params: unknown[] = []) => {
-    const res = await fetch(url(), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-    return body.result as T;
-  };
-const ours = call(() => node.dedicatedUrl);
+const ours: Rpc = rpcCaller(() => node.dedicatedUrl);
 
 test("anvil_dumpState / anvil_loadState: anvil's dump into flashnode, flashnode's into anvil", {
   skip,
@@ -214,7 +202,7 @@ test("anvil_dumpState / anvil_loadState: anvil's dump into flashnode, flashnode'
 
 test("a dump holds what is pre-confirmed, not only what is sealed", async () => {
   const dev = await startTestDevNode({ blockTimeMs: 3_600_000, flashblockIntervalMs: 50 });
-  const rpc = call(() => dev.dedicatedUrl);
+  const rpc = rpcCaller(() => dev.dedicatedUrl);
   try {
     await rpc("anvil_setBalance", [X, "0x1234"]);
     await rpc("anvil_setStorageAt", [Y, "0x5", word(6n)]);

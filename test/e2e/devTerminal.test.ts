@@ -6,9 +6,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { pollUntil, waitForBlock } from "../utils/devChain.ts";
+import { devSigner, pollUntil, waitForBlock } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 
 const BANNER_START = "\nflashnode dev\n";
@@ -68,7 +66,7 @@ test("the banner comes after the start-up log lines; an idle chain prints nothin
 });
 
 test("a transfer prints its received, pre-confirmed and sealed lines after the banner", async () => {
-  const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as `0x${string}`);
+  const account = devSigner();
   const raw = await account.signTransaction({
     chainId: Number(await call(url, "eth_chainId")),
     type: "eip1559",

@@ -3,16 +3,15 @@
 // for a client, transactions, subscriptions and /flashblocks work through every reader, and a
 // killed reader is replaced by one that shows the same pending block at once.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { type Agent, request } from "node:http";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
-import { waitForOutput } from "../../bench/lib/http.ts";
 import { devAccounts } from "../../src/chain/devGenesis.ts";
+import { type CliNode, SEALS_ON_MINE, startReadersNode } from "../utils/cliNode.ts";
 import { pollUntil } from "../utils/devChain.ts";
-import { BIN, tempDatadir } from "../utils/fixtures.ts";
+import { tempDatadir } from "../utils/fixtures.ts";
 import { stopChild } from "../utils/processes.ts";
 import {
   assertPendingMonotonic,
@@ -26,59 +25,25 @@ import {
 const KEY = "dev-workers-test-key";
 type PendingTxs = { transactions: string[] };
 const CHAIN_ID = 31337;
-let primary: ChildProcess;
-let url: string;
-let dedicated: string;
-/** Everything the node printed (warnings and the banner). */
-let output = "";
+let primary: CliNode;
 const accounts = devAccounts(4);
 
 before(async () => {
-  primary = spawn(
-    process.execPath,
-    [
-      BIN,
-      "dev",
-      "--datadir",
-      tempDatadir("dev-workers"),
-      "--port",
-      "0",
-      "--rpc-workers",
-      "2",
-      "--api-key",
-      KEY,
-      // Seals only on evm_mine, so that reads between two calls see the same block.
-      "--block-time",
-      "600s",
-      "--flashblock-interval",
-      "50ms",
-      "--log-level",
-      "warn",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  primary.stdout?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  primary.stderr?.on("data", (c: Buffer) => {
-    output += c.toString();
-  });
-  url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
-  dedicated = `${url}rpc/${KEY}`;
+  primary = await startReadersNode("dev", tempDatadir("dev-workers"), KEY, SEALS_ON_MINE);
 });
 
 after(async () => {
-  await stopChild(primary);
+  await stopChild(primary?.child);
 });
 
 const agents = readerAgents();
 
 function rpc(agent: Agent | undefined, method: string, params: unknown[]): Promise<unknown> {
-  return rpcOn(dedicated, agent, method, params);
+  return rpcOn(primary.dedicatedUrl, agent, method, params);
 }
 
 function readers(): number[] {
-  return readerPids(primary.pid!);
+  return readerPids(primary.child.pid!);
 }
 
 async function transfer(from: number, nonce: number): Promise<`0x${string}`> {
@@ -111,8 +76,8 @@ test("two readers serve the node", async () => {
     30_000,
     100,
   ).catch(() => readers());
-  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${output}`);
-  assert.doesNotMatch(output, /reader exited/, "no reader died while starting");
+  assert.equal(pids.length, 2, `reader processes: ${pids.join(" ")}\n${primary.output()}`);
+  assert.doesNotMatch(primary.output(), /reader exited/, "no reader died while starting");
 });
 
 test("transactions sent through either reader are pre-confirmed, then sealed", async () => {
@@ -150,7 +115,7 @@ test("transactions sent through either reader are pre-confirmed, then sealed", a
 /** GET over `agent` (pinned to one reader): status and content type. */
 function getOn(agent: Agent, path: string): Promise<[number, string]> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { agent }, (res) => {
+    const req = request(new URL(path, primary.url), { agent }, (res) => {
       res.resume();
       res.on("end", () => resolve([res.statusCode ?? 0, String(res.headers["content-type"])]));
     });
@@ -248,8 +213,8 @@ test("subscriptions and /flashblocks from every reader", async () => {
   const heads: number[] = [];
   const subscribed: boolean[] = [];
   for (let i = 0; i < 4; i++) {
-    const fb = new WebSocket(`${url.replace(/^http/, "ws")}flashblocks`);
-    const sub = new WebSocket(`${url.replace(/^http/, "ws")}rpc/${KEY}`);
+    const fb = new WebSocket(`${primary.url.replace(/^http/, "ws")}flashblocks`);
+    const sub = new WebSocket(`${primary.url.replace(/^http/, "ws")}rpc/${KEY}`);
     counts.push(0);
     heads.push(0);
     fb.on("message", () => {
@@ -289,10 +254,10 @@ test("a killed reader is replaced, and shows the pending block at once", async (
   );
   const before = readers();
   process.kill(before[0]!, "SIGKILL");
-  const now = await waitForReplacement(primary.pid!, before[0]!, 2, 30_000);
+  const now = await waitForReplacement(primary.child.pid!, before[0]!, 2, 30_000);
   assert.equal(now.length, 2, "two readers again");
   // Once the replacement listens, fresh connections reach both readers.
-  await waitForListeningReaders(dedicated, 2);
+  await waitForListeningReaders(primary.dedicatedUrl, 2);
   const answers = new Set<string>();
   for (let i = 0; i < 8; i++) {
     const block = (await rpc(undefined, "eth_getBlockByNumber", ["pending", false])) as {
@@ -344,5 +309,5 @@ test("filters answer through any reader, whichever holds them", async () => {
   }
   // An unknown filter answered by another reader than the asker's is an error, not a crash.
   assert.deepEqual(readers().sort(), pidsBefore, "no reader died");
-  assert.doesNotMatch(output, /filter not found\n\s+at /, "no uncaught error in the log");
+  assert.doesNotMatch(primary.output(), /filter not found\n\s+at /, "no uncaught error in the log");
 });

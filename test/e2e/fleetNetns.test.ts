@@ -14,9 +14,14 @@
 // equal the sequencer's. Needs root and `ip netns` (skipped elsewhere, saying why).
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { pollUntil, setCalldata, sleep, storageContractBytecode } from "../utils/devChain.ts";
+import {
+  deployStorageContract,
+  devSigner,
+  pollUntil,
+  setCalldata,
+  signTestTx,
+  sleep,
+} from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { TxFlow } from "../utils/followProcesses.ts";
 import { createNetwork, type Network, netnsUnavailable } from "../utils/netns.ts";
@@ -37,7 +42,7 @@ const PENDING_MS = 2_000;
 /** How long after a NATS node is cut off its clients are connected to the others, at most. */
 const CUT_MS = 10_000;
 const NATS_MACHINES = ["nats1", "nats2", "nats3"];
-const [, , setter] = devAccounts(3).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const setter = devSigner(2);
 const BOB = "0x00000000000000000000000000000000000b0b01";
 
 let net: Network | undefined;
@@ -65,14 +70,11 @@ function storageWrites(url: string, chainId: number, contract: string) {
   const done = (async () => {
     while (running) {
       try {
-        const nonce = await call(url, "eth_getTransactionCount", [setter!.address, "pending"]);
-        const raw = await setter!.signTransaction({
+        const nonce = await call(url, "eth_getTransactionCount", [setter.address, "pending"]);
+        const raw = await signTestTx(setter, {
           chainId,
-          type: "eip1559",
           nonce: Number(nonce),
           gas: 100_000n,
-          maxFeePerGas: 10n ** 11n,
-          maxPriorityFeePerGas: 1n,
           to: contract as `0x${string}`,
           data: setCalldata(n++),
         });
@@ -111,18 +113,7 @@ test("a fleet on six machines and a NATS cluster: a publisher killed, a NATS nod
   const natsUrls = natsNodes.map((n) => n.url).join(",");
   phase("NATS cluster and sequencer up");
   const chainId = Number(await call(seq.url, "eth_chainId"));
-  const deploy = await setter!.signTransaction({
-    chainId,
-    type: "eip1559",
-    nonce: 0,
-    gas: 300_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    data: storageContractBytecode(`0x${"ab".repeat(32)}`),
-  });
-  const { contractAddress: contract } = (await call(seq.url, "eth_sendRawTransactionSync", [
-    deploy,
-  ])) as { contractAddress: string };
+  const contract = await deployStorageContract(seq.url, setter, `0x${"ab".repeat(32)}`);
 
   const natsFlags = ["--nats", natsUrls, "--nats-prefix", PREFIX, "--nats-replicas", "3"];
   const followerArgs = (m: string) => [

@@ -15,10 +15,8 @@ import {
 import { type FlashblockTap, tapFlashblocks } from "../../bench/lib/flashblockTap.ts";
 import { compileLoadContracts, LoadSigner } from "../../bench/lib/followLoad.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
-import { call, tempDatadir } from "../utils/fixtures.ts";
-import { startFollowNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { pollUntil, sendRawBatch, startTestDevNode, startTestFollower } from "../utils/devChain.ts";
+import { call } from "../utils/fixtures.ts";
 
 const SENDERS = 6;
 const LATENCY_MS = 60;
@@ -30,20 +28,7 @@ let signer: LoadSigner;
 let taps: FlashblockTap[] = [];
 
 async function sendAll(raws: readonly string[]): Promise<void> {
-  const answers = (await (
-    await fetch(sequencer.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(
-        raws.map((raw, id) => ({
-          jsonrpc: "2.0",
-          id,
-          method: "eth_sendRawTransaction",
-          params: [raw],
-        })),
-      ),
-    })
-  ).json()) as { error?: { message: string } }[];
+  const answers = await sendRawBatch(sequencer.url, raws);
   for (const a of answers) assert.equal(a.error, undefined, a.error?.message);
 }
 
@@ -80,13 +65,7 @@ before(async () => {
   // Sealed before the follower starts: all of it is state at its base block, fetched on use.
   await call(sequencer.url, "evm_mine");
   proxy = await startCountingProxy(sequencer.url, { latencyMs: LATENCY_MS });
-  follower = await startFollowNode({
-    datadir: tempDatadir("follow-cold-prefetch"),
-    rpc: proxy.url,
-    flashblocks: `${sequencer.wsUrl}flashblocks`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-  });
+  follower = await startTestFollower(sequencer, "follow-cold-prefetch", { rpc: proxy.url });
   const head = async (n: RunningNode) => Number(await call(n.url, "eth_blockNumber"));
   await pollUntil(
     async () => [await head(follower), await head(sequencer)],

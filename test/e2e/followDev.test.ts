@@ -6,22 +6,23 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import {
+  deployStorageContract,
+  devSigner,
+  pendingHolds,
   pollUntil,
   setCalldata,
+  signAtPendingNonce,
   startTestDevNode,
+  startTestFollower,
   storageContractBytecode,
 } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
-import { startFollowNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { captureOutput } from "../utils/processes.ts";
 
 const SET_TOPIC = `0x${"ab".repeat(32)}`;
-const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 
 let sequencer: RunningNode;
 let follower: RunningNode;
@@ -31,59 +32,21 @@ async function send(
   url: string,
   tx: { to?: `0x${string}`; data?: `0x${string}`; value?: bigint; gas?: bigint },
 ) {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
-    gas: tx.gas ?? 200_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    ...(tx.to === undefined ? {} : { to: tx.to }),
-    ...(tx.data === undefined ? {} : { data: tx.data }),
-    ...(tx.value === undefined ? {} : { value: tx.value }),
-  });
+  const raw = await signAtPendingNonce(sequencer.url, alice, { ...tx, gas: tx.gas ?? 200_000n });
   return (await call(url, "eth_sendRawTransaction", [raw])) as string;
 }
 
 /** Both nodes' pending blocks hold `hash` (the sequencer builds nothing else meanwhile). */
 async function bothPending(hash: string): Promise<void> {
-  for (const node of [sequencer, follower])
-    await pollUntil(
-      async () =>
-        (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
-          transactionHash: string;
-        }[],
-      (rs) => rs.some((r) => r.transactionHash === hash),
-      30_000,
-    );
+  for (const node of [sequencer, follower]) await pendingHolds(node, hash);
 }
 
 before(async () => {
   // Long blocks: the pending block stays put while the two are compared; evm_mine seals.
   sequencer = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 100 });
-  const deploy = await send(sequencer.url, {
-    data: storageContractBytecode(SET_TOPIC),
-    gas: 300_000n,
-  });
-  await pollUntil(
-    async () => call(sequencer.url, "eth_getTransactionReceipt", [deploy]),
-    (r) => r !== null,
-  );
-  contract = (
-    (await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as {
-      contractAddress: string;
-    }
-  ).contractAddress;
+  contract = await deployStorageContract(sequencer.url, alice, SET_TOPIC);
   await call(sequencer.url, "evm_mine");
-  follower = await startFollowNode({
-    datadir: tempDatadir("follow-dev"),
-    rpc: sequencer.url,
-    flashblocks: `${sequencer.wsUrl}flashblocks`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-  });
+  follower = await startTestFollower(sequencer, "follow-dev");
   await pollUntil(
     async () => [
       await call(follower.url, "eth_blockNumber"),
@@ -112,8 +75,8 @@ test("pending on the follower answers what pending on the sequencer answers, met
   };
   await same("eth_getStorageAt", [contract, "0x0", "pending"]);
   await same("eth_getBlockReceipts", ["pending"]);
-  await same("eth_getBalance", [alice!.address, "pending"]);
-  await same("eth_getTransactionCount", [alice!.address, "pending"]);
+  await same("eth_getBalance", [alice.address, "pending"]);
+  await same("eth_getTransactionCount", [alice.address, "pending"]);
   await same("eth_getCode", [contract, "pending"]);
   await same("eth_call", [{ to: contract }, "pending"]);
   assert.equal(
@@ -147,12 +110,8 @@ test("sealed blocks equal the sequencer's", async () => {
 });
 
 test("a follower of the stream's brotli binary frames shows the same pending block", async () => {
-  const brotli = await startFollowNode({
-    datadir: tempDatadir("follow-dev-brotli"),
-    rpc: sequencer.url,
+  const brotli = await startTestFollower(sequencer, "follow-dev-brotli", {
     flashblocks: `${sequencer.wsUrl}flashblocks?compression=brotli`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
   });
   try {
     const hash = await send(sequencer.url, {
@@ -160,14 +119,7 @@ test("a follower of the stream's brotli binary frames shows the same pending blo
       data: setCalldata(99n),
     });
     await bothPending(hash);
-    await pollUntil(
-      async () =>
-        (await call(brotli.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
-          transactionHash: string;
-        }[],
-      (rs) => rs.some((r) => r.transactionHash === hash),
-      30_000,
-    );
+    await pendingHolds(brotli, hash);
     assert.deepEqual(
       await call(brotli.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
       await call(sequencer.dedicatedUrl, "eth_getBlockReceipts", ["pending"]),
@@ -182,15 +134,8 @@ test("a follower of the stream's brotli binary frames shows the same pending blo
 });
 
 test("eth_sendRawTransactionSync on the follower answers once the receipt is pre-confirmed there", async () => {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
+  const raw = await signAtPendingNonce(sequencer.url, alice, {
     gas: 100_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     to: contract as `0x${string}`,
     data: setCalldata(55n),
   });

@@ -9,8 +9,6 @@
 //   streams hold nothing it wrote after the takeover, and it stands by.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { blockMessageFromStore } from "../../src/replica/blockMessage.ts";
 import { decodeChainUpdate, encodeBlockMessage } from "../../src/replica/codec.ts";
@@ -18,11 +16,13 @@ import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { createChainStore } from "../../src/store/chainStore.ts";
 import { openKvEnv } from "../../src/store/lmdb.ts";
 import {
+  deployStorageContract,
+  devSigner,
   pollUntil,
   setCalldata,
+  signAtPendingNonce,
   sleep,
   startTestDevNode,
-  storageContractBytecode,
 } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import {
@@ -41,7 +41,7 @@ import { stopChild } from "../utils/processes.ts";
 
 const PREFIX = "fleet";
 const TAKEOVER_MS = 2_000;
-const [, , setter] = devAccounts(3).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const setter = devSigner(2);
 
 let nats: NatsServer;
 let sequencer: RunningNode;
@@ -61,15 +61,9 @@ class SetFlow {
       let n = 1n;
       while (this.#running) {
         try {
-          const raw = await setter!.signTransaction({
+          const raw = await signAtPendingNonce(sequencer.url, setter, {
             chainId,
-            type: "eip1559",
-            nonce: Number(
-              await call(sequencer.url, "eth_getTransactionCount", [setter!.address, "pending"]),
-            ),
             gas: 100_000n,
-            maxFeePerGas: 10n ** 11n,
-            maxPriorityFeePerGas: 1n,
             to: contract,
             data: setCalldata(n++),
           });
@@ -90,19 +84,7 @@ class SetFlow {
 before(async () => {
   nats = await startNatsServer();
   sequencer = await startTestDevNode({ blockTimeMs: 1_000, flashblockIntervalMs: 200 });
-  const raw = await setter!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: 0,
-    gas: 300_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    data: storageContractBytecode(`0x${"ab".repeat(32)}`),
-  });
-  const receipt = (await call(sequencer.url, "eth_sendRawTransactionSync", [raw])) as {
-    contractAddress: `0x${string}`;
-  };
-  contract = receipt.contractAddress;
+  contract = await deployStorageContract(sequencer.url, setter, `0x${"ab".repeat(32)}`);
   const options = {
     upstream: sequencer.url,
     upstreamWs: sequencer.wsUrl,

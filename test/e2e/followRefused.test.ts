@@ -5,15 +5,17 @@
 // which is not in the follower's own trie, and every retry failed on that.)
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
-import { call, tempDatadir } from "../utils/fixtures.ts";
-import { startFollowNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import {
+  devSigner,
+  pollUntil,
+  signAtPendingNonce,
+  startTestDevNode,
+  startTestFollower,
+} from "../utils/devChain.ts";
+import { call } from "../utils/fixtures.ts";
 
-const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 
 let sequencer: RunningNode;
 let follower: RunningNode;
@@ -24,14 +26,7 @@ before(async () => {
     flashblockIntervalMs: 100,
     fork: "prague",
   });
-  follower = await startFollowNode({
-    datadir: tempDatadir("follow-refused"),
-    rpc: sequencer.url,
-    flashblocks: `${sequencer.wsUrl}flashblocks`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
-    hardfork: "osaka",
-  });
+  follower = await startTestFollower(sequencer, "follow-refused", { hardfork: "osaka" });
 });
 
 after(async () => {
@@ -50,17 +45,7 @@ test("a block that executes differently here stops following, with the reason", 
   );
   // Init code PUSH1 1, CLZ, STOP: Prague has no such opcode (the creation fails, all its gas
   // spent), Osaka creates an empty contract.
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
-    gas: 100_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    data: "0x60011e00",
-  });
+  const raw = await signAtPendingNonce(sequencer.url, alice, { gas: 100_000n, data: "0x60011e00" });
   const hash = (await call(sequencer.url, "eth_sendRawTransaction", [raw])) as string;
   await pollUntil(
     async () => call(sequencer.url, "eth_getTransactionReceipt", [hash]),

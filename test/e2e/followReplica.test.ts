@@ -6,23 +6,24 @@
 // follower.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import {
+  deployStorageContract,
+  devSigner,
+  pendingHolds,
   pollUntil,
   setCalldata,
+  signAtPendingNonce,
   startTestDevNode,
-  storageContractBytecode,
+  startTestFollower,
 } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
-import { startFollowNode, startReplicaNode } from "../utils/nodes.ts";
-import { silentLogger, testFrontendOptions } from "../utils/options.ts";
+import { startReplicaNode } from "../utils/nodes.ts";
 
 const SET_TOPIC = `0x${"ab".repeat(32)}`;
-const [alice] = devAccounts(1).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 const STREAMS = { ...DEFAULT_STREAMS, prefix: "fleet" };
 
 let nats: NatsServer;
@@ -34,31 +35,12 @@ let contract: `0x${string}`;
 let beforeF: string;
 
 async function send(url: string, data: `0x${string}`, to?: `0x${string}`): Promise<string> {
-  const raw = await alice!.signTransaction({
-    chainId: Number(await call(sequencer.url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(
-      await call(sequencer.url, "eth_getTransactionCount", [alice!.address, "pending"]),
-    ),
+  const raw = await signAtPendingNonce(sequencer.url, alice, {
     gas: 300_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     data,
     ...(to === undefined ? {} : { to }),
   });
   return (await call(url, "eth_sendRawTransaction", [raw])) as string;
-}
-
-/** `node`'s pending block holds `hash`. */
-async function pendingHolds(node: RunningNode, hash: string): Promise<void> {
-  await pollUntil(
-    async () =>
-      (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
-        transactionHash: string;
-      }[],
-    (rs) => rs.some((r) => r.transactionHash === hash),
-    30_000,
-  );
 }
 
 async function headOf(node: RunningNode): Promise<number> {
@@ -69,24 +51,13 @@ before(async () => {
   nats = await startNatsServer();
   // Long blocks: the pending block stays put while the nodes are compared; evm_mine seals.
   sequencer = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 100 });
-  const deploy = await send(sequencer.url, storageContractBytecode(SET_TOPIC));
-  await pendingHolds(sequencer, deploy);
-  contract = (
-    (await call(sequencer.url, "eth_getTransactionReceipt", [deploy])) as {
-      contractAddress: `0x${string}`;
-    }
-  ).contractAddress;
+  contract = await deployStorageContract(sequencer.url, alice, SET_TOPIC);
   await call(sequencer.url, "evm_mine");
   beforeF = `0x${(await headOf(sequencer)).toString(16)}`;
   // Another block, so that the follower's F (the sequencer's head) is after beforeF.
   await pendingHolds(sequencer, await send(sequencer.url, setCalldata(7n), contract));
   await call(sequencer.url, "evm_mine");
-  follower = await startFollowNode({
-    datadir: tempDatadir("follow-replica-follower"),
-    rpc: sequencer.url,
-    flashblocks: `${sequencer.wsUrl}flashblocks`,
-    frontend: testFrontendOptions(),
-    logger: silentLogger,
+  follower = await startTestFollower(sequencer, "follow-replica-follower", {
     nats: { servers: [nats.url], streams: STREAMS },
   });
   replica = await startReplicaNode({

@@ -7,36 +7,26 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../bench/compare/peers.ts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import {
-  type Anvil,
+  type ProxiedUpstream,
   RECEIVER,
-  type SeededChain,
-  seedChain,
-  startAnvilUpstream,
+  startProxiedUpstream,
   word,
 } from "../utils/anvilUpstream.ts";
-import { pollUntil } from "../utils/devChain.ts";
+import { devSigner, pollUntil, signAtPendingNonce } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { captureOutput } from "../utils/processes.ts";
-import { type RpcProxy, startRpcProxy } from "../utils/rpcProxy.ts";
 
-let anvil: Anvil;
-let proxy: RpcProxy;
-let chain: SeededChain;
+let upstream: ProxiedUpstream;
 const root = tempDatadir("fork-cli");
 
 before(async () => {
-  anvil = await startAnvilUpstream();
-  chain = await seedChain(anvil);
-  proxy = await startRpcProxy(anvil.url);
+  upstream = await startProxiedUpstream();
 });
 
 after(async () => {
-  await proxy?.close();
-  anvil?.stop();
+  await upstream?.stop();
 });
 
 type Run = { code: number | null; stdout: string; stderr: string };
@@ -69,7 +59,7 @@ function refusedAtStart(r: Run, pattern: RegExp, datadir: string): void {
 const forkArgs = (datadir: string, ...extra: string[]) => [
   "dev",
   "--fork-url",
-  proxy.url,
+  upstream.proxy.url,
   "--datadir",
   datadir,
   "--port",
@@ -80,7 +70,7 @@ const forkArgs = (datadir: string, ...extra: string[]) => [
 ];
 
 test("an upstream without state at the fork block is named at start", async () => {
-  proxy.intercept = (c) =>
+  upstream.proxy.intercept = (c) =>
     c.method === "eth_getBalance"
       ? { error: { code: -32000, message: "missing trie node 5f1d… (path )" } }
       : undefined;
@@ -89,12 +79,12 @@ test("an upstream without state at the fork block is named at start", async () =
     const r = await runToEnd(forkArgs(datadir, "--fork-block-number", "1"));
     refusedAtStart(r, /has no state for block 1 .*missing trie node.*archive node/, datadir);
   } finally {
-    proxy.intercept = undefined;
+    upstream.proxy.intercept = undefined;
   }
 });
 
 test("a provider's error page and an unreachable upstream are one line each", async () => {
-  proxy.fault = () => ({
+  upstream.proxy.fault = () => ({
     status: 502,
     body: "<html><head><title>502 Bad Gateway</title></head><body><h1>oops</h1></body></html>",
   });
@@ -103,7 +93,7 @@ test("a provider's error page and an unreachable upstream are one line each", as
     const r = await runToEnd(forkArgs(datadir, "--fork-retries", "0"));
     refusedAtStart(r, /502 Bad Gateway/, datadir);
   } finally {
-    proxy.fault = undefined;
+    upstream.proxy.fault = undefined;
   }
   const closed = `http://127.0.0.1:${await freePort()}/`;
   const datadir = join(root, "unreachable");
@@ -114,7 +104,7 @@ test("a provider's error page and an unreachable upstream are one line each", as
 
 test("a fork serves, takes transactions and resets across its readers; a restart starts offline", async () => {
   const datadir = join(root, "serving");
-  const F = chain.fork.number;
+  const F = upstream.chain.fork.number;
   const start = (...extra: string[]) => {
     const child: ChildProcess = spawn(
       process.execPath,
@@ -146,17 +136,15 @@ test("a fork serves, takes transactions and resets across its readers; a restart
   // Both readers answer the upstream's state at F.
   for (let i = 0; i < 4; i++)
     assert.equal(
-      BigInt(String(await call(url, "eth_getStorageAt", [chain.contract, word(3n), "latest"]))),
+      BigInt(
+        String(await call(url, "eth_getStorageAt", [upstream.chain.contract, word(3n), "latest"])),
+      ),
       300n,
     );
-  const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as `0x${string}`);
-  const raw = await account.signTransaction({
+  const account = devSigner();
+  const raw = await signAtPendingNonce(url, account, {
     chainId: 31337,
-    type: "eip1559",
-    nonce: Number(await call(url, "eth_getTransactionCount", [account.address, "pending"])),
     gas: 21_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     to: RECEIVER,
     value: 7n,
   });
@@ -175,18 +163,22 @@ test("a fork serves, takes transactions and resets across its readers; a restart
   await call(url, "anvil_reset", [{ forking: { blockNumber: Number(F) } }]);
   await stop(first.child);
   // Offline: every upstream request fails; the datadir knows F and what was read.
-  proxy.fault = () => "hang";
+  upstream.proxy.fault = () => "hang";
   try {
     const second = start("--fork-block-number", String(F), "--fork-chain-id", "31337");
     const again = await second.url;
     assert.notEqual(again, "exited", second.output());
     for (let i = 0; i < 4; i++)
       assert.equal(
-        BigInt(String(await call(again, "eth_getStorageAt", [chain.contract, word(3n), "latest"]))),
+        BigInt(
+          String(
+            await call(again, "eth_getStorageAt", [upstream.chain.contract, word(3n), "latest"]),
+          ),
+        ),
         300n,
       );
     await stop(second.child);
   } finally {
-    proxy.fault = undefined;
+    upstream.proxy.fault = undefined;
   }
 });

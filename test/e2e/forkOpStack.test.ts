@@ -5,11 +5,9 @@
 // fee into the L1 fee vault.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { upstreamOptions } from "../../src/upstream/options.ts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
+import { devSigner, pollUntil, signAtPendingNonce, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 
 const L1_FEE_VAULT = "0x420000000000000000000000000000000000001a";
@@ -19,7 +17,8 @@ const L1 = {
   baseFeeScalar: 2269,
   blobBaseFeeScalar: 1_055_762,
 };
-const [alice, bob] = devAccounts(2).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner(0);
+const bob = devSigner(1);
 
 type Receipt = Record<string, unknown> & { type: string; status: string; blockNumber: string };
 type Block = { number: string; hash: string; transactions: Record<string, unknown>[] };
@@ -29,16 +28,7 @@ let fork: RunningNode;
 let F: bigint;
 
 async function transfer(url: string, from: typeof alice, value: bigint): Promise<Receipt> {
-  const raw = await from!.signTransaction({
-    chainId: Number(await call(url, "eth_chainId")),
-    type: "eip1559",
-    nonce: Number(await call(url, "eth_getTransactionCount", [from!.address, "pending"])),
-    gas: 21_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
-    to: bob!.address,
-    value,
-  });
+  const raw = await signAtPendingNonce(url, from, { gas: 21_000n, to: bob.address, value });
   return (await call(url, "eth_sendRawTransactionSync", [raw])) as Receipt;
 }
 

@@ -4,8 +4,6 @@
 // F), and pending.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
 import { upstreamOptions } from "../../src/upstream/options.ts";
@@ -17,7 +15,7 @@ import {
   startAnvilUpstream,
   word,
 } from "../utils/anvilUpstream.ts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
+import { devSigner, pollUntil, signAtPendingNonce, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
@@ -27,7 +25,7 @@ let chain: SeededChain;
 let nats: NatsServer;
 let dev: RunningNode;
 let replica: RunningNode;
-const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as `0x${string}`);
+const account = devSigner();
 
 before(async () => {
   anvil = await startAnvilUpstream();
@@ -57,13 +55,9 @@ after(async () => {
 });
 
 test("the replica starts at the fork block and answers as the forked sequencer does", async () => {
-  const raw = await account.signTransaction({
+  const raw = await signAtPendingNonce(dev.url, account, {
     chainId: 31337,
-    type: "eip1559",
-    nonce: Number(await call(dev.url, "eth_getTransactionCount", [account.address, "pending"])),
     gas: 100_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     to: chain.contract as `0x${string}`,
     data: `0x${word(4n).slice(2)}${word(44n).slice(2)}`,
   });

@@ -6,31 +6,26 @@
 // transaction runs, once.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { upstreamOptions } from "../../src/upstream/options.ts";
+import { type ProxiedUpstream, startProxiedUpstream, word } from "../utils/anvilUpstream.ts";
 import {
-  type Anvil,
-  type SeededChain,
-  seedChain,
-  startAnvilUpstream,
-  word,
-} from "../utils/anvilUpstream.ts";
-import { pollUntil, startTestDevNode } from "../utils/devChain.ts";
+  devSigner,
+  pollUntil,
+  signAtPendingNonce,
+  signTestTx,
+  startTestDevNode,
+} from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
-import { type RpcProxy, startRpcProxy } from "../utils/rpcProxy.ts";
 
-let anvil: Anvil;
-let proxy: RpcProxy;
-let chain: SeededChain;
+let upstream: ProxiedUpstream;
 let node: RunningNode;
-const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as `0x${string}`);
+const account = devSigner();
 
 /** An error page in place of every eth_getStorageAt, counted. */
 function failStorageReads(): { readonly count: () => number } {
   let n = 0;
-  proxy.fault = ({ calls }) => {
+  upstream.proxy.fault = ({ calls }) => {
     if (!calls.some((c) => c.method === "eth_getStorageAt")) return undefined;
     n++;
     return { status: 502, body: "<html><title>502 Bad Gateway</title></html>" };
@@ -47,25 +42,22 @@ async function readyz(): Promise<{ status: number; reasons: string[] }> {
 const head = async () => Number(await call(node.url, "eth_blockNumber"));
 
 before(async () => {
-  anvil = await startAnvilUpstream();
-  chain = await seedChain(anvil);
-  proxy = await startRpcProxy(anvil.url);
+  upstream = await startProxiedUpstream();
   node = await startTestDevNode({
     datadir: tempDatadir("fork-faults"),
     blockTimeMs: 1000,
     upstream: {
       // No retries: a fault fails a read at once.
-      options: upstreamOptions(proxy.url, { retries: 0, deadlineMs: 5_000 }),
-      blockNumber: chain.fork.number,
+      options: upstreamOptions(upstream.proxy.url, { retries: 0, deadlineMs: 5_000 }),
+      blockNumber: upstream.chain.fork.number,
     },
   });
 });
 
 after(async () => {
-  proxy.fault = undefined;
+  if (upstream !== undefined) upstream.proxy.fault = undefined;
   await node?.close();
-  await proxy?.close();
-  anvil?.stop();
+  await upstream?.stop();
 });
 
 test("a seal whose upstream read fails waits, says why, and seals once the upstream answers", async () => {
@@ -78,19 +70,15 @@ test("a seal whose upstream read fails waits, says why, and seals once the upstr
     assert.ok(faults.count() > 0);
     assert.match(notReady.reasons.join("; "), /not sealed .*waiting for the upstream .*502/);
   } finally {
-    proxy.fault = undefined;
+    upstream.proxy.fault = undefined;
   }
   const stuck = await head();
   // Back: blocks seal again, and a transaction is mined.
   await pollUntil(head, (n) => n >= stuck + 2, 30_000, 50);
   await pollUntil(readyz, (r) => r.status === 200, 30_000, 100);
-  const raw = await account.signTransaction({
+  const raw = await signAtPendingNonce(node.url, account, {
     chainId: 31337,
-    type: "eip1559",
-    nonce: Number(await call(node.url, "eth_getTransactionCount", [account.address, "pending"])),
     gas: 21_000n,
-    maxFeePerGas: 10n ** 11n,
-    maxPriorityFeePerGas: 1n,
     to: account.address,
   });
   const receipt = (await call(node.url, "eth_sendRawTransactionSync", [raw])) as {
@@ -107,14 +95,11 @@ test("a transaction whose run needs an upstream read that fails waits for it and
     const nonce = Number(
       await call(node.url, "eth_getTransactionCount", [account.address, "pending"]),
     );
-    const raw = await account.signTransaction({
+    const raw = await signTestTx(account, {
       chainId: 31337,
-      type: "eip1559",
       nonce,
       gas: 100_000n,
-      maxFeePerGas: 10n ** 11n,
-      maxPriorityFeePerGas: 1n,
-      to: chain.contract as `0x${string}`,
+      to: upstream.chain.contract as `0x${string}`,
       data: `${word(77n)}${word(7n).slice(2)}` as `0x${string}`,
     });
     hash = String(await call(node.url, "eth_sendRawTransaction", [raw]));
@@ -126,7 +111,7 @@ test("a transaction whose run needs an upstream read that fails waits for it and
     );
     assert.equal(await call(node.url, "eth_getTransactionReceipt", [hash]), null);
   } finally {
-    proxy.fault = undefined;
+    upstream.proxy.fault = undefined;
   }
   const receipt = await pollUntil(
     () => call(node.url, "eth_getTransactionReceipt", [hash]),
@@ -148,7 +133,11 @@ test("a transaction whose run needs an upstream read that fails waits for it and
   )) as { transactions: string[] };
   assert.equal(block.transactions.filter((t) => t === hash).length, 1);
   assert.equal(
-    BigInt(String(await call(node.url, "eth_getStorageAt", [chain.contract, word(77n), "latest"]))),
+    BigInt(
+      String(
+        await call(node.url, "eth_getStorageAt", [upstream.chain.contract, word(77n), "latest"]),
+      ),
+    ),
     7n,
   );
 });
@@ -158,23 +147,15 @@ test("automine: a block whose seal cannot read the upstream is mined once it ans
     datadir: tempDatadir("fork-faults-automine"),
     automine: true,
     upstream: {
-      options: upstreamOptions(proxy.url, { retries: 0, deadlineMs: 5_000 }),
-      blockNumber: chain.fork.number,
+      options: upstreamOptions(upstream.proxy.url, { retries: 0, deadlineMs: 5_000 }),
+      blockNumber: upstream.chain.fork.number,
     },
   });
-  const sender = privateKeyToAccount(devAccounts(2)[1]!.privateKey as `0x${string}`);
+  const sender = devSigner(1);
   const send = async (nonce: number) =>
     String(
       await call(auto.url, "eth_sendRawTransaction", [
-        await sender.signTransaction({
-          chainId: 31337,
-          type: "eip1559",
-          nonce,
-          gas: 21_000n,
-          maxFeePerGas: 10n ** 11n,
-          maxPriorityFeePerGas: 1n,
-          to: sender.address,
-        }),
+        await signTestTx(sender, { chainId: 31337, nonce, gas: 21_000n, to: sender.address }),
       ]),
     );
   try {
@@ -190,7 +171,7 @@ test("automine: a block whose seal cannot read the upstream is mined once it ans
         50,
       );
     } finally {
-      proxy.fault = undefined;
+      upstream.proxy.fault = undefined;
     }
     for (const hash of hashes) {
       const receipt = (await pollUntil(

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
-import { pollUntil, signTransfer, startTestDevNode } from "../utils/devChain.ts";
+import { pollUntil, sendRawBatch, signTransfer, startTestDevNode } from "../utils/devChain.ts";
 import { call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
@@ -73,20 +73,7 @@ test("a block and a flashblock above max_payload reach replicas in parts", async
   for (let from = 0; from < SENDERS; from++)
     for (let nonce = 0; nonce < PER_SENDER; nonce++)
       txs.push(await signTransfer(dev, from, { nonce }));
-  const answers = (await (
-    await fetch(url(dev), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(
-        txs.map((raw, id) => ({
-          jsonrpc: "2.0",
-          id,
-          method: "eth_sendRawTransaction",
-          params: [raw],
-        })),
-      ),
-    })
-  ).json()) as { error?: unknown }[];
+  const answers = await sendRawBatch(url(dev), txs);
   assert.deepEqual(
     answers.filter((a) => a.error !== undefined),
     [],

@@ -6,12 +6,10 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { waitForOutput } from "../../bench/lib/http.ts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode as ReplicaNode } from "../../src/node/plan.ts";
 import { DEFAULT_STREAMS } from "../../src/replica/streams.ts";
-import { flashblockFeed, pollUntil } from "../utils/devChain.ts";
+import { devSigner, flashblockFeed, pollUntil } from "../utils/devChain.ts";
 import { BIN, call, tempDatadir } from "../utils/fixtures.ts";
 import { type NatsServer, startNatsServer } from "../utils/nats.ts";
 import { startReplicaNode } from "../utils/nodes.ts";
@@ -22,7 +20,7 @@ let replica: ReplicaNode;
 const devDir = tempDatadir("sequencer-crash");
 type Sequencer = { child: ChildProcess; url: string; wsUrl: string };
 let sequencer: Sequencer | undefined;
-const sender = privateKeyToAccount(devAccounts(5)[4]!.privateKey as `0x${string}`);
+const sender = devSigner(4);
 
 async function startSequencer(): Promise<Sequencer> {
   const child = spawn(

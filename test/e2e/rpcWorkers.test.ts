@@ -2,11 +2,10 @@
 // exactly as one process does; the rate limit and /metrics are the node's, not each reader's; a
 // killed reader is replaced and its clients see connection errors only.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
-import { waitForOutput } from "../../bench/lib/http.ts";
 import type { RunningNode as RunningServer } from "../../src/node/plan.ts";
-import { BIN, importFixtureChain } from "../utils/fixtures.ts";
+import { type CliNode, startReadersNode } from "../utils/cliNode.ts";
+import { importFixtureChain } from "../utils/fixtures.ts";
 import { startArchiveServer } from "../utils/nodes.ts";
 import { silentLogger, testFrontendOptions } from "../utils/options.ts";
 import { stopChild } from "../utils/processes.ts";
@@ -17,7 +16,7 @@ const KEY = "workers-test-key";
 const RATE = 1;
 const BURST = 10;
 let datadir: string;
-let primary: ChildProcess;
+let primary: CliNode;
 let url: string;
 let single: RunningServer;
 
@@ -28,33 +27,17 @@ before(async () => {
     frontend: testFrontendOptions(),
     logger: silentLogger,
   });
-  primary = spawn(
-    process.execPath,
-    [
-      BIN,
-      "serve",
-      "--datadir",
-      datadir,
-      "--port",
-      "0",
-      "--rpc-workers",
-      "2",
-      "--api-key",
-      KEY,
-      "--rate-limit",
-      String(RATE),
-      "--rate-burst",
-      String(BURST),
-      "--log-level",
-      "warn",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  url = await waitForOutput(primary, /JSON-RPC \(public\):\s+(\S+)/);
+  primary = await startReadersNode("serve", datadir, KEY, [
+    "--rate-limit",
+    String(RATE),
+    "--rate-burst",
+    String(BURST),
+  ]);
+  url = primary.url;
 });
 
 after(async () => {
-  await stopChild(primary);
+  await stopChild(primary?.child);
   await single?.close();
 });
 
@@ -70,7 +53,7 @@ async function post(base: string, body: unknown): Promise<{ status: number; json
 }
 
 function readers(): number[] {
-  return readerPids(primary.pid!);
+  return readerPids(primary.child.pid!);
 }
 
 test("two readers answer what one process answers, for every selector", async () => {
@@ -162,7 +145,7 @@ test("a killed reader is replaced; its clients see connection errors, never a wr
     }
   }
   assert.ok(answered > 0, "the other reader kept answering");
-  const now = await waitForReplacement(primary.pid!, before[0]!, 2, 20_000);
+  const now = await waitForReplacement(primary.child.pid!, before[0]!, 2, 20_000);
   assert.equal(now.length, 2, "two readers again");
   assert.ok(!now.includes(before[0]!), "the killed one is gone");
   const r = await post(`${url}rpc/${KEY}`, {

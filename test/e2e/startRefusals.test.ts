@@ -66,22 +66,17 @@ const QUICK_RETRIES = ["--fork-retries", "2", "--fork-retry-backoff", "100ms"];
 let closed: string;
 const root = tempDatadir("start-refusals");
 
+/** `dev --fork-url` of a port nothing listens on, into `datadir`. */
+const forkOfClosedPort = (datadir: string) =>
+  runToEnd(["dev", "--fork-url", closed, "--datadir", datadir, "--port", "0", ...QUICK_RETRIES]);
+
 before(async () => {
   closed = `http://127.0.0.1:${await freePort()}/`;
 });
 
 test("dev --fork-url of an unreachable upstream exits with one line; a new datadir is removed", async () => {
   const datadir = join(root, "new", "fork");
-  const r = await runToEnd([
-    "dev",
-    "--fork-url",
-    closed,
-    "--datadir",
-    datadir,
-    "--port",
-    "0",
-    ...QUICK_RETRIES,
-  ]);
+  const r = await forkOfClosedPort(datadir);
   refused(r, /the upstream at 127\.0\.0\.1:\d+ refused the connection \(ECONNREFUSED\)/);
   assert.ok(!existsSync(join(root, "new")), "nothing is left on disk");
 });
@@ -89,16 +84,7 @@ test("dev --fork-url of an unreachable upstream exits with one line; a new datad
 test("an existing empty datadir is left empty", async () => {
   const datadir = join(root, "empty");
   mkdirSync(datadir);
-  const r = await runToEnd([
-    "dev",
-    "--fork-url",
-    closed,
-    "--datadir",
-    datadir,
-    "--port",
-    "0",
-    ...QUICK_RETRIES,
-  ]);
+  const r = await forkOfClosedPort(datadir);
   refused(r, /ECONNREFUSED/);
   assert.deepEqual(readdirSync(datadir), []);
 });

@@ -66,6 +66,16 @@ async function stopsWithin(
   return code;
 }
 
+/** Until the node at `url` answers /readyz with 503 (it has noticed what it lacks). */
+async function notReady(url: string): Promise<void> {
+  await pollUntil(
+    async () => (await fetch(`${url}readyz`)).status,
+    (status) => status === 503,
+    60_000,
+    100,
+  );
+}
+
 const BANNER = /JSON-RPC \(public\): +(http:\/\/\S+)/;
 const NATS_DOWN = /cannot reach NATS/;
 
@@ -157,12 +167,7 @@ test("a fork whose upstream is frozen (SIGSTOP): SIGTERM stops it", async () => 
     try {
       // The next block reads the upstream (the system contracts' slots) and waits for it: its
       // flashblocks stop, and /readyz says the pending view is stale.
-      await pollUntil(
-        async () => (await fetch(`${url}readyz`)).status,
-        (status) => status === 503,
-        60_000,
-        100,
-      );
+      await notReady(url!);
       assert.equal(await stopsWithin(r, datadir, "SIGTERM"), 0);
     } finally {
       anvil.child.kill("SIGCONT");
@@ -187,11 +192,6 @@ test("a follower whose upstream is gone: SIGTERM stops it", async () => {
     await upstream.close();
   }
   // It has noticed: /readyz says why it is not ready.
-  await pollUntil(
-    async () => (await fetch(`${url}readyz`)).status,
-    (status) => status === 503,
-    60_000,
-    100,
-  );
+  await notReady(url!);
   assert.equal(await stopsWithin(r, datadir, "SIGTERM"), 0);
 });

@@ -5,6 +5,7 @@ import type { Socket } from "node:net";
 import { join } from "node:path";
 import { asm, deployCode } from "./evmAsm.ts";
 import { ROOT } from "./fixtures.ts";
+import { type RpcProxy, startRpcProxy } from "./rpcProxy.ts";
 
 const ANVIL = join(ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 
@@ -165,4 +166,36 @@ export async function moveOn(anvil: Anvil, chain: SeededChain): Promise<void> {
   await send(anvil, { to: chain.contract, data: word(1n) + word(999n).slice(2) });
   await send(anvil, { to: chain.contract, data: word(6n) + word(6n).slice(2) });
   await send(anvil, { to: RECEIVER, value: "0x1" });
+}
+
+/** A seeded anvil behind a proxy that counts (and fails on demand) what a fork asks it. */
+export type ProxiedUpstream = {
+  readonly anvil: Anvil;
+  readonly chain: SeededChain;
+  readonly proxy: RpcProxy;
+  stop(): Promise<void>;
+};
+
+/** anvil, seeded (and moved on past the fork block when `movedOn`), behind a proxy. */
+export async function startProxiedUpstream(
+  opts: { readonly movedOn?: boolean } = {},
+): Promise<ProxiedUpstream> {
+  const anvil = await startAnvilUpstream();
+  try {
+    const chain = await seedChain(anvil);
+    if (opts.movedOn === true) await moveOn(anvil, chain);
+    const proxy = await startRpcProxy(anvil.url);
+    return {
+      anvil,
+      chain,
+      proxy,
+      async stop() {
+        await proxy.close();
+        anvil.stop();
+      },
+    };
+  } catch (err) {
+    anvil.stop();
+    throw err;
+  }
 }

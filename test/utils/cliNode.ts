@@ -79,3 +79,24 @@ export async function postRpc(
     json: text === "" ? undefined : JSON.parse(text),
   };
 }
+
+/** `dev` flags for a node that seals only on evm_mine: reads between two calls see one block. */
+export const SEALS_ON_MINE = ["--block-time", "600s", "--flashblock-interval", "50ms"] as const;
+
+/**
+ * `flashnode <command>` on `datadir` as the multi-process tests run it: two RPC reader
+ * processes, `key` for the dedicated tier, warnings only in the log; `flags` add the rest.
+ */
+export function startReadersNode(
+  command: "dev" | "serve",
+  datadir: string,
+  key: string,
+  flags: readonly string[] = [],
+): Promise<CliNode> {
+  return startCliNode([
+    command,
+    ...["--datadir", datadir, "--port", "0", "--rpc-workers", "2", "--api-key", key],
+    ...flags,
+    ...["--log-level", "warn"],
+  ]);
+}

@@ -1,10 +1,17 @@
 // A `flashnode dev` node for end-to-end tests, and a tiny contract to exercise it.
 import { parseGwei } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import WebSocket from "ws";
+import { devAccounts } from "../../src/chain/devGenesis.ts";
 import type { RunningNode } from "../../src/node/plan.ts";
 import { call, tempDatadir } from "./fixtures.ts";
-import { DEFAULT_DEV_OPTIONS, startDevNode, type TestDevOptions } from "./nodes.ts";
+import {
+  DEFAULT_DEV_OPTIONS,
+  type FollowNodeOptions,
+  startDevNode,
+  startFollowNode,
+  type TestDevOptions,
+} from "./nodes.ts";
 import { silentLogger, testFrontendOptions } from "./options.ts";
 import { within } from "./within.ts";
 
@@ -24,6 +31,25 @@ export async function startTestDevNode(overrides: Partial<TestDevOptions> = {}):
 }
 
 /**
+ * `flashnode follow` of the dev node `sequencer` (its RPC and its /flashblocks), quiet, into a
+ * new datadir named after `label`; `more` sets the rest (another RPC, NATS, the hardfork).
+ */
+export function startTestFollower(
+  sequencer: DevNode,
+  label: string,
+  more: Partial<FollowNodeOptions> = {},
+): Promise<RunningNode> {
+  return startFollowNode({
+    datadir: tempDatadir(label),
+    rpc: sequencer.url,
+    flashblocks: `${sequencer.wsUrl}flashblocks`,
+    frontend: testFrontendOptions(),
+    logger: silentLogger,
+    ...more,
+  });
+}
+
+/**
  * A storage contract in raw bytecode (no compiler needed): the constructor stores 42 in slot 0;
  * a call with calldata stores calldata[4:36] in slot 0 and logs it with topic
  * keccak256("Set(uint256)"); a call without calldata returns slot 0.
@@ -34,6 +60,23 @@ export function storageContractBytecode(setTopic: string): `0x${string}` {
   const length = (runtime.length / 2).toString(16).padStart(2, "0");
   const init = `602a60005560${length}601160003960${length}6000f3`;
   return `0x${init}${runtime}`;
+}
+
+/**
+ * Deploys the storage contract (its Set topic `setTopic`) from `account` on the node at `url`;
+ * its address, once the deployment is pre-confirmed.
+ */
+export async function deployStorageContract(
+  url: string,
+  account: PrivateKeyAccount,
+  setTopic: string,
+): Promise<`0x${string}`> {
+  const data = storageContractBytecode(setTopic);
+  const raw = await signAtPendingNonce(url, account, { data, gas: 300_000n });
+  const receipt = (await call(url, "eth_sendRawTransactionSync", [raw])) as {
+    contractAddress: `0x${string}`;
+  };
+  return receipt.contractAddress;
 }
 
 /** Calldata for "set(uint256)" as the contract reads it (any 4-byte selector works). */
@@ -65,6 +108,81 @@ export async function pollUntil<T>(
       throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(v)})`);
     await sleep(everyMs);
   }
+}
+
+/** Dev account `i` (of the dev chain's prefunded ones) as a viem signer. */
+export function devSigner(i = 0): PrivateKeyAccount {
+  return privateKeyToAccount(devAccounts(i + 1)[i]!.privateKey as `0x${string}`);
+}
+
+/** `raws` sent to `url` as one JSON-RPC batch of eth_sendRawTransaction; its answers, in order. */
+export async function sendRawBatch(
+  url: string,
+  raws: readonly string[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }[]> {
+  const batch = raws.map((raw, id) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "eth_sendRawTransaction",
+    params: [raw],
+  }));
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(batch),
+  });
+  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } }[];
+}
+
+/** Until `node`'s pending block holds transaction `hash`. */
+export async function pendingHolds(node: DevNode, hash: string): Promise<void> {
+  await pollUntil(
+    async () =>
+      (await call(node.dedicatedUrl, "eth_getBlockReceipts", ["pending"])) as {
+        transactionHash: string;
+      }[],
+    (rs) => rs.some((r) => r.transactionHash === hash),
+    30_000,
+  );
+}
+
+/** What a test transaction sets; the rest is fixed: EIP-1559, a 100 gwei fee cap, a 1 wei tip. */
+export type TestTx = {
+  readonly chainId: number;
+  readonly nonce: number;
+  readonly gas: bigint;
+  readonly to?: `0x${string}`;
+  readonly data?: `0x${string}`;
+  readonly value?: bigint;
+};
+
+/** `tx` signed by `account`. */
+export function signTestTx(account: PrivateKeyAccount, tx: TestTx): Promise<`0x${string}`> {
+  return account.signTransaction({
+    chainId: tx.chainId,
+    type: "eip1559",
+    nonce: tx.nonce,
+    gas: tx.gas,
+    maxFeePerGas: 10n ** 11n,
+    maxPriorityFeePerGas: 1n,
+    ...(tx.to === undefined ? {} : { to: tx.to }),
+    ...(tx.data === undefined ? {} : { data: tx.data }),
+    ...(tx.value === undefined ? {} : { value: tx.value }),
+  });
+}
+
+/**
+ * `tx` signed by `account` at its pending nonce on the node at `url`, for that node's chain
+ * unless `chainId` says (a node whose upstream is failing is not asked more than the nonce).
+ */
+export async function signAtPendingNonce(
+  url: string,
+  account: PrivateKeyAccount,
+  tx: Omit<TestTx, "chainId" | "nonce"> & { readonly chainId?: number },
+): Promise<`0x${string}`> {
+  const chainId = tx.chainId ?? Number(await call(url, "eth_chainId"));
+  const nonce = Number(await call(url, "eth_getTransactionCount", [account.address, "pending"]));
+  return signTestTx(account, { ...tx, chainId, nonce });
 }
 
 /** A signed EIP-1559 transfer (21,000 gas, 20 gwei cap) from dev account `from`; to itself by default. */

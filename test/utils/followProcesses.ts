@@ -5,9 +5,7 @@
 // upstream's outages, and the two chains compared block by block.
 import assert from "node:assert/strict";
 import { keccak256 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccounts } from "../../src/chain/devGenesis.ts";
-import { pollUntil, sleep } from "./devChain.ts";
+import { devSigner, pollUntil, signTestTx, sleep } from "./devChain.ts";
 import { call } from "./fixtures.ts";
 import { type RpcProcess, startCli } from "./processes.ts";
 
@@ -95,7 +93,7 @@ export async function until<T>(
   }
 }
 
-const [alice] = devAccounts(2).map((a) => privateKeyToAccount(a.privateKey as `0x${string}`));
+const alice = devSigner();
 const BOB = "0x00000000000000000000000000000000000b0b01";
 
 /**
@@ -121,15 +119,12 @@ export class TxFlow {
   }
 
   async #sign(nonce: number): Promise<void> {
-    const raw = await alice!.signTransaction({
+    const raw = await signTestTx(alice, {
       chainId: this.chainId,
-      type: "eip1559",
       nonce,
       to: BOB,
       value: BigInt(nonce + 1),
       gas: 21_000n,
-      maxFeePerGas: 10n ** 11n,
-      maxPriorityFeePerGas: 1n,
     });
     this.raw.push(raw);
     this.hashes.push(keccak256(raw));
@@ -139,7 +134,7 @@ export class TxFlow {
     while (this.#running) {
       try {
         let nonce = Number(
-          await callWithin(this.url(), "eth_getTransactionCount", [alice!.address, "pending"]),
+          await callWithin(this.url(), "eth_getTransactionCount", [alice.address, "pending"]),
         );
         while (this.#running) {
           while (this.raw.length <= nonce) await this.#sign(this.raw.length);
@@ -163,7 +158,7 @@ export class TxFlow {
   }
 
   get sender(): string {
-    return alice!.address;
+    return alice.address;
   }
 }
 

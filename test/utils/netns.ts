@@ -7,6 +7,7 @@
 // Names start with `fnt<pid>-` (the test process's pid), so that a run removes what a crashed
 // run left (its pid gone) and never what a running one uses.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { processAlive } from "../../src/util/processAlive.ts";
 
 const PREFIX = "fnt";
 
@@ -19,15 +20,6 @@ function must(args: readonly string[]): string {
   const r = ip(args);
   if (!r.ok) throw new Error(`ip ${args.join(" ")}: ${r.out.trim()}`);
   return r.out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Ends every process in namespace `ns`, removes it, and the host end of its run's link. */
@@ -56,7 +48,7 @@ function removeLeftovers(): void {
   const dead = new Set<string>();
   for (const ns of namespaces()) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(ns)?.[1]);
-    if (Number.isInteger(pid) && !alive(pid)) {
+    if (Number.isInteger(pid) && !processAlive(pid)) {
       removeNamespace(ns);
       dead.add(String(pid));
     }

@@ -133,3 +133,24 @@ export function devSender(node: DevNode, from: number) {
 export function calleeWord(callee: string): string {
   return `0x${callee.slice(2).padStart(64, "0")}`;
 }
+
+/** The two contracts deployed from dev account 1, and the transaction that runs them. */
+export type TraceContracts = {
+  readonly sender: ReturnType<typeof devSender>;
+  readonly callee: string;
+  readonly caller: string;
+  /** The caller called with the callee's address, pre-confirmed on return. */
+  runCaller(): Promise<Receipt>;
+};
+
+export async function deployTraceContracts(node: DevNode): Promise<TraceContracts> {
+  const sender = devSender(node, 1);
+  const callee = (await sender.deploy(CALLEE)).contractAddress!;
+  const caller = (await sender.deploy(CALLER)).contractAddress!;
+  return {
+    sender,
+    callee,
+    caller,
+    runCaller: () => sender.send({ to: caller, data: calleeWord(callee) }),
+  };
+}

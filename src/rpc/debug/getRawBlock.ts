@@ -1,9 +1,5 @@
 import type { RpcBackend } from "../../services/backend.ts";
-import { ServerError } from "../../services/errors.ts";
-import { bytesToHex } from "../../util/hex.ts";
-import { defineMethod, required } from "../method.ts";
-import { parseBlockSelector } from "../params.ts";
-import { goDecimalBytes, resolveRawTarget } from "./rawTarget.ts";
+import { rawBlockMethod } from "./rawTarget.ts";
 
 /**
  * debug_getRawBlock(block) → the block's RLP (`[header, txs, uncles, withdrawals?]`). As geth: a
@@ -11,24 +7,16 @@ import { goDecimalBytes, resolveRawTarget } from "./rawTarget.ts";
  * pre-confirmed block (zero state root, no uncles, no withdrawals).
  */
 export function getRawBlock(backend: RpcBackend) {
-  return defineMethod({
-    params: [required(parseBlockSelector)],
-    reads: "block",
-    handler: ([selector]) => {
-      const target = resolveRawTarget(backend, selector);
-      if (target === undefined) return "0x";
+  return rawBlockMethod(backend, "block", {
+    pending: (block) => {
       const decoder = backend.decoder;
-      if (target.kind === "pending") {
-        const header = decoder.pendingHeaderRlp(target.block);
-        return bytesToHex(decoder.blockRlp(header, decoder.pendingBodyRlp(target.block)));
-      }
-      if (target.kind === "sealed") {
-        const header = backend.chain.headerRlp(target.number, target.hash);
-        const body = backend.chain.bodyRlp(target.number, target.hash);
-        if (header !== undefined && body !== undefined)
-          return bytesToHex(decoder.blockRlp(header, body));
-      }
-      throw new ServerError(`block #${goDecimalBytes(target.hash)} not found`);
+      return decoder.blockRlp(decoder.pendingHeaderRlp(block), decoder.pendingBodyRlp(block));
+    },
+    sealed: (number, hash) => {
+      const header = backend.chain.headerRlp(number, hash);
+      const body = backend.chain.bodyRlp(number, hash);
+      if (header === undefined || body === undefined) return undefined;
+      return backend.decoder.blockRlp(header, body);
     },
   });
 }

@@ -2,13 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
 import { call, callError } from "../../../test/utils/fixtures.ts";
-import {
-  CALLEE,
-  CALLER,
-  calleeWord,
-  devSender,
-  type Receipt,
-} from "../../../test/utils/traceContracts.ts";
+import { deployTraceContracts, type Receipt } from "../../../test/utils/traceContracts.ts";
 import type { RunningNode as DevNode } from "../../node/plan.ts";
 
 let node: DevNode;
@@ -24,10 +18,8 @@ const traceError = (params: unknown[]) =>
   callError(node.dedicatedUrl, "debug_traceBlockByHash", params);
 
 test("debug_traceBlockByHash: the block's traces in order, as by number; geth's errors", async () => {
-  const sender = devSender(node, 1);
-  const callee = (await sender.deploy(CALLEE)).contractAddress!;
-  const caller = (await sender.deploy(CALLER)).contractAddress!;
-  const sent = await sender.send({ to: caller, data: calleeWord(callee) });
+  const contracts = await deployTraceContracts(node);
+  const sent = await contracts.runCaller();
   await call(node.dedicatedUrl, "evm_mine");
   const third = (await call(node.dedicatedUrl, "eth_getTransactionReceipt", [
     sent.transactionHash,

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { fixtureServer } from "../../../test/utils/archiveServer.ts";
 import { startTestDevNode } from "../../../test/utils/devChain.ts";
 import { call, callError } from "../../../test/utils/fixtures.ts";
-import { CALLEE, CALLER, calleeWord, devSender } from "../../../test/utils/traceContracts.ts";
+import { deployTraceContracts } from "../../../test/utils/traceContracts.ts";
 import type { RunningNode as RunningServer } from "../../node/plan.ts";
 
 let server: RunningServer;
@@ -128,10 +128,7 @@ describe("debug_traceBlockByNumber on the fixture chain (served by `serve`)", ()
 test("debug_traceBlockByNumber(pending): the pre-confirmed block, as it traces once sealed", async () => {
   const node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });
   try {
-    const sender = devSender(node, 1);
-    const callee = (await sender.deploy(CALLEE)).contractAddress!;
-    const caller = (await sender.deploy(CALLER)).contractAddress!;
-    const sent = await sender.send({ to: caller, data: calleeWord(callee) });
+    const sent = await (await deployTraceContracts(node)).runCaller();
     const config = { tracer: "callTracer", tracerConfig: { withLog: true } };
     const pending = (await call(node.dedicatedUrl, "debug_traceBlockByNumber", [
       "pending",

@@ -4,10 +4,8 @@ import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
 import { asm } from "../../../test/utils/evmAsm.ts";
 import { call, callError } from "../../../test/utils/fixtures.ts";
 import {
-  CALLEE,
-  CALLER,
   calleeWord,
-  devSender,
+  deployTraceContracts,
   type Receipt,
 } from "../../../test/utils/traceContracts.ts";
 import type { RunningNode as DevNode } from "../../node/plan.ts";
@@ -24,13 +22,13 @@ const traceError = (params: unknown[]) => callError(node.dedicatedUrl, "debug_tr
 
 before(async () => {
   node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });
-  const sender = devSender(node, 1);
+  const contracts = await deployTraceContracts(node);
+  ({ callee, caller } = contracts);
+  const sender = contracts.sender;
   from = sender.address;
-  callee = (await sender.deploy(CALLEE)).contractAddress!;
-  caller = (await sender.deploy(CALLER)).contractAddress!;
   loop = (await sender.deploy(asm(["top:", "JUMPDEST", "@top", "JUMP"]))).contractAddress!;
   await call(node.dedicatedUrl, "evm_mine");
-  const sent = await sender.send({ to: caller, data: calleeWord(callee) });
+  const sent = await contracts.runCaller();
   await call(node.dedicatedUrl, "evm_mine");
   // The sealed receipt (the one sending returns is pre-confirmed: no block hash yet).
   mined = (await call(node.dedicatedUrl, "eth_getTransactionReceipt", [

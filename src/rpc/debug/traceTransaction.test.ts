@@ -3,9 +3,8 @@ import { after, before, describe, test } from "node:test";
 import { startTestDevNode, word } from "../../../test/utils/devChain.ts";
 import { call, callError } from "../../../test/utils/fixtures.ts";
 import {
-  CALLEE,
-  CALLER,
   calleeWord,
+  deployTraceContracts,
   devSender,
   type Receipt,
 } from "../../../test/utils/traceContracts.ts";
@@ -27,13 +26,12 @@ const traceError = (params: unknown[]) =>
 
 before(async () => {
   node = await startTestDevNode({ blockTimeMs: 600_000, flashblockIntervalMs: 50 });
-  const sender = devSender(node, 1);
-  from = sender.address;
-  callee = (await sender.deploy(CALLEE)).contractAddress!;
-  caller = (await sender.deploy(CALLER)).contractAddress!;
+  const contracts = await deployTraceContracts(node);
+  ({ callee, caller } = contracts);
+  from = contracts.sender.address;
   await call(node.dedicatedUrl, "evm_mine");
   // Alone in its block: its block's parent holds the state it starts from.
-  receipt = await sender.send({ to: caller, data: calleeWord(callee) });
+  receipt = await contracts.runCaller();
   await call(node.dedicatedUrl, "evm_mine");
 });
 after(async () => {
