@@ -81,7 +81,11 @@ export type SequencerFork = {
 /** What the sequencer serves the RPC thread. */
 export type SequencerApi = {
   readonly requests: {
-    readonly submit: { readonly request: Uint8Array; readonly reply: string };
+    /**
+     * Pools a transaction: what the pool took, in the answer itself (no `submitted` event for
+     * it: one message a transaction, not two, in a burst of sends).
+     */
+    readonly submit: { readonly request: Uint8Array; readonly reply: Submitted };
     /** Seals the block being built now: the sealed block's number. */
     readonly mine: { readonly request: null; readonly reply: number };
     readonly pool: { readonly request: null; readonly reply: PoolContent };
@@ -109,6 +113,7 @@ export type SequencerParentApi = {
     readonly resumed: boolean;
   }> & {
     readonly update: FlashblockUpdate | SealedUpdate;
+    /** A transaction the pool took from elsewhere than the RPC thread (a replica over NATS). */
     readonly submitted: Submitted;
     /**
      * Why the sequencer's node is not ready (its NATS or a fork's upstream unreachable, blocks not

@@ -82,7 +82,10 @@ export class Sequencer {
   private miningMode: MiningMode;
   /** When the current mining mode began (performance.now()): interval mining counts from it. */
   private miningSince = 0;
-  /** Told of every transaction the pool takes (the RPC thread's pool nonces and log). */
+  /**
+   * Told of every transaction the pool takes (the RPC thread's pool nonces and log) but those
+   * whose submitter is told by the answer (`submit`'s `told`).
+   */
   onSubmitted: ((r: SubmitResult) => void) | undefined;
   /** Blocks at the largest timestamp are not sealed (canSeal). */
   private readonly timestampLimit = new TimestampLimit();
@@ -205,7 +208,7 @@ export class Sequencer {
   /** A dev method's request (src/sequencer/devRequests.ts), between two executions. */
   control(request: DevRequest): Promise<DevAnswer> {
     if (request.op === "submitUnsigned")
-      return this.submit(request.raw, true).then((r) => ({ hash: r.hash }));
+      return this.submit(request.raw, { unsigned: true }).then((r) => ({ hash: r.hash }));
     return this.serial(() => this.recovery.guard(() => control(this, request)));
   }
 
@@ -243,9 +246,13 @@ export class Sequencer {
    * Takes a transaction into the pool: answered once it is checked and pooled, waiting for at
    * most the one transaction executing; with automine, once its block is sealed.
    * `unsigned` (eth_sendUnsignedTransaction): a placeholder signature stands for its sender
-   * whether or not that sender is impersonated.
+   * whether or not that sender is impersonated. `told`: the submitter passes the result on
+   * itself (the RPC thread's send), so onSubmitted is not called for it.
    */
-  async submit(raw: Uint8Array, unsigned = false): Promise<SubmitResult> {
+  async submit(
+    raw: Uint8Array,
+    how: { readonly unsigned?: boolean; readonly told?: boolean } = {},
+  ): Promise<SubmitResult> {
     // Taken before the queue: time spent waiting behind a flashblock or a seal counts.
     const receivedAt = epochNow();
     // A fork fetches what the transaction names (sender, recipient, access list) before it
@@ -253,8 +260,8 @@ export class Sequencer {
     await this.executor.prefetchFor(raw, this.common);
     // Not `serial`: taking a transaction into the pool changes no nonce the pool knows.
     return this.steps.run(async () => {
-      const result = await acceptTransaction(this, raw, receivedAt, unsigned);
-      this.onSubmitted?.(result);
+      const result = await acceptTransaction(this, raw, receivedAt, how.unsigned === true);
+      if (how.told !== true) this.onSubmitted?.(result);
       // Accepted is answered: a block that cannot be mined now is mined by a later tick.
       if (this.miningMode.automine) {
         this.noncesStale = true;

@@ -10,7 +10,12 @@ import type { UpstreamSeries } from "../upstream/callStats.ts";
 import type { Channel } from "../util/channel.ts";
 import { bytesToHex, bytesToUnprefixedHex } from "../util/hex.ts";
 import { OwnedWorker, startWorkerChannel } from "../util/tsWorker.ts";
-import type { SequencerApi, SequencerParentApi, SequencerWorkerData } from "./protocol.ts";
+import type {
+  SequencerApi,
+  SequencerParentApi,
+  SequencerWorkerData,
+  Submitted,
+} from "./protocol.ts";
 
 /** Intake, mining and dev requests wait this long for the sequencer's queue at most. */
 const REQUEST_DEADLINE_MS = 60_000;
@@ -31,6 +36,7 @@ export class SequencerClient {
     private readonly worker: OwnedWorker,
     private readonly channel: Channel<SequencerApi, SequencerParentApi>,
     private readonly heard: Heard,
+    private readonly logger: Logger,
     /** The head the node started on, when the datadir already held a chain (continued). */
     readonly resumedAt: number | undefined,
   ) {}
@@ -56,18 +62,7 @@ export class SequencerClient {
     // rebuilds after a restart), before it says it is ready.
     const listen = (channel: Channel<SequencerApi, SequencerParentApi>) => {
       channel.on("log", (m) => logger[m.level](m.fields, m.msg));
-      channel.on("submitted", (m) => {
-        const key = bytesToUnprefixedHex(m.sender);
-        const known = heard.poolNonces.get(key);
-        if (known === undefined || m.nextNonce > known) {
-          heard.poolNonces.set(key, m.nextNonce);
-          heard.onPoolNonce?.(m.sender, m.nextNonce);
-        }
-        logger.info(
-          { hash: m.hash, from: bytesToHex(m.sender), nonce: Number(m.nonce) },
-          "transaction received",
-        );
-      });
+      channel.on("submitted", (m) => noteSubmitted(heard, logger, m));
       channel.on("health", (m) => {
         heard.reasons = m.reasons;
         heard.upstream = m.upstream ?? [];
@@ -93,13 +88,16 @@ export class SequencerClient {
       new OwnedWorker(worker, channel.whenGone(), onFatal),
       channel,
       heard,
+      logger,
       ready.resumed ? ready.head : undefined,
     );
     return client;
   }
 
   async submit(raw: Uint8Array): Promise<{ hash: string }> {
-    return { hash: await this.channel.request("submit", raw) };
+    const taken = await this.channel.request("submit", raw);
+    noteSubmitted(this.heard, this.logger, taken);
+    return { hash: taken.hash };
   }
 
   /** Seals the block being built now; resolves with its number once the update has arrived. */
@@ -139,4 +137,18 @@ export class SequencerClient {
   stop(): Promise<void> {
     return this.worker.stop(() => this.channel.request("stop", null, STOP_DEADLINE_MS));
   }
+}
+
+/** A transaction the pool took: its sender's next pool nonce, and the log line. */
+function noteSubmitted(heard: Heard, logger: Logger, m: Submitted): void {
+  const key = bytesToUnprefixedHex(m.sender);
+  const known = heard.poolNonces.get(key);
+  if (known === undefined || m.nextNonce > known) {
+    heard.poolNonces.set(key, m.nextNonce);
+    heard.onPoolNonce?.(m.sender, m.nextNonce);
+  }
+  logger.info(
+    { hash: m.hash, from: bytesToHex(m.sender), nonce: Number(m.nonce) },
+    "transaction received",
+  );
 }

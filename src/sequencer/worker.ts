@@ -20,11 +20,13 @@ import { isOperatorError } from "../util/errors.ts";
 import { hexToBytes } from "../util/hex.ts";
 import { parentChannel, tsWorkerData } from "../util/tsWorker.ts";
 import { DevRequestError } from "./devHost.ts";
+import type { SubmitResult } from "./intake.ts";
 import type {
   SequencerApi,
   SequencerFork,
   SequencerParentApi,
   SequencerWorkerData,
+  Submitted,
 } from "./protocol.ts";
 import { Sequencer } from "./sequencer.ts";
 
@@ -149,22 +151,20 @@ async function main(): Promise<void> {
     log,
   );
   if (data.replace !== undefined) sequencer.continueFrom(data.replace.position);
-  // The RPC thread learns of every accepted transaction (its pool nonces, the log), whether it
-  // came through the RPC thread or from a replica over NATS; before the submitter's answer.
-  sequencer.onSubmitted = (r) =>
-    channel.emit("submitted", {
-      hash: r.hash,
-      sender: r.sender,
-      nonce: r.nonce,
-      nextNonce: r.nextNonce,
+  // The RPC thread learns of every accepted transaction (its pool nonces, the log): those it
+  // sent in the answer, the others (a replica's over NATS, eth_sendUnsignedTransaction's) by an
+  // event; either way before the submitter's answer.
+  const submitted = (r: SubmitResult): Submitted => ({
+    hash: r.hash,
+    sender: r.sender,
+    nonce: r.nonce,
+    nextNonce: r.nextNonce,
+  });
+  sequencer.onSubmitted = (r) => channel.emit("submitted", submitted(r));
+  const submit = (raw: Uint8Array, told: boolean) =>
+    sequencer.submit(raw, { told }).then(submitted, (e: unknown) => {
+      throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
     });
-  const submit = (raw: Uint8Array) =>
-    sequencer.submit(raw).then(
-      (r) => r.hash,
-      (e: unknown) => {
-        throw e instanceof DevRequestError ? e : new TxRejectedError((e as Error).message);
-      },
-    );
   // NATS is loaded only when asked for (`dev --nats`): a third of this thread's code otherwise.
   if (data.nats !== undefined) {
     const { startPublisher } = await import("../replica/publisher.ts");
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
       store,
       streams: data.nats.streams,
       sequencer: {
-        submit: (raw) => submit(raw).then((hash) => ({ hash })),
+        submit: (raw) => submit(raw, false).then((r) => ({ hash: r.hash })),
         mine: () => sequencer.mine(),
       },
       logger,
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
     channel.emit("health", health);
   }, HEALTH_CHECK_MS);
   healthTimer.unref();
-  channel.handle("submit", submit);
+  channel.handle("submit", (raw) => submit(raw, true));
   channel.handle("mine", () => sequencer.mine());
   channel.handle("control", (request) =>
     sequencer.control(request).catch((e: unknown) => {
