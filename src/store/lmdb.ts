@@ -3,7 +3,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, open, type RootDatabase } from "lmdb";
-import { TABLES, type TableName } from "./tables.ts";
+import { META_KEYS, TABLES, type TableName } from "./tables.ts";
+import { untilVisible } from "./visibleCommit.ts";
 
 export type KvTable = {
   get(key: Uint8Array): Uint8Array | undefined;
@@ -31,9 +32,10 @@ export type KvEnv = {
    * As writeAtomically, committed on lmdb's own write thread: resolves once the write is
    * committed (visible to every thread and process, in the OS page cache, so a killed process
    * loses nothing), while the flush to disk goes on after it (lmdb-js's overlappingSync, on by
-   * default off Windows). A power loss can lose the last such writes, never the database's
-   * consistency: LMDB opens at the last flushed commit. (writeAtomically's commit waits for the
-   * flush on the calling thread, overlappingSync or not.)
+   * default off Windows; visibleCommit.ts). A power loss can lose the last such writes, never the
+   * database's consistency: LMDB opens at the last flushed commit. A flush that fails is thrown
+   * by the next write. (writeAtomically's commit waits for the flush on the calling thread,
+   * overlappingSync or not.)
    */
   writeAtomicallySoon<T>(fn: () => T): Promise<T>;
   sizeOnDisk(): number;
@@ -114,6 +116,17 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
   });
   let envOpen = true;
   let generation = 0;
+  /** writeAtomicallySoon's writes: how many, their flushes, and a flush that failed. */
+  const soon = {
+    count: 0,
+    // Unique to this opening: a token left by an earlier run never reads as this run's.
+    run: Buffer.from(
+      new Float64Array([performance.timeOrigin + performance.now(), Math.random()]).buffer,
+    ),
+    flushing: new Set<Promise<unknown>>(),
+    failed: undefined as Error | undefined,
+  };
+  const soonKey = Buffer.from(META_KEYS.soonWrite);
   const tables = new Map<TableName, KvTable>();
   for (const [name, def] of Object.entries(TABLES) as [TableName, { id: number; name: string }][]) {
     const db = root.openDB<Buffer, Buffer>({
@@ -140,10 +153,47 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       }
     },
     async writeAtomicallySoon(fn) {
+      const failed = soon.failed;
+      if (failed !== undefined) {
+        soon.failed = undefined;
+        throw failed;
+      }
       generation++;
+      const token = Buffer.concat([soon.run, Buffer.from(String(++soon.count))]);
+      const meta = tables.get("meta")!;
+      let ran!: (value: ReturnType<typeof fn>) => void;
+      const callbackRan = new Promise<ReturnType<typeof fn>>((resolve) => {
+        ran = resolve;
+      });
+      let answered = false;
       try {
         // A child transaction of lmdb's batch: a throw in `fn` commits none of its puts.
-        return await root.childTransaction(fn);
+        const committed = root.childTransaction(() => {
+          const result = fn();
+          meta.put(soonKey, token);
+          ran(result);
+          return result;
+        });
+        soon.flushing.add(committed);
+        committed.then(
+          () => soon.flushing.delete(committed),
+          (e: unknown) => {
+            soon.flushing.delete(committed);
+            // Thrown here if not yet answered; else by the next write.
+            if (answered) soon.failed = e as Error;
+          },
+        );
+        const result = await untilVisible({
+          committed,
+          ran: callbackRan,
+          visible: () => {
+            root.resetReadTxn();
+            const v = meta.getFast(soonKey);
+            return v !== undefined && Buffer.from(v.buffer, v.byteOffset, v.length).equals(token);
+          },
+        });
+        answered = true;
+        return result;
       } finally {
         generation++;
       }
@@ -165,6 +215,8 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     isOpen: () => envOpen,
     async close() {
       envOpen = false;
+      // The flushes under way finish first (a failed one was thrown, or is lost with the env).
+      await Promise.allSettled([...soon.flushing]);
       await root.close();
     },
   };

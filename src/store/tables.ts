@@ -182,4 +182,9 @@ export const META_KEYS = {
   forkBase: "forkBase",
   /** Who writes the archive's blocks (producer.ts): "sequencer" (dev) or "replica". */
   producer: "producer",
+  /**
+   * The token of the last write committed on lmdb's write thread (lmdb.ts writeAtomicallySoon):
+   * the writer sees its write is visible when the token reads back, before the flush to disk.
+   */
+  soonWrite: "soonWrite",
 } as const;
