@@ -10,6 +10,7 @@
 //      again (services/stateMisses.ts);
 //   4. the method (rpc/methods.ts), which resolves its block through rpc/resolveBlock.ts.
 // Steps 2–4 are the chain's (rebuilt when anvil_reset replaces it); step 1 is the reader's.
+import type { Logger } from "../log/logger.ts";
 import { layered, type MethodLayer, type MethodRegistry } from "../rpc/method.ts";
 import { perRun } from "../util/perRun.ts";
 import type { ChainView } from "./chainView.ts";
@@ -36,7 +37,14 @@ export type ReadPath = {
 export function createReadPath(
   own: MethodRegistry,
   steps: ChainSteps,
-  fence: { readonly fence: PositionFence; readonly chainView: ChainView } | undefined,
+  fence:
+    | {
+        readonly fence: PositionFence;
+        readonly chainView: ChainView;
+        /** Where a wait past FENCE_WAIT_MS is reported (its answer may be older than one shown). */
+        readonly logger: Logger;
+      }
+    | undefined,
 ): ReadPath {
   let current = layered(own, steps);
   let rebuilding: Promise<void> | undefined;
@@ -50,7 +58,14 @@ export function createReadPath(
     if (fence === undefined || fencePosition === undefined) return unlessRebuilding();
     const at = fencePosition();
     if (at <= fence.chainView.position()) return unlessRebuilding();
-    return fence.chainView.waitForPosition(at, FENCE_WAIT_MS).then(unlessRebuilding);
+    return fence.chainView.waitForPosition(at, FENCE_WAIT_MS).then((reached) => {
+      if (!reached)
+        fence.logger.warn(
+          { method: name, fence: at, position: fence.chainView.position(), ms: FENCE_WAIT_MS },
+          "answering behind the position fence: this reader's update did not come in time",
+        );
+      return unlessRebuilding();
+    });
   };
   return {
     methods: layered(current, [entry]),

@@ -164,7 +164,7 @@ export async function startReader(deps: ReaderDeps): Promise<Reader> {
       first.steps,
       deps.fence === undefined || chainView === undefined
         ? undefined
-        : { fence: deps.fence, chainView },
+        : { fence: deps.fence, chainView, logger: deps.logger },
     );
     /** anvil_reset replaced the chain: its methods are rebuilt (calls wait for them). */
     const replaced = (reset: ChainReset) => {
