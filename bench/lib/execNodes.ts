@@ -83,6 +83,8 @@ export async function startFollower(
   cpus: string | undefined,
 ): Promise<RunningNode> {
   const argv = [
+    // --cpu-prof: the follower is what the follower phase measures.
+    ...(side.nodeFlags ?? []),
     side.bin,
     "follow",
     "--rpc",

@@ -19,8 +19,10 @@ import { FakeUpstream } from "../../test/utils/fakeUpstreamState.ts";
 import { flashblockBlockOf, freshForkVm, freshStore } from "../../test/utils/freshFork.ts";
 import { devAccounts } from "../chain/devGenesis.ts";
 import type { AccountRecord } from "../chain/types.ts";
+import type { HeadStore } from "../exec/state/headReads.ts";
+import { keccak256 } from "../util/crypto.ts";
 import { bytesToUnprefixedHex, padLeft } from "../util/hex.ts";
-import { DryRun, PLACEHOLDER_WORD } from "./discovery.ts";
+import { DryRun, type DryRunContext, dryRunReads, Noted, PLACEHOLDER_WORD } from "./discovery.ts";
 import { PendingWrites } from "./pendingWrites.ts";
 import { Prefetcher, reportingWaits } from "./prefetcher.ts";
 import { heldState, missingReads, ReadSet } from "./prefetchPlan.ts";
@@ -204,4 +206,32 @@ test("what is held is not asked for: the pending block's writes, the archive's, 
       bytesToUnprefixedHex(bob!) + bytesToUnprefixedHex(word(1)),
     ].sort(),
   );
+});
+
+test("a dry run reads a contract's code once: the same array at every later read, across transactions and runs", async () => {
+  const code = Uint8Array.of(0x60, 0x01, 0x60, 0x00, 0x55, 0x00);
+  const hash = keccak256(code);
+  let reads = 0;
+  // Only what a code read uses of the archive: each read a fresh copy, as an LMDB read is.
+  const store = {
+    code: (h: Uint8Array) => {
+      reads++;
+      return bytesToUnprefixedHex(h) === bytesToUnprefixedHex(hash)
+        ? new Uint8Array(code)
+        : undefined;
+    },
+  } as unknown as HeadStore;
+  const upstream = new FakeUpstream(source.stateManager, LATENCY_MS);
+  const ctx: DryRunContext = {
+    pending: undefined,
+    senders: new Set(),
+    misses: new Noted(undefined),
+  };
+  const reads1 = dryRunReads(store, upstream, ctx);
+  const address = BRANCHY;
+  const first = await reads1.code(hash, address);
+  const again = await reads1.code(hash, address);
+  assert.deepEqual(first, code);
+  assert.equal(again, first, "the same array: the interpreter's jump analysis is kept by array");
+  assert.equal(reads, 1, "read from the archive once");
 });

@@ -86,7 +86,7 @@ export type DryRunResult = {
 };
 
 /** Where a run notes its misses; what `ignore` holds (already asked for) is not noted. */
-class Noted {
+export class Noted {
   readonly misses = new ReadSet();
   /** Whether a placeholder was read since the last look (the transaction running missed). */
   fresh = false;
@@ -116,14 +116,27 @@ class Noted {
 type Store = HeadStore;
 
 /** The run's context: the pending writes it starts from, its senders, where misses go. */
-type Context = {
+export type DryRunContext = {
   pending: PendingWrites | undefined;
   senders: Set<string>;
   misses: Noted;
 };
 
+/** Contracts' code a dry run keeps between transactions (the most recently read). */
+const KEPT_CODE = 64;
+
 /** The archive head, the pending writes and what was fetched; anything else noted, not awaited. */
-function dryRunReads(store: Store, upstream: UpstreamState, ctx: Context): HeadReads {
+export function dryRunReads(store: Store, upstream: UpstreamState, ctx: DryRunContext): HeadReads {
+  // Code is named by its hash, so what was read once is what any later read gets: kept across
+  // transactions and runs (each clears the state's caches), the same array each time, so the
+  // interpreter's jump analysis of a contract (kept by array) is made once, not once a transaction.
+  const codes = new Map<string, Uint8Array>();
+  const keptCode = (hash: string, code: Uint8Array): Uint8Array => {
+    if (codes.size >= KEPT_CODE) codes.delete(codes.keys().next().value!);
+    const own = new Uint8Array(code);
+    codes.set(hash, own);
+    return own;
+  };
   const placeholder = (address: Uint8Array): AccountRecord => {
     const sender = ctx.senders.has(bytesToUnprefixedHex(address));
     ctx.misses.account(address, !sender);
@@ -164,11 +177,13 @@ function dryRunReads(store: Store, upstream: UpstreamState, ctx: Context): HeadR
       return PLACEHOLDER_WORD;
     },
     code(codeHash, address) {
+      const hash = bytesToUnprefixedHex(codeHash);
+      const kept = codes.get(hash);
+      if (kept !== undefined) return kept;
       const known =
         ctx.pending?.code(codeHash) ?? store.code(codeHash) ?? upstream.codeByHash(codeHash);
-      if (known !== undefined) return known;
-      if (bytesToUnprefixedHex(codeHash) === bytesToUnprefixedHex(ANSWERING_HASH))
-        return ANSWERING_CODE;
+      if (known !== undefined) return keptCode(hash, known);
+      if (hash === bytesToUnprefixedHex(ANSWERING_HASH)) return ANSWERING_CODE;
       ctx.misses.account(address, true);
       return EMPTY;
     },
@@ -183,11 +198,15 @@ export class DryRun {
     private readonly vm: VM,
     private readonly state: ExecutionState,
     private readonly op: OpExecution | undefined,
-    private readonly ctx: Context,
+    private readonly ctx: DryRunContext,
   ) {}
 
   static async create(spec: ChainSpec, store: Store, upstream: UpstreamState): Promise<DryRun> {
-    const ctx: Context = { pending: undefined, senders: new Set(), misses: new Noted(undefined) };
+    const ctx: DryRunContext = {
+      pending: undefined,
+      senders: new Set(),
+      misses: new Noted(undefined),
+    };
     const trie = new MerklePatriciaTrie({ useKeyHashing: true, common: spec.common });
     const state = new ExecutionState(dryRunReads(store, upstream, ctx), trie, keccak256);
     const vm = await createNodeVm({
