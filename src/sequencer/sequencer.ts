@@ -82,10 +82,7 @@ export class Sequencer {
   private miningMode: MiningMode;
   /** When the current mining mode began (performance.now()): interval mining counts from it. */
   private miningSince = 0;
-  /**
-   * Told of every transaction the pool takes (the RPC thread's pool nonces and log) but those
-   * whose submitter is told by the answer (`submit`'s `told`).
-   */
+  /** Told of each transaction the pool takes (pool nonces, the log) whose answer does not tell. */
   onSubmitted: ((r: SubmitResult) => void) | undefined;
   /** Blocks at the largest timestamp are not sealed (canSeal). */
   private readonly timestampLimit = new TimestampLimit();
