@@ -113,7 +113,7 @@ export type SequencerParentApi = {
     readonly resumed: boolean;
   }> & {
     readonly update: FlashblockUpdate | SealedUpdate;
-    /** A transaction the pool took from elsewhere than the RPC thread (a replica over NATS). */
+    /** A transaction the pool took not from `submit` (a replica over NATS, an unsigned send). */
     readonly submitted: Submitted;
     /**
      * Why the sequencer's node is not ready (its NATS or a fork's upstream unreachable, blocks not
