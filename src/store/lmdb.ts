@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, open, type RootDatabase } from "lmdb";
 import { META_KEYS, TABLES, type TableName } from "./tables.ts";
-import { untilVisible } from "./visibleCommit.ts";
+import { SoonFlushes, untilVisible } from "./visibleCommit.ts";
 
 export type KvTable = {
   get(key: Uint8Array): Uint8Array | undefined;
@@ -34,8 +34,8 @@ export type KvEnv = {
    * loses nothing), while the flush to disk goes on after it (lmdb-js's overlappingSync, on by
    * default off Windows; visibleCommit.ts). A power loss can lose the last such writes, never the
    * database's consistency: LMDB opens at the last flushed commit. A flush that fails is thrown
-   * by the next write. (writeAtomically's commit waits for the flush on the calling thread,
-   * overlappingSync or not.)
+   * by the next such write, or by close(). (writeAtomically's commit waits for the flush on the
+   * calling thread, overlappingSync or not.)
    */
   writeAtomicallySoon<T>(fn: () => T): Promise<T>;
   sizeOnDisk(): number;
@@ -116,15 +116,14 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
   });
   let envOpen = true;
   let generation = 0;
-  /** writeAtomicallySoon's writes: how many, their flushes, and a flush that failed. */
+  /** writeAtomicallySoon's writes: how many, and their flushes. */
   const soon = {
     count: 0,
     // Unique to this opening: a token left by an earlier run never reads as this run's.
     run: Buffer.from(
       new Float64Array([performance.timeOrigin + performance.now(), Math.random()]).buffer,
     ),
-    flushing: new Set<Promise<unknown>>(),
-    failed: undefined as Error | undefined,
+    flushes: new SoonFlushes(),
   };
   const soonKey = Buffer.from(META_KEYS.soonWrite);
   const tables = new Map<TableName, KvTable>();
@@ -153,11 +152,7 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
       }
     },
     async writeAtomicallySoon(fn) {
-      const failed = soon.failed;
-      if (failed !== undefined) {
-        soon.failed = undefined;
-        throw failed;
-      }
+      soon.flushes.throwFailed();
       generation++;
       const token = Buffer.concat([soon.run, Buffer.from(String(++soon.count))]);
       const meta = tables.get("meta")!;
@@ -174,15 +169,7 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
           ran(result);
           return result;
         });
-        soon.flushing.add(committed);
-        committed.then(
-          () => soon.flushing.delete(committed),
-          (e: unknown) => {
-            soon.flushing.delete(committed);
-            // Thrown here if not yet answered; else by the next write.
-            if (answered) soon.failed = e as Error;
-          },
-        );
+        soon.flushes.watch(committed, () => answered);
         const result = await untilVisible({
           committed,
           ran: callbackRan,
@@ -215,9 +202,12 @@ export function openKvEnv(datadir: string, options: OpenOptions = {}): KvEnv {
     isOpen: () => envOpen,
     async close() {
       envOpen = false;
-      // The flushes under way finish first (a failed one was thrown, or is lost with the env).
-      await Promise.allSettled([...soon.flushing]);
+      // The flushes under way finish first; one that failed after its write was answered, and
+      // that no later write threw, is thrown once the environment is closed.
+      const flushed = soon.flushes.settle();
+      await flushed.catch(() => undefined);
       await root.close();
+      await flushed;
     },
   };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { untilVisible } from "./visibleCommit.ts";
+import { SoonFlushes, untilVisible } from "./visibleCommit.ts";
 
 /** A promise and its settlers, settled by the test. */
 function pending<T>() {
@@ -62,4 +62,34 @@ test("untilVisible: a commit that settles before its token is looked up answers 
     await untilVisible({ committed: Promise.resolve(7), ran: ran.promise, visible: () => false }),
     7,
   );
+});
+
+test("SoonFlushes: a flush failing after its write was answered is thrown once, by the next write or by close", async () => {
+  const flushes = new SoonFlushes();
+  // Failing before the answer: the write itself rejects with it (untilVisible), nothing is kept.
+  const early = pending<void>();
+  flushes.watch(early.promise, () => false);
+  early.reject(new Error("refused before the answer"));
+  await flushes.settle();
+
+  const late = pending<void>();
+  flushes.watch(late.promise, () => true);
+  flushes.throwFailed();
+  late.reject(new Error("EIO on fsync"));
+  await new Promise((r) => setImmediate(r));
+  assert.throws(() => flushes.throwFailed(), /EIO on fsync/);
+  flushes.throwFailed();
+
+  // close(): waits for the flush under way, then throws its failure.
+  const closing = pending<void>();
+  flushes.watch(closing.promise, () => true);
+  let settled = false;
+  const settle = flushes.settle().finally(() => {
+    settled = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, "close waits for the flush under way");
+  closing.reject(new Error("ENOSPC"));
+  await assert.rejects(settle, /ENOSPC/);
+  await flushes.settle();
 });

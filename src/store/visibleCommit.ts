@@ -40,3 +40,39 @@ export async function untilVisible<T>(parts: VisibleParts<T>): Promise<T> {
   }
   return committed;
 }
+
+/**
+ * The flushes of writes answered once visible: close() waits for those under way, and a flush
+ * that fails after its write was answered is not lost — the next write throws it, or close().
+ */
+export class SoonFlushes {
+  private readonly underWay = new Set<Promise<unknown>>();
+  private failed: Error | undefined;
+
+  /** Follows `committed` (lmdb's promise); a failure once `answered()` is kept for later. */
+  watch(committed: Promise<unknown>, answered: () => boolean): void {
+    this.underWay.add(committed);
+    committed.then(
+      () => this.underWay.delete(committed),
+      (e: unknown) => {
+        this.underWay.delete(committed);
+        // Before the answer, the write itself rejects with it (untilVisible).
+        if (answered()) this.failed ??= e instanceof Error ? e : new Error(String(e));
+      },
+    );
+  }
+
+  /** Throws a failed flush not yet thrown. */
+  throwFailed(): void {
+    const failed = this.failed;
+    if (failed === undefined) return;
+    this.failed = undefined;
+    throw failed;
+  }
+
+  /** Once every flush under way has settled; throws a failed one not yet thrown. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.underWay]);
+    this.throwFailed();
+  }
+}
