@@ -231,7 +231,11 @@ async function main(): Promise<void> {
     forked?.reads.close();
     await sequencer.stop();
     await closePublisher();
-    await env.close();
+    // A flush of the last seals that failed is said, not passed over (store/lmdb.ts).
+    await env.close().catch((e: unknown) => {
+      log("error", "the archive's flush to disk failed", { err: String(e) });
+      throw e;
+    });
     return null;
   });
   channel.emit("ready", { head: store.headNumber() ?? 0, resumed: stored !== undefined });
