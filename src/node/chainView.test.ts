@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { tempDatadir } from "../../test/utils/fixtures.ts";
+import { callerFor, flashblockFromSealed } from "../../test/utils/fixtureChain.ts";
+import { importFixtureChain, tempDatadir } from "../../test/utils/fixtures.ts";
 import { flashblock, NO_DIFF, sentTransaction } from "../../test/utils/flashblockDiffs.ts";
 import { silentLogger } from "../../test/utils/options.ts";
+import { decodeHeader } from "../chain/blockView.ts";
+import { chainSpecFromGenesis } from "../chain/genesis.ts";
 import { createFeedHub } from "../feed/hub.ts";
 import type { PreconfirmedEvent } from "../feed/types.ts";
 import type { PendingBlock } from "../pending/pendingBlock.ts";
 import { createChainStore } from "../store/chainStore.ts";
 import { openKvEnv } from "../store/lmdb.ts";
+import { createBackend } from "./backendFactory.ts";
 import { createChainView } from "./chainView.ts";
 
 type LogJson = { logIndex: string; transactionIndex: string };
@@ -78,6 +82,50 @@ test("chain view: a flashblock's logs continue the block's indexes; the call wor
       last.map((j) => [Number(j.transactionIndex), Number(j.logIndex)]),
       [[0, 0]],
     );
+  } finally {
+    await kv.close();
+  }
+});
+
+test("chain view: a block's flashblocks taken before its seal, the archive already holding the block: head is its parent until the seal", async () => {
+  // A reader process that joined before block 54's seal was published gets the block so far
+  // (flashblocks, no seal) while its archive may already hold block 54: the sequencer commits
+  // before it publishes the seal, and a reader opens its archive after it joins.
+  const kv = openKvEnv(importFixtureChain("chain-view-join"), { readOnly: true });
+  try {
+    const store = createChainStore(kv);
+    const spec = await chainSpecFromGenesis(JSON.parse(store.chainConfig()!));
+    assert.equal(store.headNumber(), 54);
+    const view = createChainView({
+      kv,
+      store,
+      feed: createFeedHub(silentLogger),
+      decodeHeader: (rlp) => decodeHeader(spec.common, rlp),
+    });
+    const call = callerFor(createBackend(spec, store, { pending: view.pending, head: view.head }));
+    const shown = async () => ({
+      head: Number((await call("eth_blockNumber")).result),
+      pending: Number(
+        ((await call("eth_getBlockByNumber", ["pending", false])).result as { number: string })
+          .number,
+      ),
+    });
+    view.apply(flashblockFromSealed(store, spec, 54), true);
+    view.apply(flashblock(54, 1, NO_DIFF, []), true);
+    assert.deepEqual(
+      await shown(),
+      { head: 53, pending: 54 },
+      "pending is the block after the head",
+    );
+    assert.equal(view.head(), 53);
+    // Its seal comes: head and pending move together.
+    view.apply({
+      kind: "sealed",
+      number: 54,
+      hash: store.canonicalHash(54)!,
+      next: flashblock(55, 0, NO_DIFF, []),
+    });
+    assert.deepEqual(await shown(), { head: 54, pending: 55 });
   } finally {
     await kv.close();
   }

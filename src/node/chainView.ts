@@ -35,7 +35,8 @@ export type ChainView = {
   /**
    * The newest sealed block this view has shown: the head RPC answers from. The archive may
    * already hold a newer block (its writer commits before it sends the seal); it is shown with
-   * the seal's update, together with the next block's flashblock 0, never before.
+   * the seal's update, together with the next block's flashblock 0, never before. A block's
+   * flashblocks taken without its seal (a reader that joined before it) make its parent the head.
    */
   head(): number | undefined;
   /** The position of the newest update applied (0 before any). */
@@ -131,7 +132,8 @@ export function createChainView(deps: {
 }): ChainView {
   const { kv, store, feed } = deps;
   let pending: PendingBlock | undefined;
-  // Until the first seal arrives: the archive's head as this view started.
+  // Until the first update: the archive's head as this view started. From then on the block
+  // the pending view builds on, whatever the archive holds.
   let head = store.headNumber();
   let position = 0;
   const stats = new FlashblockStats();
@@ -142,6 +144,20 @@ export function createChainView(deps: {
   // The same waiting as for seals, over stream positions.
   const reached = new SealWaiters(() => position);
   const now = () => performance.timeOrigin + performance.now();
+
+  /**
+   * A flashblock that opens a block without a seal: its parent is the head. The first updates a
+   * view takes may be such (a sequencer's first block; the block so far, given to a reader that
+   * joins before its seal), and the archive it opened may already hold the block they
+   * pre-confirm (committed before its seal was sent): taken as the head, it would make `pending`
+   * answer `latest`, that same block. Past a view's first updates, the seal has normally moved
+   * the head there already.
+   */
+  const openedOn = (parent: number) => {
+    if (parent > (head ?? -1)) kv.refresh();
+    head = parent;
+    seals.sealed(parent);
+  };
 
   const onSealed = (u: SealedUpdate) => {
     // The sequencer committed the block before it posted this: see it, then swap the pending
@@ -248,6 +264,7 @@ export function createChainView(deps: {
       if (u.kind === "flashblock") {
         txRate.add(u.transactions.length);
         pending = applyFlashblock(pending, u);
+        if (pending.base.number - 1 !== head) openedOn(pending.base.number - 1);
         deps.forward?.(pending, false);
         emitWire(u);
       } else {

@@ -6,7 +6,7 @@ import { type ChainSpec, chainSpecFromGenesis } from "../../src/chain/genesis.ts
 import { bodyTransactions } from "../../src/chain/rawEncoding.ts";
 import { createBackend } from "../../src/node/backendFactory.ts";
 import { applyFlashblock, type PendingBlock } from "../../src/pending/pendingBlock.ts";
-import type { StateDiff } from "../../src/pending/types.ts";
+import type { FlashblockUpdate, StateDiff } from "../../src/pending/types.ts";
 import { createDispatcher } from "../../src/rpc/dispatch.ts";
 import { createMethods } from "../../src/rpc/methods.ts";
 import { SplicedBody } from "../../src/rpc/splicedBody.ts";
@@ -53,6 +53,16 @@ export function pendingFromSealed(
   n: number,
   diff: StateDiff = { accounts: [], storage: [], wiped: [], code: [] },
 ): PendingBlock {
+  return applyFlashblock(undefined, flashblockFromSealed(store, spec, n, diff));
+}
+
+/** Sealed block `n` as the one flashblock (index 0) a sequencer would have published of it. */
+export function flashblockFromSealed(
+  store: ChainStore,
+  spec: ChainSpec,
+  n: number,
+  diff: StateDiff = { accounts: [], storage: [], wiped: [], code: [] },
+): FlashblockUpdate {
   const hash = store.canonicalHash(n)!;
   const h = createBlockHeaderFromRLP(store.headerRlp(n, hash)!, {
     common: spec.common,
@@ -60,7 +70,7 @@ export function pendingFromSealed(
   });
   const receipts = store.receipts(n, hash)!.receipts;
   const raws = bodyTransactions(store.bodyRlp(n, hash)!);
-  return applyFlashblock(undefined, {
+  return {
     kind: "flashblock",
     base: {
       number: n,
@@ -87,7 +97,7 @@ export function pendingFromSealed(
     wireJson: "{}",
     buildMs: 0,
     publishedAt: Date.now(),
-  });
+  };
 }
 
 /** The archive as if nothing above `head` were sealed yet. */
