@@ -2,10 +2,10 @@
 // the one channel, opens the archive, and runs the same reader the primary would run itself,
 // fed the same updates. It ends with its primary.
 import { chainSpecFromGenesis } from "../chain/genesis.ts";
-import type { ChainUpdate } from "../pending/types.ts";
 import { FlashnodeError } from "../util/errors.ts";
 import { forkUpstreamOf, type NodePlan, type PoolNonces, type RunningNode } from "./plan.ts";
 import { PositionFence } from "./positionFence.ts";
+import { joinPrimary, type PoolNonceMap } from "./primaryJoin.ts";
 import { type ReaderTarget, startReader } from "./reader.ts";
 import { connectToPrimary } from "./readerLink.ts";
 import type { SourceHealth } from "./readerProtocol.ts";
@@ -25,35 +25,16 @@ export async function startReaderProcess(
   // Updates land in a stream of this process's own: the reader subscribes when it is ready,
   // from the block so far, whatever arrived meanwhile.
   const stream = new UpdateStream();
-  const nonces = new Map<string, bigint>();
+  const nonces: PoolNonceMap = new Map();
   const relayListeners: Array<(lagMs: number) => void> = [];
-  link.onUpdates((updates, sentAt) => {
-    for (const u of updates) {
-      // evm_revert: the pool's next nonces are the state's again (sequencerClient.ts).
-      if (u.kind === "sealed" && u.reverted !== undefined) nonces.clear();
-      stream.publish(u);
-    }
-    const lagMs = performance.timeOrigin + performance.now() - sentAt;
-    for (const l of relayListeners) l(lagMs);
-    link.applied();
-  });
-  link.onPoolNonces((entries) => {
-    for (const [address, nonce] of entries) {
-      const known = nonces.get(address);
-      if (known === undefined || nonce > known) nonces.set(address, nonce);
-    }
-    link.applied();
-  });
   let health: SourceHealth = { reasons: [] };
   link.onHealth((h) => {
     health = h;
   });
-  const joined = await link.join();
-  for (const [address, nonce] of joined.poolNonces) nonces.set(address, nonce);
-  const catchUp: readonly ChainUpdate[] = joined.updates;
-  for (const u of catchUp) stream.publish(u);
+  const joined = await joinPrimary(link, stream, nonces, (lagMs) => {
+    for (const l of relayListeners) l(lagMs);
+  });
   health = joined.health;
-  link.applied();
 
   const live = plan.source.kind !== "archive";
   const archive = openArchive(plan.datadir, !live);
